@@ -1,0 +1,73 @@
+package datasets
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Sentinel errors a caller may branch on with errors.Is.
+var (
+	ErrEmptyFile       = errors.New("empty file")
+	ErrNoRecords       = errors.New("no records (header only)")
+	ErrTooFewRecords   = errors.New("fewer than two records")
+	ErrNotNumeric      = errors.New("not a number")
+	ErrNotFinite       = errors.New("value is not finite (NaN or ±Inf)")
+	ErrMissingValue    = errors.New("missing value (choose a missing-value policy)")
+	ErrConstantColumn  = errors.New("constant column (drop it)")
+	ErrDuplicateColumn = errors.New("column named more than once")
+	ErrNoSuchColumn    = errors.New("no such column")
+	ErrDuplicateID     = errors.New("duplicate id")
+	ErrUnknownFormat   = errors.New("unknown file format")
+	ErrCorrupt         = errors.New("corrupt or truncated file")
+	ErrSchemaMismatch  = errors.New("the files have different attributes")
+	ErrRowMismatch     = errors.New("the files have different numbers of records")
+	ErrUnsupportedType = errors.New("unsupported column type")
+)
+
+// InputError is a problem with an input file. Column and Row (1-based data row, header not
+// counted) are set where they apply. Its message is one line:
+//
+//	census.csv: column "AGI", row 17: not a number: "abc"
+type InputError struct {
+	File   string
+	Column string
+	Row    int
+	Detail string // extra words after the error, such as the offending value
+	Err    error
+}
+
+func (e *InputError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Column != "" {
+		b.WriteString(": column ")
+		b.WriteString(strconv.Quote(e.Column))
+	}
+	if e.Row > 0 {
+		b.WriteString(", row ")
+		b.WriteString(strconv.Itoa(e.Row))
+	}
+	b.WriteString(": ")
+	b.WriteString(oneLine(e.Err.Error()))
+	if e.Detail != "" {
+		b.WriteString(": ")
+		b.WriteString(oneLine(e.Detail))
+	}
+	return b.String()
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// oneLine keeps messages from third-party readers on a single line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// errorf builds an InputError with a formatted detail.
+func errorf(file, column string, row int, err error, format string, args ...any) *InputError {
+	return &InputError{File: file, Column: column, Row: row, Err: err, Detail: fmt.Sprintf(format, args...)}
+}

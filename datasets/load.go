@@ -1,0 +1,658 @@
+package datasets
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	arrowcsv "github.com/apache/arrow-go/v18/arrow/csv"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// Format is a file format.
+type Format uint8
+
+const (
+	// FormatAuto picks the format from the file name's extension.
+	FormatAuto Format = iota
+	FormatCSV
+	FormatArrow // Arrow IPC file (Feather v2) or stream
+	FormatParquet
+)
+
+func (f Format) String() string {
+	switch f {
+	case FormatCSV:
+		return "csv"
+	case FormatArrow:
+		return "arrow"
+	case FormatParquet:
+		return "parquet"
+	}
+	return "auto"
+}
+
+// FormatOf returns the format implied by a file name's extension: .csv (also .txt and
+// .tsv is not accepted), .arrow, .feather, .ipc, .arrows, and .parquet, .pq.
+func FormatOf(path string) (Format, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".csv", ".txt":
+		return FormatCSV, nil
+	case ".arrow", ".feather", ".ipc", ".arrows":
+		return FormatArrow, nil
+	case ".parquet", ".pq":
+		return FormatParquet, nil
+	}
+	return FormatAuto, &InputError{File: path, Err: ErrUnknownFormat,
+		Detail: fmt.Sprintf("extension %q (want .csv, .arrow/.feather/.ipc, .parquet)", filepath.Ext(path))}
+}
+
+// MissingPolicy says what to do with a missing value.
+type MissingPolicy uint8
+
+const (
+	// MissingError rejects a file with a missing value, naming its column and row.
+	MissingError MissingPolicy = iota
+	// MissingKeep keeps missing values in the columns' Valid masks.
+	MissingKeep
+)
+
+// LoadOptions tunes Load. The zero value reads every column, infers the types and rejects
+// missing values.
+type LoadOptions struct {
+	// Format overrides the extension.
+	Format Format
+	// Columns selects and orders the columns to read; nil reads all.
+	Columns []string
+	// Types overrides the inferred kind of the named columns.
+	Types map[string]Kind
+	// Missing is the missing-value policy.
+	Missing MissingPolicy
+	// MissingTokens are the CSV texts read as missing; nil means "" and "NA".
+	MissingTokens []string
+	// BatchRows is the number of rows per record batch for CSV (default 65536).
+	BatchRows int
+}
+
+// Load reads a table from a CSV, Arrow IPC/Feather v2 or Parquet file, one record batch at
+// a time, into float64 and dictionary-coded columns.
+//
+// The type of a column without an override comes from the file: Arrow and Parquet numeric
+// types are numeric, strings, dictionaries and booleans categorical. In a CSV file every
+// column is read as text and a column is numeric when more than half of the non-missing
+// values of its first batch parse as numbers; any other value in it is then an error naming
+// its row. NaN and ±Inf are always errors.
+func Load(path string, opts LoadOptions) (*Table, error) {
+	format := opts.Format
+	if format == FormatAuto {
+		var err error
+		if format, err = FormatOf(path); err != nil {
+			return nil, err
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &InputError{File: path, Err: err}
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, &InputError{File: path, Err: err}
+	}
+	if st.IsDir() {
+		return nil, &InputError{File: path, Err: errors.New("is a directory")}
+	}
+	if st.Size() == 0 {
+		return nil, &InputError{File: path, Err: ErrEmptyFile}
+	}
+	ld := &loader{path: path, opts: opts}
+	switch format {
+	case FormatCSV:
+		err = ld.csv(f)
+	case FormatArrow:
+		err = ld.arrow(f)
+	case FormatParquet:
+		err = ld.parquet(f, st.Size())
+	default:
+		err = &InputError{File: path, Err: ErrUnknownFormat}
+	}
+	if err != nil {
+		return nil, err
+	}
+	t, err := ld.table()
+	if err != nil {
+		return nil, err
+	}
+	switch t.Rows() {
+	case 0:
+		return nil, &InputError{File: path, Err: ErrNoRecords}
+	case 1:
+		return nil, &InputError{File: path, Err: ErrTooFewRecords}
+	}
+	return t, nil
+}
+
+// loader carries the state of one Load.
+type loader struct {
+	path  string
+	opts  LoadOptions
+	cols  []*columnBuilder
+	names []string // selected column names, in output order
+	rows  int      // rows appended so far
+}
+
+// plan matches the file's column names against the selection and creates the builders.
+// It returns, for each output column, its index in the file.
+func (ld *loader) plan(fileNames []string) ([]int, error) {
+	seen := make(map[string]int, len(fileNames))
+	for i, n := range fileNames {
+		if _, dup := seen[n]; dup {
+			return nil, &InputError{File: ld.path, Column: n, Err: ErrDuplicateColumn}
+		}
+		seen[n] = i
+	}
+	want := ld.opts.Columns
+	if want == nil {
+		want = fileNames
+	}
+	picked := make(map[string]bool, len(want))
+	idx := make([]int, 0, len(want))
+	var missing []string
+	for _, n := range want {
+		if picked[n] {
+			return nil, &InputError{File: ld.path, Column: n, Err: ErrDuplicateColumn}
+		}
+		picked[n] = true
+		i, ok := seen[n]
+		if !ok {
+			missing = append(missing, strconv.Quote(n))
+			continue
+		}
+		idx = append(idx, i)
+	}
+	if len(missing) > 0 {
+		return nil, &InputError{File: ld.path, Err: ErrNoSuchColumn,
+			Detail: strings.Join(missing, ", ") + " (the file has " + quoteList(fileNames) + ")"}
+	}
+	for t := range ld.opts.Types {
+		if !picked[t] {
+			return nil, &InputError{File: ld.path, Column: t, Err: ErrNoSuchColumn, Detail: "type override for a column that is not read"}
+		}
+	}
+	ld.names = want
+	ld.cols = make([]*columnBuilder, len(want))
+	for j, n := range want {
+		b := &columnBuilder{ld: ld, col: Column{Name: n}, levelCode: map[string]int32{}}
+		if k, ok := ld.opts.Types[n]; ok {
+			b.kind, b.decided, b.override = k, true, true
+		}
+		ld.cols[j] = b
+	}
+	return idx, nil
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+func (ld *loader) table() (*Table, error) {
+	t := &Table{Source: ld.path, Columns: make([]Column, len(ld.cols))}
+	for j, b := range ld.cols {
+		if !b.decided { // no non-missing value at all
+			b.kind = Categorical
+		}
+		b.col.Kind = b.kind
+		if b.kind == Numeric {
+			b.col.Codes = nil
+			if b.col.Values == nil {
+				b.col.Values = make([]float64, ld.rows)
+			}
+		} else {
+			if b.col.Codes == nil {
+				b.col.Codes = make([]int32, ld.rows)
+			}
+			if b.col.Levels == nil {
+				b.col.Levels = []string{}
+			}
+		}
+		if !b.anyMissing {
+			b.col.Valid = nil
+		}
+		t.Columns[j] = b.col
+	}
+	return t, nil
+}
+
+// batch appends one record batch; fileIdx maps output columns to the batch's columns.
+func (ld *loader) batch(rec arrow.RecordBatch, fileIdx []int) error {
+	n := int(rec.NumRows())
+	for j, b := range ld.cols {
+		if err := b.append(rec.Column(fileIdx[j]), ld.rows); err != nil {
+			return err
+		}
+	}
+	ld.rows += n
+	return nil
+}
+
+// reserve preallocates every column for the given number of rows when it is known up
+// front (Parquet, Arrow file), so that loading never holds more than one copy.
+func (ld *loader) reserve(rows int) {
+	for _, b := range ld.cols {
+		b.reserve = rows
+	}
+}
+
+// csv reads the header with encoding/csv (to learn the number of columns), then the body
+// with Arrow's CSV reader as text columns.
+func (ld *loader) csv(f *os.File) error {
+	header, err := csv.NewReader(bufio.NewReader(f)).Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return &InputError{File: ld.path, Err: ErrEmptyFile}
+		}
+		return &InputError{File: ld.path, Row: 0, Err: ErrCorrupt, Detail: err.Error()}
+	}
+	if len(header) > 0 {
+		header[0] = strings.TrimPrefix(header[0], "\ufeff") // a byte-order mark is not part of the name
+	}
+	for i, h := range header {
+		if h == "" {
+			return &InputError{File: ld.path, Err: errors.New("empty column name in the header"), Detail: fmt.Sprintf("column %d", i+1)}
+		}
+	}
+	fileIdx, err := ld.plan(header)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return &InputError{File: ld.path, Err: err}
+	}
+	fields := make([]arrow.Field, len(header))
+	for i, h := range header {
+		fields[i] = arrow.Field{Name: h, Type: arrow.BinaryTypes.String, Nullable: true}
+	}
+	tokens := ld.opts.MissingTokens
+	if tokens == nil {
+		tokens = []string{"", "NA"}
+	}
+	batchRows := ld.opts.BatchRows
+	if batchRows <= 0 {
+		batchRows = 1 << 16
+	}
+	r := arrowcsv.NewReader(bufio.NewReaderSize(f, 1<<20), arrow.NewSchema(fields, nil),
+		arrowcsv.WithHeader(true), arrowcsv.WithChunk(batchRows),
+		arrowcsv.WithNullReader(true, tokens...))
+	defer r.Release()
+	for r.Next() {
+		if err := ld.batch(r.RecordBatch(), fileIdx); err != nil {
+			return err
+		}
+	}
+	if err := r.Err(); err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			// Line 1 is the header; quoted fields spanning lines make this approximate.
+			return &InputError{File: ld.path, Row: pe.Line - 1, Err: ErrCorrupt, Detail: pe.Err.Error()}
+		}
+		return &InputError{File: ld.path, Row: ld.rows + 1, Err: ErrCorrupt, Detail: err.Error()}
+	}
+	return nil
+}
+
+// arrow reads an Arrow IPC file (Feather v2), or failing that an IPC stream.
+func (ld *loader) arrow(f *os.File) (err error) {
+	defer func() { // a corrupt file can make the IPC reader panic
+		if p := recover(); p != nil {
+			err = &InputError{File: ld.path, Err: ErrCorrupt, Detail: fmt.Sprint(p)}
+		}
+	}()
+	if fr, ferr := ipc.NewFileReader(f, ipc.WithAllocator(memory.DefaultAllocator), ipc.WithEnsureNativeEndian(true)); ferr == nil {
+		defer fr.Close()
+		fileIdx, err := ld.plan(fieldNames(fr.Schema()))
+		if err != nil {
+			return err
+		}
+		total := 0
+		for i := 0; i < fr.NumRecords(); i++ {
+			rec, err := fr.RecordBatch(i)
+			if err != nil {
+				return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
+			}
+			total += int(rec.NumRows())
+			rec.Release()
+		}
+		ld.reserve(total)
+		for i := 0; i < fr.NumRecords(); i++ {
+			rec, err := fr.RecordBatch(i)
+			if err != nil {
+				return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
+			}
+			err = ld.batch(rec, fileIdx)
+			rec.Release()
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return &InputError{File: ld.path, Err: err}
+	}
+	sr, err := ipc.NewReader(bufio.NewReaderSize(f, 1<<20), ipc.WithEnsureNativeEndian(true))
+	if err != nil {
+		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: "not an Arrow IPC file or stream: " + err.Error()}
+	}
+	defer sr.Release()
+	fileIdx, err := ld.plan(fieldNames(sr.Schema()))
+	if err != nil {
+		return err
+	}
+	for sr.Next() {
+		if err := ld.batch(sr.RecordBatch(), fileIdx); err != nil {
+			return err
+		}
+	}
+	if err := sr.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return &InputError{File: ld.path, Row: ld.rows + 1, Err: ErrCorrupt, Detail: err.Error()}
+	}
+	return nil
+}
+
+// parquet reads a Parquet file a record batch at a time, only the selected columns.
+func (ld *loader) parquet(f *os.File, size int64) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &InputError{File: ld.path, Err: ErrCorrupt, Detail: fmt.Sprint(p)}
+		}
+	}()
+	pf, err := file.NewParquetReader(f)
+	if err != nil {
+		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, memory.DefaultAllocator)
+	if err != nil {
+		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
+	}
+	schema, err := fr.Schema()
+	if err != nil {
+		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
+	}
+	fileIdx, err := ld.plan(fieldNames(schema))
+	if err != nil {
+		return err
+	}
+	// The record reader takes leaf (column chunk) indices; reid reads flat files only,
+	// where field i is leaf i.
+	if pf.MetaData().Schema.NumColumns() != schema.NumFields() {
+		return &InputError{File: ld.path, Err: ErrUnsupportedType, Detail: "nested Parquet columns"}
+	}
+	ld.reserve(int(pf.NumRows()))
+	rr, err := fr.GetRecordReader(context.Background(), fileIdx, nil)
+	if err != nil {
+		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
+	}
+	defer rr.Release()
+	batchIdx := make([]int, len(fileIdx)) // the reader returns only the selected columns, in order
+	for j := range batchIdx {
+		batchIdx[j] = j
+	}
+	for rr.Next() {
+		if err := ld.batch(rr.RecordBatch(), batchIdx); err != nil {
+			return err
+		}
+	}
+	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return &InputError{File: ld.path, Row: ld.rows + 1, Err: ErrCorrupt, Detail: err.Error()}
+	}
+	if int64(ld.rows) != pf.NumRows() {
+		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: fmt.Sprintf("read %d of %d rows", ld.rows, pf.NumRows())}
+	}
+	return nil
+}
+
+func fieldNames(s *arrow.Schema) []string {
+	names := make([]string, s.NumFields())
+	for i, f := range s.Fields() {
+		names[i] = f.Name
+	}
+	return names
+}
+
+// columnBuilder accumulates one output column across batches.
+type columnBuilder struct {
+	ld         *loader
+	col        Column
+	kind       Kind
+	decided    bool // kind known (override, Arrow type, or first CSV batch)
+	override   bool
+	reserve    int
+	anyMissing bool
+	levelCode  map[string]int32
+}
+
+func (b *columnBuilder) fail(row int, err error, detail string) error {
+	return &InputError{File: b.ld.path, Column: b.col.Name, Row: row, Err: err, Detail: detail}
+}
+
+// setMissing records row (0-based, absolute) as missing or fails under MissingError.
+func (b *columnBuilder) setMissing(row int) error {
+	if b.ld.opts.Missing == MissingError {
+		return b.fail(row+1, ErrMissingValue, "")
+	}
+	b.grow(row + 1)
+	if b.col.Valid == nil {
+		b.col.Valid = make([]bool, row, max(b.reserve, row+1))
+		for i := range b.col.Valid {
+			b.col.Valid[i] = true
+		}
+	}
+	b.col.Valid = append(b.col.Valid[:row], false)
+	b.anyMissing = true
+	return nil
+}
+
+// grow makes Values or Codes and Valid hold n rows, filling with zero / valid.
+func (b *columnBuilder) grow(n int) {
+	if b.kind == Numeric {
+		if b.col.Values == nil {
+			b.col.Values = make([]float64, 0, max(b.reserve, n))
+		}
+		for len(b.col.Values) < n {
+			b.col.Values = append(b.col.Values, 0)
+		}
+	} else {
+		if b.col.Codes == nil {
+			b.col.Codes = make([]int32, 0, max(b.reserve, n))
+		}
+		for len(b.col.Codes) < n {
+			b.col.Codes = append(b.col.Codes, 0)
+		}
+	}
+	if b.col.Valid != nil {
+		for len(b.col.Valid) < n {
+			b.col.Valid = append(b.col.Valid, true)
+		}
+	}
+}
+
+func (b *columnBuilder) numeric(row int, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return b.fail(row+1, ErrNotFinite, formatFloat(v))
+	}
+	b.grow(row)
+	b.col.Values = append(b.col.Values[:row], v)
+	if b.col.Valid != nil {
+		b.col.Valid = append(b.col.Valid[:row], true)
+	}
+	return nil
+}
+
+func (b *columnBuilder) category(row int, label string) {
+	code, ok := b.levelCode[label]
+	if !ok {
+		code = int32(len(b.col.Levels))
+		b.col.Levels = append(b.col.Levels, label)
+		b.levelCode[label] = code
+	}
+	b.grow(row)
+	b.col.Codes = append(b.col.Codes[:row], code)
+	if b.col.Valid != nil {
+		b.col.Valid = append(b.col.Valid[:row], true)
+	}
+}
+
+// parseNumber accepts decimal numbers as written by CSV tools (leading/trailing blanks
+// allowed, no thousands separators).
+func parseNumber(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
+			return v, true // ±Inf: reported as not finite by the caller
+		}
+		return 0, false
+	}
+	return v, true
+}
+
+// append adds one Arrow array whose first row is the absolute row `start`.
+func (b *columnBuilder) append(arr arrow.Array, start int) error {
+	n := arr.Len()
+	switch a := arr.(type) {
+	case *array.String:
+		return b.appendText(n, start, a.IsNull, a.Value)
+	case *array.LargeString:
+		return b.appendText(n, start, a.IsNull, a.Value)
+	case *array.StringView:
+		return b.appendText(n, start, a.IsNull, a.Value)
+	case *array.Dictionary:
+		dict, ok := a.Dictionary().(interface{ Value(int) string })
+		if !ok {
+			return b.fail(0, ErrUnsupportedType, "dictionary of "+a.Dictionary().DataType().String())
+		}
+		labels := make([]string, a.Dictionary().Len())
+		for i := range labels {
+			labels[i] = dict.Value(i)
+		}
+		return b.appendText(n, start, a.IsNull, func(i int) string { return labels[a.GetValueIndex(i)] })
+	case *array.Boolean:
+		return b.appendText(n, start, a.IsNull, func(i int) string { return strconv.FormatBool(a.Value(i)) })
+	}
+	get, isInt, ok := numericGetter(arr)
+	if !ok {
+		return b.fail(0, ErrUnsupportedType, arr.DataType().String())
+	}
+	if !b.decided {
+		b.kind, b.decided = Numeric, true
+	}
+	if b.kind == Categorical { // numbers read as categories by override
+		return b.appendText(n, start, arr.IsNull, func(i int) string {
+			if isInt {
+				return strconv.FormatInt(int64(get(i)), 10)
+			}
+			return formatFloat(get(i))
+		})
+	}
+	for i := 0; i < n; i++ {
+		if arr.IsNull(i) {
+			if err := b.setMissing(start + i); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := b.numeric(start+i, get(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendText adds text values, deciding the kind of an undecided column from this batch.
+func (b *columnBuilder) appendText(n, start int, isNull func(int) bool, value func(int) string) error {
+	if !b.decided {
+		parsed, present := 0, 0
+		for i := 0; i < n; i++ {
+			if isNull(i) {
+				continue
+			}
+			present++
+			if _, ok := parseNumber(value(i)); ok {
+				parsed++
+			}
+		}
+		if present > 0 {
+			b.decided = true
+			b.kind = Categorical
+			if 2*parsed > present {
+				b.kind = Numeric
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		if isNull(i) {
+			if err := b.setMissing(start + i); err != nil {
+				return err
+			}
+			continue
+		}
+		s := value(i)
+		if b.kind == Categorical {
+			b.category(start+i, s)
+			continue
+		}
+		v, ok := parseNumber(s)
+		if !ok {
+			return b.fail(start+i+1, ErrNotNumeric, strconv.Quote(s))
+		}
+		if err := b.numeric(start+i, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// numericGetter returns a float64 accessor for Arrow's numeric arrays.
+func numericGetter(arr arrow.Array) (get func(int) float64, isInt, ok bool) {
+	switch a := arr.(type) {
+	case *array.Float64:
+		return a.Value, false, true
+	case *array.Float32:
+		return func(i int) float64 { return float64(a.Value(i)) }, false, true
+	case *array.Int8:
+		return func(i int) float64 { return float64(a.Value(i)) }, true, true
+	case *array.Int16:
+		return func(i int) float64 { return float64(a.Value(i)) }, true, true
+	case *array.Int32:
+		return func(i int) float64 { return float64(a.Value(i)) }, true, true
+	case *array.Int64:
+		return func(i int) float64 { return float64(a.Value(i)) }, true, true
+	case *array.Uint8:
+		return func(i int) float64 { return float64(a.Value(i)) }, true, true
+	case *array.Uint16:
+		return func(i int) float64 { return float64(a.Value(i)) }, true, true
+	case *array.Uint32:
+		return func(i int) float64 { return float64(a.Value(i)) }, true, true
+	case *array.Uint64:
+		return func(i int) float64 { return float64(a.Value(i)) }, true, true
+	}
+	return nil, false, false
+}

@@ -1,0 +1,344 @@
+package datasets
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadCSVTypesAndValues(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "x.csv", "age,sex,income,region\n30,F,1000.5,north\n41,M,-20,south\n52,F,3e3,north\n")
+	tab, err := Load(p, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.Rows() != 3 || len(tab.Columns) != 4 {
+		t.Fatalf("got %d rows, %d columns; want 3, 4", tab.Rows(), len(tab.Columns))
+	}
+	income := tab.Column("income")
+	if income.Kind != Numeric {
+		t.Fatalf("income kind %v", income.Kind)
+	}
+	for i, want := range []float64{1000.5, -20, 3000} {
+		if income.Values[i] != want {
+			t.Errorf("income[%d] = %v, want %v", i, income.Values[i], want)
+		}
+	}
+	sex := tab.Column("sex")
+	// Levels are numbered by first appearance: F=0, M=1.
+	if sex.Kind != Categorical || strings.Join(sex.Levels, ",") != "F,M" || sex.Codes[0] != 0 || sex.Codes[1] != 1 || sex.Codes[2] != 0 {
+		t.Fatalf("sex = %+v", sex)
+	}
+	if tab.Column("age").Valid != nil {
+		t.Error("Valid mask allocated for a column without missing values")
+	}
+}
+
+func TestLoadSelectionAndOverride(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "x.csv", "a,b,c\n1,2,3\n4,5,6\n")
+	tab, err := Load(p, LoadOptions{Columns: []string{"c", "a"}, Types: map[string]Kind{"a": Categorical}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(tab.Names(), ","); got != "c,a" {
+		t.Fatalf("names %s, want c,a", got)
+	}
+	a := tab.Column("a")
+	if a.Kind != Categorical || a.String(1) != "4" {
+		t.Fatalf("a = %+v", a)
+	}
+}
+
+func TestLoadMissingKeep(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "x.csv", "a,b\n1,x\n,NA\n3,y\n")
+	tab, err := Load(p, LoadOptions{Missing: MissingKeep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b"} {
+		c := tab.Column(name)
+		if c.Missing(0) || !c.Missing(1) || c.Missing(2) {
+			t.Errorf("%s: missing mask %v, want [false true false]", name, c.Valid)
+		}
+	}
+	if tab.Column("a").Kind != Numeric || tab.Column("a").Values[2] != 3 {
+		t.Errorf("a = %+v", tab.Column("a"))
+	}
+}
+
+// sampleTable has every feature a Table can carry: numeric, categorical, missing values,
+// negative and non-integer numbers, and more rows than one write batch.
+func sampleTable(rows int) *Table {
+	num := Column{Name: "income", Kind: Numeric, Values: make([]float64, rows), Valid: make([]bool, rows)}
+	cat := Column{Name: "region", Kind: Categorical, Codes: make([]int32, rows), Levels: []string{"north", "south, east", "wést"}, Valid: make([]bool, rows)}
+	exact := Column{Name: "age", Kind: Numeric, Values: make([]float64, rows)}
+	for i := 0; i < rows; i++ {
+		num.Values[i] = float64(i)*1.25 - 1000 + 1/3.0
+		num.Valid[i] = i%7 != 3
+		if !num.Valid[i] {
+			num.Values[i] = 0
+		}
+		cat.Codes[i] = int32(i % 3)
+		cat.Valid[i] = i%11 != 5
+		if !cat.Valid[i] {
+			cat.Codes[i] = 0
+		}
+		exact.Values[i] = float64(18 + i%70)
+	}
+	return &Table{Source: "sample", Columns: []Column{exact, num, cat}}
+}
+
+func TestRoundTripAllFormats(t *testing.T) {
+	want := sampleTable(70000) // crosses the 65536-row batch boundary
+	dir := t.TempDir()
+	var loaded []*Table
+	for _, name := range []string{"t.csv", "t.arrow", "t.parquet"} {
+		p := filepath.Join(dir, name)
+		if err := Write(p, want, FormatAuto); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, err := Load(p, LoadOptions{Missing: MissingKeep})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !Equal(want, got) {
+			t.Errorf("%s: loaded table differs from the one written", name)
+		}
+		loaded = append(loaded, got)
+	}
+	// Codes (not only labels) agree across formats: levels are numbered by first appearance.
+	for _, got := range loaded[1:] {
+		if strings.Join(got.Column("region").Levels, "|") != strings.Join(loaded[0].Column("region").Levels, "|") {
+			t.Errorf("levels differ between formats")
+		}
+	}
+}
+
+// TestArrowDictionaryBatches writes an IPC stream whose dictionary is replaced between
+// batches (the case that failed in arrow/go v17) and checks the labels.
+func TestArrowDictionaryBatches(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	typ := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "k", Type: typ}}, nil)
+	p := filepath.Join(t.TempDir(), "d.arrows")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := ipc.NewWriter(f, ipc.WithSchema(schema), ipc.WithAllocator(mem))
+	batches := [][]string{{"b", "a", "b"}, {"c", "a"}}
+	for _, labels := range batches {
+		b := array.NewDictionaryBuilder(mem, typ).(*array.BinaryDictionaryBuilder)
+		for _, l := range labels {
+			if err := b.AppendString(l); err != nil {
+				t.Fatal(err)
+			}
+		}
+		arr := b.NewArray()
+		rec := array.NewRecordBatch(schema, []arrow.Array{arr}, int64(arr.Len()))
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+		arr.Release()
+		b.Release()
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	tab, err := Load(p, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tab.Column("k")
+	var got []string
+	for i := 0; i < c.Len(); i++ {
+		got = append(got, c.String(i))
+	}
+	if strings.Join(got, ",") != "b,a,b,c,a" || strings.Join(c.Levels, ",") != "b,a,c" {
+		t.Errorf("labels %v levels %v; want b,a,b,c,a and b,a,c", got, c.Levels)
+	}
+}
+
+func TestArrowNumericTypes(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "i", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		{Name: "f", Type: arrow.PrimitiveTypes.Float32},
+		{Name: "u", Type: arrow.PrimitiveTypes.Uint8},
+	}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	b.Field(0).(*array.Int32Builder).AppendValues([]int32{-5, 7}, []bool{true, false})
+	b.Field(1).(*array.Float32Builder).AppendValues([]float32{0.5, 2}, nil)
+	b.Field(2).(*array.Uint8Builder).AppendValues([]uint8{200, 3}, nil)
+	rec := b.NewRecordBatch()
+	p := filepath.Join(t.TempDir(), "n.feather")
+	f, _ := os.Create(p)
+	w, err := ipc.NewFileWriter(f, ipc.WithSchema(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	f.Close()
+	if _, err := Load(p, LoadOptions{}); !errors.Is(err, ErrMissingValue) {
+		t.Fatalf("null without policy: err = %v, want ErrMissingValue", err)
+	}
+	tab, err := Load(p, LoadOptions{Missing: MissingKeep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := tab.Column("i"); c.Values[0] != -5 || !c.Missing(1) {
+		t.Errorf("i = %+v", c)
+	}
+	if c := tab.Column("f"); c.Values[0] != 0.5 || c.Values[1] != 2 {
+		t.Errorf("f = %+v", c)
+	}
+	if c := tab.Column("u"); c.Kind != Numeric || c.Values[0] != 200 {
+		t.Errorf("u = %+v", c)
+	}
+}
+
+// TestBadInput: every malformed input gets an error that names the file and, where it
+// applies, the column and the row. Expected rows are counted by hand in the literals.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := sampleTable(10)
+	for _, name := range []string{"good.parquet", "good.arrow"} {
+		if err := Write(filepath.Join(dir, name), good, FormatAuto); err != nil {
+			t.Fatal(err)
+		}
+	}
+	truncate := func(src, dst string, keep func(int) int) string {
+		b, err := os.ReadFile(filepath.Join(dir, src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return writeFile(t, dir, dst, string(b[:keep(len(b))]))
+	}
+	corrupt := func(src, dst string) string {
+		b, _ := os.ReadFile(filepath.Join(dir, src))
+		for i := len(b) / 3; i < 2*len(b)/3; i++ {
+			b[i] ^= 0x5a
+		}
+		return writeFile(t, dir, dst, string(b))
+	}
+	cases := []struct {
+		name    string
+		path    string
+		opts    LoadOptions
+		err     error
+		mention []string // substrings the message must contain
+	}{
+		{"missing file", filepath.Join(dir, "nope.csv"), LoadOptions{}, os.ErrNotExist, []string{"nope.csv"}},
+		{"empty file", writeFile(t, dir, "empty.csv", ""), LoadOptions{}, ErrEmptyFile, []string{"empty.csv"}},
+		{"header only", writeFile(t, dir, "header.csv", "a,b\n"), LoadOptions{}, ErrNoRecords, []string{"header.csv"}},
+		{"one record", writeFile(t, dir, "one.csv", "a,b\n1,2\n"), LoadOptions{}, ErrTooFewRecords, []string{"one.csv"}},
+		{"text in numeric", writeFile(t, dir, "text.csv", "a,b\n1,2\n3,4\nabc,5\n"), LoadOptions{}, ErrNotNumeric, []string{"text.csv", `column "a"`, "row 3", `"abc"`}},
+		{"text in numeric override", writeFile(t, dir, "text2.csv", "a,b\nx,2\ny,4\n"), LoadOptions{Types: map[string]Kind{"a": Numeric}}, ErrNotNumeric, []string{`column "a"`, "row 1"}},
+		{"NaN", writeFile(t, dir, "nan.csv", "a,b\n1,2\n3,NaN\n"), LoadOptions{}, ErrNotFinite, []string{`column "b"`, "row 2"}},
+		{"Inf", writeFile(t, dir, "inf.csv", "a,b\n1,-Inf\n3,4\n"), LoadOptions{}, ErrNotFinite, []string{`column "b"`, "row 1"}},
+		{"overflow", writeFile(t, dir, "big.csv", "a,b\n1,1e999\n3,4\n"), LoadOptions{}, ErrNotFinite, []string{`column "b"`, "row 1"}},
+		{"missing value", writeFile(t, dir, "miss.csv", "a,b\n1,2\n3,\n5,6\n"), LoadOptions{}, ErrMissingValue, []string{`column "b"`, "row 2"}},
+		{"ragged row", writeFile(t, dir, "ragged.csv", "a,b\n1,2\n3,4,5\n"), LoadOptions{}, ErrCorrupt, []string{"ragged.csv", "row 2"}},
+		{"duplicate header", writeFile(t, dir, "dup.csv", "a,b,a\n1,2,3\n4,5,6\n"), LoadOptions{}, ErrDuplicateColumn, []string{`column "a"`}},
+		{"selected twice", writeFile(t, dir, "sel.csv", "a,b\n1,2\n3,4\n"), LoadOptions{Columns: []string{"a", "a"}}, ErrDuplicateColumn, []string{`column "a"`}},
+		{"unknown column", filepath.Join(dir, "sel.csv"), LoadOptions{Columns: []string{"zz"}}, ErrNoSuchColumn, []string{`"zz"`}},
+		{"unknown extension", writeFile(t, dir, "data.xlsx", "a\n1\n"), LoadOptions{}, ErrUnknownFormat, []string{"data.xlsx"}},
+		{"truncated parquet", truncate("good.parquet", "trunc.parquet", func(n int) int { return n / 2 }), LoadOptions{}, ErrCorrupt, []string{"trunc.parquet"}},
+		{"corrupt parquet", corrupt("good.parquet", "bad.parquet"), LoadOptions{Missing: MissingKeep}, ErrCorrupt, []string{"bad.parquet"}},
+		{"truncated arrow", truncate("good.arrow", "trunc.arrow", func(n int) int { return n - 40 }), LoadOptions{Missing: MissingKeep}, ErrCorrupt, []string{"trunc.arrow"}},
+		{"not arrow", writeFile(t, dir, "text.arrow", "a,b\n1,2\n"), LoadOptions{}, ErrCorrupt, []string{"text.arrow"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(tc.path, tc.opts)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !errors.Is(err, tc.err) {
+				t.Errorf("error %q is not %v", err, tc.err)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") {
+				t.Errorf("message spans lines: %q", msg)
+			}
+			for _, m := range tc.mention {
+				if !strings.Contains(msg, m) {
+					t.Errorf("message %q does not mention %s", msg, m)
+				}
+			}
+		})
+	}
+}
+
+func TestWriteLeavesNothingOnFailure(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.csv")
+	err := WriteAtomic(p, func(f *os.File) error {
+		f.WriteString("partial")
+		return errors.New("boom")
+	})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
+
+func TestCSVNumbersArePlainDecimals(t *testing.T) {
+	tab := &Table{Columns: []Column{{Name: "v", Kind: Numeric, Values: []float64{1e6, 0.1, -2.5e-7}}}}
+	p := filepath.Join(t.TempDir(), "v.csv")
+	if err := Write(p, tab, FormatAuto); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p)
+	if got := string(b); got != "v\n1000000\n0.1\n-0.00000025\n" {
+		t.Errorf("file = %q", got)
+	}
+	back, err := Load(p, LoadOptions{})
+	if err != nil || !Equal(tab, back) {
+		t.Errorf("round trip: %v", err)
+	}
+}
+
+func TestNumericMatrix(t *testing.T) {
+	tab := sampleTable(5)
+	ageRegion, _ := tab.Select([]string{"age", "region"})
+	if _, err := ageRegion.NumericMatrix(); !errors.Is(err, ErrNotNumeric) {
+		t.Errorf("categorical column: err = %v", err)
+	}
+	num, _ := tab.Select([]string{"income"})
+	if _, err := num.NumericMatrix(); !errors.Is(err, ErrMissingValue) || !strings.Contains(err.Error(), "row 4") {
+		t.Errorf("missing value: err = %v (row 4 is missing: i%%7 == 3)", err)
+	}
+	age, _ := tab.Select([]string{"age"})
+	m, err := age.NumericMatrix()
+	if err != nil || len(m) != 1 || m[0][2] != 20 {
+		t.Errorf("m = %v, %v", m, err)
+	}
+}

@@ -1,0 +1,338 @@
+package datasets
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// PairOptions says how an original and a masked file correspond.
+type PairOptions struct {
+	// Attributes are the columns to link on; nil means every column of the original
+	// except the id column. Both files must have them all.
+	Attributes []string
+	// ID names a column present in both files whose values identify records. When it is
+	// empty the true link is the row order and the files must have as many records.
+	ID string
+	// IntruderIDs, with ID, keeps only the original records with these ids: the intruder
+	// knows a subset of the population.
+	IntruderIDs []string
+	// SampleFraction in (0,1) keeps a random subset of that share of the original records
+	// (seeded by Seed); 0 or 1 keeps all.
+	SampleFraction float64
+	Seed           uint64
+}
+
+// Pairing is an original file and its masked version restricted to the same attributes,
+// in the same column order, with the true link between their records.
+type Pairing struct {
+	Original, Masked *Table
+	Attributes       []string
+	// TrueMasked[i] is the row of Masked that is the masked version of Original row i.
+	TrueMasked []int
+	// TrueOriginal[j] is the row of Original that masked row j comes from, or -1 when
+	// that record is not in the (possibly subsetted) original.
+	TrueOriginal []int
+}
+
+// Pair aligns an original and a masked table.
+//
+// Attributes are matched by name; an error lists the attributes missing from either file.
+// With an id column the ids must be unique in each file (an error names the duplicated
+// value and both rows) and every original id must occur in the masked file.
+func Pair(original, masked *Table, opts PairOptions) (*Pairing, error) {
+	attrs := opts.Attributes
+	if attrs == nil {
+		for _, n := range original.Names() {
+			if n != opts.ID {
+				attrs = append(attrs, n)
+			}
+		}
+	}
+	if len(attrs) == 0 {
+		return nil, &InputError{File: original.Source, Err: errors.New("no attributes to link on")}
+	}
+	if err := checkAttributes(original, masked, attrs, opts.ID); err != nil {
+		return nil, err
+	}
+	o, err := original.Select(attrs)
+	if err != nil {
+		return nil, err
+	}
+	m, err := masked.Select(attrs)
+	if err != nil {
+		return nil, err
+	}
+	for j := range o.Columns {
+		if o.Columns[j].Kind != m.Columns[j].Kind {
+			return nil, &InputError{File: masked.Source, Column: attrs[j], Err: ErrSchemaMismatch,
+				Detail: fmt.Sprintf("%s in %s, %s here", o.Columns[j].Kind, original.Source, m.Columns[j].Kind)}
+		}
+	}
+	p := &Pairing{Original: o, Masked: m, Attributes: attrs}
+	if opts.ID == "" {
+		if original.Rows() != masked.Rows() {
+			return nil, &InputError{File: masked.Source, Err: ErrRowMismatch,
+				Detail: fmt.Sprintf("%d records here, %d in %s (link by row order needs equal counts; give an id column)",
+					masked.Rows(), original.Rows(), original.Source)}
+		}
+		p.TrueMasked = identity(original.Rows())
+		p.TrueOriginal = identity(original.Rows())
+	} else if err := p.linkByID(original, masked, opts); err != nil {
+		return nil, err
+	}
+	if opts.SampleFraction < 0 || opts.SampleFraction > 1 || math.IsNaN(opts.SampleFraction) {
+		return nil, fmt.Errorf("sample fraction %v is not in (0, 1]", opts.SampleFraction)
+	}
+	if opts.SampleFraction > 0 && opts.SampleFraction < 1 {
+		p.sample(opts.SampleFraction, opts.Seed)
+	}
+	return p, nil
+}
+
+func identity(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+func checkAttributes(original, masked *Table, attrs []string, id string) error {
+	seen := map[string]bool{}
+	for _, a := range attrs {
+		if seen[a] {
+			return &InputError{File: original.Source, Column: a, Err: ErrDuplicateColumn, Detail: "in the attribute list"}
+		}
+		seen[a] = true
+		if a == id {
+			return &InputError{File: original.Source, Column: a, Err: errors.New("the id column cannot be an attribute")}
+		}
+	}
+	var notInOriginal, notInMasked []string
+	for _, a := range attrs {
+		if original.Index(a) < 0 {
+			notInOriginal = append(notInOriginal, a)
+		}
+		if masked.Index(a) < 0 {
+			notInMasked = append(notInMasked, a)
+		}
+	}
+	var extra []string // columns of the masked file that the original lacks: informative only
+	for _, n := range masked.Names() {
+		if original.Index(n) < 0 {
+			extra = append(extra, n)
+		}
+	}
+	if len(notInOriginal)+len(notInMasked) == 0 {
+		return nil
+	}
+	var parts []string
+	if len(notInOriginal) > 0 {
+		parts = append(parts, "missing from "+original.Source+": "+quoteList(notInOriginal))
+	}
+	if len(notInMasked) > 0 {
+		parts = append(parts, "missing from "+masked.Source+": "+quoteList(notInMasked))
+	}
+	if len(extra) > 0 {
+		parts = append(parts, "only in "+masked.Source+": "+quoteList(extra))
+	}
+	return &InputError{File: masked.Source, Err: ErrSchemaMismatch, Detail: strings.Join(parts, "; ")}
+}
+
+// idIndex maps each id to its row, failing on a duplicate or a missing id.
+func idIndex(t *Table, id string) (map[string]int, error) {
+	c := t.Column(id)
+	if c == nil {
+		return nil, &InputError{File: t.Source, Column: id, Err: ErrNoSuchColumn, Detail: "id column"}
+	}
+	idx := make(map[string]int, c.Len())
+	for i := 0; i < c.Len(); i++ {
+		if c.Missing(i) {
+			return nil, &InputError{File: t.Source, Column: id, Row: i + 1, Err: ErrMissingValue, Detail: "missing id"}
+		}
+		v := c.String(i)
+		if first, dup := idx[v]; dup {
+			return nil, &InputError{File: t.Source, Column: id, Row: i + 1, Err: ErrDuplicateID,
+				Detail: fmt.Sprintf("%s also in row %d", strconv.Quote(v), first+1)}
+		}
+		idx[v] = i
+	}
+	return idx, nil
+}
+
+func (p *Pairing) linkByID(original, masked *Table, opts PairOptions) error {
+	oIdx, err := idIndex(original, opts.ID)
+	if err != nil {
+		return err
+	}
+	mIdx, err := idIndex(masked, opts.ID)
+	if err != nil {
+		return err
+	}
+	keep := identity(original.Rows())
+	if opts.IntruderIDs != nil {
+		keep = keep[:0]
+		for _, v := range opts.IntruderIDs {
+			r, ok := oIdx[v]
+			if !ok {
+				return &InputError{File: original.Source, Column: opts.ID, Err: ErrNoSuchColumn,
+					Detail: fmt.Sprintf("intruder id %s is not in the original", strconv.Quote(v))}
+			}
+			keep = append(keep, r)
+		}
+	}
+	ids := original.Column(opts.ID)
+	p.TrueMasked = make([]int, len(keep))
+	for i, r := range keep {
+		j, ok := mIdx[ids.String(r)]
+		if !ok {
+			return &InputError{File: masked.Source, Column: opts.ID, Err: errors.New("id of the original missing from the masked file"),
+				Detail: fmt.Sprintf("%s (row %d of %s)", strconv.Quote(ids.String(r)), r+1, original.Source)}
+		}
+		p.TrueMasked[i] = j
+	}
+	if len(keep) != original.Rows() {
+		p.Original = p.Original.Subset(keep)
+	}
+	p.TrueOriginal = make([]int, masked.Rows())
+	for j := range p.TrueOriginal {
+		p.TrueOriginal[j] = -1
+	}
+	for i, j := range p.TrueMasked {
+		p.TrueOriginal[j] = i
+	}
+	return nil
+}
+
+// sample keeps a seeded random subset of round(fraction·n) original records (at least
+// one), in their original order.
+func (p *Pairing) sample(fraction float64, seed uint64) {
+	n := p.Original.Rows()
+	k := max(1, int(math.Round(fraction*float64(n))))
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	keep := rng.Perm(n)[:k]
+	slices.Sort(keep)
+	p.Original = p.Original.Subset(keep)
+	trueMasked := make([]int, k)
+	for i := range p.TrueOriginal {
+		p.TrueOriginal[i] = -1
+	}
+	for i, r := range keep {
+		trueMasked[i] = p.TrueMasked[r]
+		p.TrueOriginal[trueMasked[i]] = i
+	}
+	p.TrueMasked = trueMasked
+}
+
+// Standardized is a table whose numeric columns were z-scored, with the statistics used.
+type Standardized struct {
+	Table   *Table
+	Mean    []float64 // per column; 0 for categorical columns
+	SD      []float64 // per column; 0 for categorical columns
+	Dropped []string  // constant columns removed (StandardizeOptions.DropConstant)
+}
+
+// StandardizeOptions tunes Standardize.
+type StandardizeOptions struct {
+	// DropConstant removes constant numeric columns instead of failing.
+	DropConstant bool
+}
+
+// Standardize z-scores every numeric column of t within t:
+//
+//	z_i = (v_i − v̄) / s,  s² = Σ (v_i − v̄)² / (n − 1)
+//
+// over the non-missing values (the sample standard deviation; Domingo-Ferrer & Torra 2001,
+// "A quantitative comparison of disclosure control methods for microdata", §4). A constant
+// column (all non-missing values equal) has no scale: it is an error naming the column
+// unless opts.DropConstant is set. Categorical columns are passed through unchanged.
+func Standardize(t *Table, opts StandardizeOptions) (*Standardized, error) {
+	out := &Standardized{Table: &Table{Source: t.Source}}
+	for j := range t.Columns {
+		c := t.Columns[j]
+		if c.Kind != Numeric {
+			out.Table.Columns = append(out.Table.Columns, c)
+			out.Mean = append(out.Mean, 0)
+			out.SD = append(out.SD, 0)
+			continue
+		}
+		mean, sd, n := meanSD(&c)
+		if n < 2 {
+			return nil, &InputError{File: t.Source, Column: c.Name, Err: ErrTooFewRecords, Detail: "non-missing values"}
+		}
+		if sd == 0 {
+			if opts.DropConstant {
+				out.Dropped = append(out.Dropped, c.Name)
+				continue
+			}
+			return nil, &InputError{File: t.Source, Column: c.Name, Err: ErrConstantColumn,
+				Detail: "every value is " + formatFloat(firstValid(&c))}
+		}
+		z := make([]float64, len(c.Values))
+		for i, v := range c.Values {
+			if !c.Missing(i) {
+				z[i] = (v - mean) / sd
+			}
+		}
+		c.Values = z
+		out.Table.Columns = append(out.Table.Columns, c)
+		out.Mean = append(out.Mean, mean)
+		out.SD = append(out.SD, sd)
+	}
+	if len(out.Table.Columns) == 0 {
+		return nil, &InputError{File: t.Source, Err: errors.New("no attributes left after dropping constant columns")}
+	}
+	return out, nil
+}
+
+func firstValid(c *Column) float64 {
+	for i, v := range c.Values {
+		if !c.Missing(i) {
+			return v
+		}
+	}
+	return 0
+}
+
+// meanSD returns the mean and sample standard deviation of the non-missing values and
+// their count; sd is exactly 0 when all values are equal (a two-pass mean of equal values
+// need not reproduce them exactly, so equality is tested directly).
+func meanSD(c *Column) (mean, sd float64, n int) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	var sum float64
+	for i, v := range c.Values {
+		if c.Missing(i) {
+			continue
+		}
+		n++
+		sum += v
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if n == 0 {
+		return 0, 0, 0
+	}
+	mean = sum / float64(n)
+	if lo == hi {
+		return lo, 0, n
+	}
+	// Second pass with the compensated (corrected two-pass) formula of Chan, Golub &
+	// LeVeque (1983), the one gonum's stat.Variance uses.
+	var ss, comp float64
+	for i, v := range c.Values {
+		if c.Missing(i) {
+			continue
+		}
+		d := v - mean
+		ss += d * d
+		comp += d
+	}
+	ss -= comp * comp / float64(n)
+	// comp/n is the rounding error of the first-pass mean; folding it back makes the
+	// z-scores average to zero to within rounding even with a large offset.
+	return mean + comp/float64(n), math.Sqrt(ss / float64(n-1)), n
+}

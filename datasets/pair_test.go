@@ -1,0 +1,242 @@
+package datasets
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+func numTable(source string, cols map[string][]float64, order ...string) *Table {
+	t := &Table{Source: source}
+	for _, n := range order {
+		t.Columns = append(t.Columns, Column{Name: n, Kind: Numeric, Values: cols[n]})
+	}
+	return t
+}
+
+func catColumn(name string, labels ...string) Column {
+	c := Column{Name: name, Kind: Categorical}
+	idx := map[string]int32{}
+	for _, l := range labels {
+		code, ok := idx[l]
+		if !ok {
+			code = int32(len(c.Levels))
+			idx[l] = code
+			c.Levels = append(c.Levels, l)
+		}
+		c.Codes = append(c.Codes, code)
+	}
+	return c
+}
+
+func TestStandardizeHandCases(t *testing.T) {
+	cases := []struct {
+		values []float64
+		mean   float64
+		sd     float64 // sample sd, n−1, computed by hand
+	}{
+		{[]float64{1, 2, 3}, 2, 1},
+		// Σ(v−5)² = 9+1+1+1+0+0+4+16 = 32, s² = 32/7.
+		{[]float64{2, 4, 4, 4, 5, 5, 7, 9}, 5, math.Sqrt(32.0 / 7)},
+		// The authors' toy example (Abril, Navarro-Arribas & Torra), attribute 2:
+		// mean 35, deviations −5, 15, −10: s² = (25+225+100)/2 = 175.
+		{[]float64{30, 50, 25}, 35, math.Sqrt(175)},
+	}
+	for _, tc := range cases {
+		tab := numTable("x", map[string][]float64{"v": tc.values}, "v")
+		s, err := Standardize(tab, StandardizeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(s.Mean[0]-tc.mean) > 1e-12 || math.Abs(s.SD[0]-tc.sd) > 1e-12 {
+			t.Errorf("%v: mean %v sd %v, want %v %v", tc.values, s.Mean[0], s.SD[0], tc.mean, tc.sd)
+		}
+		for i, v := range tc.values {
+			want := (v - tc.mean) / tc.sd
+			if got := s.Table.Columns[0].Values[i]; math.Abs(got-want) > 1e-12 {
+				t.Errorf("z[%d] = %v, want %v", i, got, want)
+			}
+		}
+		if tab.Columns[0].Values[0] != tc.values[0] {
+			t.Error("input modified")
+		}
+	}
+}
+
+// TestStandardizeAgainstGonum compares with gonum's stat.MeanStdDev (an independent
+// implementation of the same n−1 formula) on skewed data with a large offset, where a
+// naive one-pass formula would lose digits.
+func TestStandardizeAgainstGonum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	v := make([]float64, 5000)
+	for i := range v {
+		v[i] = 1e9 + math.Exp(rng.NormFloat64()*2)
+	}
+	s, err := Standardize(numTable("x", map[string][]float64{"v": v}, "v"), StandardizeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean, sd := stat.MeanStdDev(v, nil)
+	// Values near 1e9 are spaced 1.2e-7 apart (one ulp), so the two means may differ by a
+	// few ulps; sd ≈ 39, so a z-score carries about ulp/sd ≈ 3e-9 of rounding.
+	ulp := math.Nextafter(1e9, 2e9) - 1e9
+	if math.Abs(s.Mean[0]-mean) > 4*ulp || math.Abs(s.SD[0]/sd-1) > 1e-9 {
+		t.Errorf("mean %v sd %v; gonum %v %v", s.Mean[0], s.SD[0], mean, sd)
+	}
+	z := s.Table.Columns[0].Values
+	zm, zsd := stat.MeanStdDev(z, nil)
+	if math.Abs(zm) > ulp/s.SD[0] || math.Abs(zsd-1) > 1e-9 {
+		t.Errorf("z has mean %v sd %v, want 0 and 1", zm, zsd)
+	}
+}
+
+func TestStandardizeMissingAndConstant(t *testing.T) {
+	c := Column{Name: "v", Kind: Numeric, Values: []float64{1, 0, 3}, Valid: []bool{true, false, true}}
+	s, err := Standardize(&Table{Source: "m", Columns: []Column{c}}, StandardizeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Non-missing values 1, 3: mean 2, s² = (1+1)/1 = 2.
+	if s.Mean[0] != 2 || math.Abs(s.SD[0]-math.Sqrt2) > 1e-15 {
+		t.Errorf("mean %v sd %v, want 2 √2", s.Mean[0], s.SD[0])
+	}
+	constant := numTable("k.csv", map[string][]float64{"a": {1, 2, 3}, "flat": {0.1, 0.1, 0.1}}, "a", "flat")
+	_, err = Standardize(constant, StandardizeOptions{})
+	if !errors.Is(err, ErrConstantColumn) || !strings.Contains(err.Error(), `k.csv: column "flat"`) {
+		t.Errorf("err = %v", err)
+	}
+	s, err = Standardize(constant, StandardizeOptions{DropConstant: true})
+	if err != nil || len(s.Table.Columns) != 1 || strings.Join(s.Dropped, ",") != "flat" {
+		t.Errorf("drop: %+v, %v", s, err)
+	}
+}
+
+func TestPairByRowOrder(t *testing.T) {
+	o := numTable("o.csv", map[string][]float64{"a": {1, 2}, "b": {3, 4}, "c": {5, 6}}, "a", "b", "c")
+	m := numTable("m.csv", map[string][]float64{"c": {5, 6}, "a": {1, 2}, "b": {0, 0}}, "c", "a", "b")
+	p, err := Pair(o, m, PairOptions{Attributes: []string{"b", "a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(p.Masked.Names(), ",") != "b,a" || strings.Join(p.Original.Names(), ",") != "b,a" {
+		t.Errorf("columns %v %v", p.Original.Names(), p.Masked.Names())
+	}
+	if p.TrueMasked[1] != 1 || p.TrueOriginal[0] != 0 {
+		t.Errorf("truth %v %v", p.TrueMasked, p.TrueOriginal)
+	}
+}
+
+func TestPairErrors(t *testing.T) {
+	o := numTable("o.csv", map[string][]float64{"a": {1, 2, 3}, "b": {3, 4, 5}}, "a", "b")
+	cases := []struct {
+		name    string
+		masked  *Table
+		opts    PairOptions
+		err     error
+		mention []string
+	}{
+		{"attribute sets differ", numTable("m.csv", map[string][]float64{"a": {1, 2, 3}, "z": {1, 1, 1}}, "a", "z"), PairOptions{},
+			ErrSchemaMismatch, []string{`missing from m.csv: "b"`, `only in m.csv: "z"`}},
+		{"row counts differ", numTable("m.csv", map[string][]float64{"a": {1, 2}, "b": {3, 4}}, "a", "b"), PairOptions{},
+			ErrRowMismatch, []string{"2 records here, 3 in o.csv"}},
+		{"attribute twice", numTable("m.csv", map[string][]float64{"a": {1, 2, 3}, "b": {3, 4, 5}}, "a", "b"), PairOptions{Attributes: []string{"a", "a"}},
+			ErrDuplicateColumn, []string{`column "a"`}},
+		{"kind differs", &Table{Source: "m.csv", Columns: []Column{{Name: "a", Kind: Numeric, Values: []float64{1, 2, 3}}, catColumn("b", "x", "y", "z")}}, PairOptions{},
+			ErrSchemaMismatch, []string{`column "b"`, "numeric in o.csv, categorical here"}},
+	}
+	for _, tc := range cases {
+		_, err := Pair(o, tc.masked, tc.opts)
+		if !errors.Is(err, tc.err) {
+			t.Errorf("%s: err = %v, want %v", tc.name, err, tc.err)
+			continue
+		}
+		for _, m := range tc.mention {
+			if !strings.Contains(err.Error(), m) {
+				t.Errorf("%s: %q does not mention %q", tc.name, err, m)
+			}
+		}
+	}
+}
+
+func TestPairByID(t *testing.T) {
+	o := &Table{Source: "o.csv", Columns: []Column{catColumn("id", "p", "q", "r"), {Name: "a", Kind: Numeric, Values: []float64{10, 20, 30}}}}
+	// The masked file is in another order and has one extra record.
+	m := &Table{Source: "m.csv", Columns: []Column{catColumn("id", "r", "s", "p", "q"), {Name: "a", Kind: Numeric, Values: []float64{31, 99, 11, 21}}}}
+	p, err := Pair(o, m, PairOptions{ID: "id"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// p→2, q→3, r→0 by hand; masked row 1 ("s") has no original.
+	if want := []int{2, 3, 0}; !equalInts(p.TrueMasked, want) {
+		t.Errorf("TrueMasked %v, want %v", p.TrueMasked, want)
+	}
+	if want := []int{2, -1, 0, 1}; !equalInts(p.TrueOriginal, want) {
+		t.Errorf("TrueOriginal %v, want %v", p.TrueOriginal, want)
+	}
+	if strings.Join(p.Attributes, ",") != "a" {
+		t.Errorf("attributes %v: the id column must not be an attribute", p.Attributes)
+	}
+	// Intruder subset by id.
+	p, err = Pair(o, m, PairOptions{ID: "id", IntruderIDs: []string{"r", "p"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equalInts(p.TrueMasked, []int{0, 2}) || p.Original.Columns[0].Values[0] != 30 {
+		t.Errorf("subset: TrueMasked %v original %v", p.TrueMasked, p.Original.Columns[0].Values)
+	}
+	dup := &Table{Source: "d.csv", Columns: []Column{catColumn("id", "p", "q", "p"), {Name: "a", Kind: Numeric, Values: []float64{1, 2, 3}}}}
+	_, err = Pair(o, dup, PairOptions{ID: "id"})
+	if !errors.Is(err, ErrDuplicateID) || !strings.Contains(err.Error(), `d.csv: column "id", row 3: duplicate id: "p" also in row 1`) {
+		t.Errorf("duplicate id: %v", err)
+	}
+}
+
+func TestPairSample(t *testing.T) {
+	n := 1000
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = float64(i)
+	}
+	o := numTable("o", map[string][]float64{"a": v}, "a")
+	m := numTable("m", map[string][]float64{"a": v}, "a")
+	p1, err := Pair(o, m, PairOptions{SampleFraction: 0.1, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, _ := Pair(o, m, PairOptions{SampleFraction: 0.1, Seed: 7})
+	if p1.Original.Rows() != 100 || !equalInts(p1.TrueMasked, p2.TrueMasked) {
+		t.Fatalf("rows %d; same seed same sample: %v", p1.Original.Rows(), equalInts(p1.TrueMasked, p2.TrueMasked))
+	}
+	// Since a == row index in both files, the truth is consistent iff the kept original
+	// value equals its true masked row.
+	kept := 0
+	for i, j := range p1.TrueMasked {
+		if p1.Original.Columns[0].Values[i] != float64(j) || p1.TrueOriginal[j] != i {
+			t.Fatalf("record %d: value %v, true masked row %d", i, p1.Original.Columns[0].Values[i], j)
+		}
+	}
+	for _, i := range p1.TrueOriginal {
+		if i >= 0 {
+			kept++
+		}
+	}
+	if kept != 100 {
+		t.Errorf("%d masked records have an original, want 100", kept)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,208 @@
+package datasets
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	arrowcsv "github.com/apache/arrow-go/v18/arrow/csv"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// writeBatchRows is the number of rows per record batch (and Parquet row group) written.
+const writeBatchRows = 1 << 16
+
+// Write saves t to path in the given format (FormatAuto: from the extension) through Arrow.
+// Numeric columns are float64 (in CSV, plain decimals that read back exactly), categorical
+// columns dictionary-encoded strings, missing values nulls (empty fields in CSV).
+//
+// The file is written to a temporary file in the same directory and renamed into place,
+// so a failed write never leaves a half-written file behind.
+func Write(path string, t *Table, format Format) error {
+	return WriteAtomic(path, func(f *os.File) error { return Encode(f, t, format, path) })
+}
+
+// WriteAtomic creates a temporary file beside path, lets write fill it, and renames it to
+// path only when write and the file's sync and close all succeed.
+func WriteAtomic(path string, write func(*os.File) error) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = write(tmp); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// Encode writes t to f in format; name picks the format when it is FormatAuto and names
+// the file in errors.
+func Encode(f *os.File, t *Table, format Format, name string) error {
+	if format == FormatAuto {
+		var err error
+		if format, err = FormatOf(name); err != nil {
+			return err
+		}
+	}
+	if len(t.Columns) == 0 {
+		return fmt.Errorf("%s: no columns to write", name)
+	}
+	asText := format == FormatCSV
+	schema := writeSchema(t, asText)
+	w := bufio.NewWriterSize(f, 1<<20)
+	var err error
+	switch format {
+	case FormatCSV:
+		cw := arrowcsv.NewWriter(w, schema, arrowcsv.WithHeader(true), arrowcsv.WithNullWriter(""))
+		err = eachBatch(t, schema, asText, cw.Write)
+		if err == nil {
+			err = cw.Flush()
+		}
+	case FormatArrow:
+		var fw *ipc.FileWriter
+		fw, err = ipc.NewFileWriter(w, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
+		if err == nil {
+			err = eachBatch(t, schema, asText, fw.Write)
+			if cerr := fw.Close(); err == nil {
+				err = cerr
+			}
+		}
+	case FormatParquet:
+		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy),
+			parquet.WithMaxRowGroupLength(writeBatchRows))
+		var pw *pqarrow.FileWriter
+		pw, err = pqarrow.NewFileWriter(schema, w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+		if err == nil {
+			err = eachBatch(t, schema, asText, pw.WriteBuffered)
+			if cerr := pw.Close(); err == nil {
+				err = cerr
+			}
+		}
+	default:
+		err = ErrUnknownFormat
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		return fmt.Errorf("%s: writing %s: %w", name, format, err)
+	}
+	return nil
+}
+
+// writeSchema: numeric columns are float64 (utf8 for CSV so that they are written as plain
+// decimals rather than Arrow's %g), categorical columns dictionary<int32, utf8> (utf8 for CSV).
+func writeSchema(t *Table, asText bool) *arrow.Schema {
+	fields := make([]arrow.Field, len(t.Columns))
+	for j := range t.Columns {
+		c := &t.Columns[j]
+		var typ arrow.DataType = arrow.BinaryTypes.String
+		switch {
+		case asText:
+		case c.Kind == Numeric:
+			typ = arrow.PrimitiveTypes.Float64
+		default:
+			typ = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+		}
+		fields[j] = arrow.Field{Name: c.Name, Type: typ, Nullable: true}
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// eachBatch builds record batches of writeBatchRows rows and hands them to write.
+func eachBatch(t *Table, schema *arrow.Schema, asText bool, write func(arrow.RecordBatch) error) error {
+	mem := memory.DefaultAllocator
+	rows := t.Rows()
+	for lo := 0; lo < rows || (rows == 0 && lo == 0); lo += writeBatchRows {
+		hi := min(lo+writeBatchRows, rows)
+		cols := make([]arrow.Array, len(t.Columns))
+		for j := range t.Columns {
+			cols[j] = buildArray(mem, &t.Columns[j], lo, hi, asText)
+		}
+		rec := array.NewRecordBatch(schema, cols, int64(hi-lo))
+		for _, c := range cols {
+			c.Release()
+		}
+		err := write(rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+		if rows == 0 {
+			break
+		}
+	}
+	return nil
+}
+
+func buildArray(mem memory.Allocator, c *Column, lo, hi int, asText bool) arrow.Array {
+	switch {
+	case asText:
+		b := array.NewStringBuilder(mem)
+		defer b.Release()
+		for i := lo; i < hi; i++ {
+			if c.Missing(i) {
+				b.AppendNull()
+			} else {
+				b.Append(c.String(i))
+			}
+		}
+		return b.NewArray()
+	case c.Kind == Numeric:
+		b := array.NewFloat64Builder(mem)
+		defer b.Release()
+		b.Reserve(hi - lo)
+		for i := lo; i < hi; i++ {
+			if c.Missing(i) {
+				b.AppendNull()
+			} else {
+				b.UnsafeAppend(c.Values[i])
+			}
+		}
+		return b.NewArray()
+	default:
+		dict := array.NewStringBuilder(mem)
+		defer dict.Release()
+		dict.AppendValues(c.Levels, nil)
+		dictArr := dict.NewArray()
+		defer dictArr.Release()
+		idx := array.NewInt32Builder(mem)
+		defer idx.Release()
+		for i := lo; i < hi; i++ {
+			if c.Missing(i) {
+				idx.AppendNull()
+			} else {
+				idx.Append(c.Codes[i])
+			}
+		}
+		idxArr := idx.NewArray()
+		defer idxArr.Release()
+		typ := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+		return array.NewDictionaryArray(typ, idxArr, dictArr)
+	}
+}
