@@ -1,0 +1,267 @@
+package clp
+
+// #include "Clp_C_Interface.h"
+import "C"
+
+import (
+	"math"
+	"runtime"
+	"unsafe"
+)
+
+// InfeasibilityRay returns a Go copy of CLP's infeasibility ray
+// (Clp_infeasibilityRay; the CLP array is freed), one entry per row, or nil if
+// CLP has none. CLP only has a ray after a solve whose status is
+// PrimalInfeasible, and in practice only a dual simplex solve (Dual) sets a
+// trustworthy one: InitialSolve presolves the problem and usually leaves no
+// ray, and a ray left by Primal, or by Dual when CLP internally finished with
+// the primal algorithm, may be stale or not a certificate at all. No CLP
+// option is needed for the ray (see the package documentation).
+//
+// The ray y follows CLP's sign convention: with d = Aᵀy,
+//
+//	α = Σ_j min(d_j·colLower_j, d_j·colUpper_j)   (the least dᵀx over the column bounds)
+//	β = Σ_i max(y_i·rowLower_i, y_i·rowUpper_i)   (the largest yᵀr over the row bounds)
+//
+// y proves infeasibility when α > β: every x within its column bounds has
+// yᵀ(Ax) = dᵀx ≥ α, while the row bounds force yᵀ(Ax) ≤ β. So y_i > 0 only on
+// rows with a finite upper bound and y_i < 0 only on rows with a finite lower
+// bound. This is the negation of a dual ray in the sign convention of Duals
+// for a minimisation.
+//
+// Because CLP's ray is not always valid, callers that rely on it should
+// check it with FarkasGap or use FarkasCertificate instead.
+func (m *Model) InfeasibilityRay() []float64 {
+	defer runtime.KeepAlive(m)
+	p := m.ptr()
+	ray := C.Clp_infeasibilityRay(p)
+	if ray == nil {
+		return nil
+	}
+	defer C.Clp_freeRay(p, ray)
+	return copyOut(nil, ray, int(C.Clp_numberRows(p)))
+}
+
+// FarkasGap returns α − β for y (see InfeasibilityRay for the definitions
+// and the sign convention): y proves that the model is infeasible when the
+// result is positive beyond rounding error. FarkasGap returns +Inf if some
+// row or column has a lower bound above its upper bound (such a model is
+// infeasible whatever y is), and −Inf if y puts weight on an infinite bound.
+// Entries of y below 1e-12·max|y| and entries of Aᵀy below 1e-9 times the
+// sum of the magnitudes of their terms are treated as zero. FarkasGap panics
+// if len(y) != NumRows().
+func (m *Model) FarkasGap(y []float64) float64 {
+	defer runtime.KeepAlive(m)
+	s := m.snapshot(m.ptr())
+	if len(y) != s.nr {
+		panic("clp: len(y) != number of rows")
+	}
+	gap, _ := s.farkasGap(y)
+	return gap
+}
+
+// FarkasCertificate returns a verified certificate y of the model's
+// infeasibility, in the sign convention of InfeasibilityRay, and true; or
+// nil and false if the model is feasible within CLP's primal tolerance (or,
+// exceptionally, if the auxiliary solve below fails).
+//
+// It first tries CLP's ray (when the last solve returned PrimalInfeasible)
+// and returns it if FarkasGap(y) > 1e-9·(1 + s), s being the sum of the
+// magnitudes of the terms of α and β. Otherwise it solves, in a separate
+// model and with the primal simplex, the elastic problem
+//
+//	minimise Σ_i (p_i + n_i)  s.t.  rowLower ≤ Ax + p − n ≤ rowUpper,
+//	colLower ≤ x ≤ colUpper,  p, n ≥ 0,
+//
+// whose optimal value is positive exactly when the model is infeasible; the
+// negated row duals of that problem are a certificate, which is verified in
+// the same way. The model itself (basis, solution, status) is not changed.
+//
+// Use it after Dual reports PrimalInfeasible: a false result then means
+// CLP's status was wrong (this happens with CLP 1.17 for some models with
+// free or one-sided columns, see the package documentation) and the model
+// should be re-solved, for instance with Primal.
+func (m *Model) FarkasCertificate() ([]float64, bool) {
+	defer runtime.KeepAlive(m)
+	p := m.ptr()
+	s := m.snapshot(p)
+	for i := range s.nr {
+		if s.rl[i] > s.ru[i] {
+			y := make([]float64, s.nr)
+			y[i] = 1
+			return y, true
+		}
+	}
+	for j := range s.nc {
+		if s.cl[j] > s.cu[j] {
+			return make([]float64, s.nr), true
+		}
+	}
+	if Status(C.Clp_status(p)) == PrimalInfeasible {
+		if y := m.InfeasibilityRay(); y != nil && s.certifies(y) {
+			return y, true
+		}
+	}
+	return s.elasticCertificate(float64(C.Clp_primalTolerance(p)))
+}
+
+// snapshot is a Go copy of a model's constraints.
+type snapshot struct {
+	nr, nc         int
+	start, index   []int // CSC matrix without gaps
+	value          []float64
+	cl, cu, rl, ru []float64 // bounds with ±Inf for infinite
+}
+
+// snapshot copies the constraints of the CLP model p.
+func (m *Model) snapshot(p unsafe.Pointer) snapshot {
+	s := snapshot{nr: int(C.Clp_numberRows(p)), nc: int(C.Clp_numberColumns(p))}
+	s.cl = copyBounds(C.Clp_columnLower(p), s.nc)
+	s.cu = copyBounds(C.Clp_columnUpper(p), s.nc)
+	s.rl = copyBounds(C.Clp_rowLower(p), s.nr)
+	s.ru = copyBounds(C.Clp_rowUpper(p), s.nr)
+	s.start = make([]int, s.nc+1)
+	if s.nc == 0 || C.Clp_getNumElements(p) == 0 {
+		return s
+	}
+	// CLP's column-major matrix may have gaps between columns, so use the
+	// column lengths as well as the starts.
+	starts := unsafe.Slice(C.Clp_getVectorStarts(p), s.nc)
+	lengths := unsafe.Slice(C.Clp_getVectorLengths(p), s.nc)
+	indices := C.Clp_getIndices(p)
+	elements := C.Clp_getElements(p)
+	total := int(starts[s.nc-1]) + int(lengths[s.nc-1])
+	idx := unsafe.Slice(indices, total)
+	val := unsafe.Slice(elements, total)
+	for j := range s.nc {
+		b, n := int(starts[j]), int(lengths[j])
+		for k := b; k < b+n; k++ {
+			s.index = append(s.index, int(idx[k]))
+			s.value = append(s.value, float64(val[k]))
+		}
+		s.start[j+1] = len(s.index)
+	}
+	return s
+}
+
+func copyBounds(src *C.double, n int) []float64 {
+	b := copyOut(nil, src, n)
+	for i, v := range b {
+		b[i] = fromCLP(v)
+	}
+	return b
+}
+
+// farkasGap returns α − β for y and the sum of the magnitudes of the finite
+// terms of α and β.
+func (s *snapshot) farkasGap(y []float64) (gap, scale float64) {
+	for i := range s.nr {
+		if s.rl[i] > s.ru[i] {
+			return math.Inf(1), 0
+		}
+	}
+	for j := range s.nc {
+		if s.cl[j] > s.cu[j] {
+			return math.Inf(1), 0
+		}
+	}
+	var ymax float64
+	for _, v := range y {
+		ymax = max(ymax, math.Abs(v))
+	}
+	if ymax == 0 {
+		return 0, 0
+	}
+	tiny := 1e-12 * ymax
+	var alpha, beta float64
+	for i, v := range y {
+		if math.Abs(v) <= tiny {
+			continue
+		}
+		b := s.rl[i]
+		if v > 0 {
+			b = s.ru[i]
+		}
+		if math.IsInf(b, 0) {
+			return math.Inf(-1), math.Inf(1)
+		}
+		beta += v * b
+		scale += math.Abs(v * b)
+	}
+	for j := range s.nc {
+		var d, mag float64
+		for k := s.start[j]; k < s.start[j+1]; k++ {
+			v := y[s.index[k]]
+			if math.Abs(v) <= tiny {
+				continue
+			}
+			t := s.value[k] * v
+			d += t
+			mag += math.Abs(t)
+		}
+		if math.Abs(d) <= 1e-9*mag {
+			continue
+		}
+		b := s.cl[j]
+		if d < 0 {
+			b = s.cu[j]
+		}
+		if math.IsInf(b, 0) {
+			return math.Inf(-1), math.Inf(1)
+		}
+		alpha += d * b
+		scale += math.Abs(d * b)
+	}
+	return alpha - beta, scale
+}
+
+// certifies reports whether y is a certificate of infeasibility beyond
+// rounding error.
+func (s *snapshot) certifies(y []float64) bool {
+	gap, scale := s.farkasGap(y)
+	return gap > 1e-9*(1+scale)
+}
+
+// elasticCertificate solves the elastic problem (see FarkasCertificate) and
+// returns its verified certificate.
+func (s *snapshot) elasticCertificate(primalTol float64) ([]float64, bool) {
+	start := append([]int(nil), s.start...)
+	index := append([]int(nil), s.index...)
+	value := append([]float64(nil), s.value...)
+	cl := append([]float64(nil), s.cl...)
+	cu := append([]float64(nil), s.cu...)
+	obj := make([]float64, s.nc)
+	for i := range s.nr {
+		if math.IsInf(s.rl[i], -1) && math.IsInf(s.ru[i], 1) {
+			continue // a free row needs no elastic variables
+		}
+		for _, sign := range [2]float64{1, -1} {
+			index = append(index, i)
+			value = append(value, sign)
+			start = append(start, len(index))
+			cl = append(cl, 0)
+			cu = append(cu, math.Inf(1))
+			obj = append(obj, 1)
+		}
+	}
+	e := New()
+	defer e.Close()
+	if err := e.LoadProblem(s.nr, start, index, value, cl, cu, obj, s.rl, s.ru); err != nil {
+		return nil, false
+	}
+	st := e.Primal()
+	if st != Optimal {
+		st = e.InitialSolve()
+	}
+	if st != Optimal || !(e.ObjectiveValue() > primalTol) {
+		return nil, false
+	}
+	y := e.Duals(nil)
+	for i := range y {
+		y[i] = -y[i]
+	}
+	if !s.certifies(y) {
+		return nil, false
+	}
+	return y, true
+}
