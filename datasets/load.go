@@ -18,6 +18,8 @@ import (
 	arrowcsv "github.com/apache/arrow-go/v18/arrow/csv"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/memory/mallocator"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
@@ -118,7 +120,11 @@ func Load(path string, opts LoadOptions) (*Table, error) {
 	if st.Size() == 0 {
 		return nil, &InputError{File: path, Err: ErrEmptyFile}
 	}
-	ld := &loader{path: path, opts: opts}
+	// Arrow's buffers come from C malloc and are freed as each batch is released, so they
+	// never pile up as garbage on the Go heap: with the columns (the live heap) already
+	// allocated, Go's GC would otherwise let that much garbage accumulate before collecting,
+	// and loading would peak above twice the size of the data.
+	ld := &loader{path: path, opts: opts, mem: mallocator.NewMallocator()}
 	switch format {
 	case FormatCSV:
 		err = ld.csv(f)
@@ -147,6 +153,7 @@ func Load(path string, opts LoadOptions) (*Table, error) {
 
 // loader carries the state of one Load.
 type loader struct {
+	mem   memory.Allocator
 	path  string
 	opts  LoadOptions
 	cols  []*columnBuilder
@@ -298,7 +305,7 @@ func (ld *loader) csv(f *os.File) error {
 		batchRows = 1 << 16
 	}
 	r := arrowcsv.NewReader(bufio.NewReaderSize(f, 1<<20), arrow.NewSchema(fields, nil),
-		arrowcsv.WithHeader(true), arrowcsv.WithChunk(batchRows),
+		arrowcsv.WithHeader(true), arrowcsv.WithChunk(batchRows), arrowcsv.WithAllocator(ld.mem),
 		arrowcsv.WithNullReader(true, tokens...))
 	defer r.Release()
 	for r.Next() {
@@ -324,15 +331,17 @@ func (ld *loader) arrow(f *os.File) (err error) {
 			err = &InputError{File: ld.path, Err: ErrCorrupt, Detail: fmt.Sprint(p)}
 		}
 	}()
-	if fr, ferr := ipc.NewFileReader(f, ipc.WithAllocator(memory.DefaultAllocator), ipc.WithEnsureNativeEndian(true)); ferr == nil {
+	if fr, ferr := ipc.NewFileReader(f, ipc.WithAllocator(ld.mem), ipc.WithEnsureNativeEndian(true)); ferr == nil {
 		defer fr.Close()
 		fileIdx, err := ld.plan(fieldNames(fr.Schema()))
 		if err != nil {
 			return err
 		}
+		// A first pass counts the rows (cheap: batch bodies are not decoded) so that the
+		// columns are allocated once at their final size.
 		total := 0
 		for i := 0; i < fr.NumRecords(); i++ {
-			rec, err := fr.RecordBatch(i)
+			rec, err := fr.RecordBatchAt(i)
 			if err != nil {
 				return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
 			}
@@ -341,7 +350,7 @@ func (ld *loader) arrow(f *os.File) (err error) {
 		}
 		ld.reserve(total)
 		for i := 0; i < fr.NumRecords(); i++ {
-			rec, err := fr.RecordBatch(i)
+			rec, err := fr.RecordBatchAt(i) // owned by us, unlike RecordBatch's
 			if err != nil {
 				return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
 			}
@@ -356,7 +365,7 @@ func (ld *loader) arrow(f *os.File) (err error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return &InputError{File: ld.path, Err: err}
 	}
-	sr, err := ipc.NewReader(bufio.NewReaderSize(f, 1<<20), ipc.WithEnsureNativeEndian(true))
+	sr, err := ipc.NewReader(bufio.NewReaderSize(f, 1<<20), ipc.WithAllocator(ld.mem), ipc.WithEnsureNativeEndian(true))
 	if err != nil {
 		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: "not an Arrow IPC file or stream: " + err.Error()}
 	}
@@ -383,12 +392,17 @@ func (ld *loader) parquet(f *os.File, size int64) (err error) {
 			err = &InputError{File: ld.path, Err: ErrCorrupt, Detail: fmt.Sprint(p)}
 		}
 	}()
-	pf, err := file.NewParquetReader(f)
+	// A buffered stream reads pages through a small buffer instead of loading each column
+	// chunk whole into a fresh Go slice (which is garbage as soon as the chunk is decoded).
+	props := parquet.NewReaderProperties(ld.mem)
+	props.BufferedStreamEnabled = true
+	props.BufferSize = 1 << 16
+	pf, err := file.NewParquetReader(f, file.WithReadProps(props))
 	if err != nil {
 		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
 	}
 	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, memory.DefaultAllocator)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, ld.mem)
 	if err != nil {
 		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
 	}
@@ -509,6 +523,9 @@ func (b *columnBuilder) numeric(row int, v float64) error {
 func (b *columnBuilder) category(row int, label string) {
 	code, ok := b.levelCode[label]
 	if !ok {
+		// Arrow's string accessors return views into the batch's buffer, which is freed
+		// when the batch is released: keep a copy.
+		label = strings.Clone(label)
 		code = int32(len(b.col.Levels))
 		b.col.Levels = append(b.col.Levels, label)
 		b.levelCode[label] = code

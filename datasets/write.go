@@ -93,8 +93,17 @@ func Encode(f *os.File, t *Table, format Format, name string) error {
 			}
 		}
 	case FormatParquet:
-		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy),
-			parquet.WithMaxRowGroupLength(writeBatchRows))
+		// Dictionary encoding only for categorical columns: continuous values are nearly
+		// all distinct, so a float dictionary only costs space and, in arrow-go's reader,
+		// garbage while it is decoded.
+		opts := []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Snappy),
+			parquet.WithMaxRowGroupLength(writeBatchRows), parquet.WithDictionaryDefault(false)}
+		for j := range t.Columns {
+			if t.Columns[j].Kind == Categorical {
+				opts = append(opts, parquet.WithDictionaryFor(t.Columns[j].Name, true))
+			}
+		}
+		props := parquet.NewWriterProperties(opts...)
 		var pw *pqarrow.FileWriter
 		pw, err = pqarrow.NewFileWriter(schema, w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 		if err == nil {

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/reid-sdc/reid/datasets"
+)
+
+func describeCommand() *command {
+	return &command{
+		Name:      "describe",
+		UsageLine: "reid describe [--format text|json] [--types T] [--missing P] FILE",
+		Short:     "show the columns, types and summary statistics of a data file",
+		Long: `
+Describe loads FILE (CSV, Arrow IPC/Feather or Parquet) exactly as the other commands do
+and prints, per column, its type as reid reads it, the number of missing values, and
+for numeric columns the mean, sample standard deviation (n-1), minimum and maximum, for
+categorical ones the number of categories. Use it to check how a file will be read.`,
+		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
+			format := fs.String("format", "text", "output format: text or json")
+			load := addLoadFlags(fs)
+			return func(args []string) error {
+				if len(args) != 1 {
+					return usagef("describe needs exactly one FILE")
+				}
+				if *format != "text" && *format != "json" {
+					return usagef("--format must be text or json")
+				}
+				opts, err := load.options()
+				if err != nil {
+					return err
+				}
+				tab, err := datasets.Load(args[0], opts)
+				if err != nil {
+					return err
+				}
+				d := describe(tab)
+				if *format == "json" {
+					enc := json.NewEncoder(e.stdout)
+					enc.SetIndent("", "  ")
+					return enc.Encode(d)
+				}
+				fmt.Fprintf(e.stdout, "%s: %d records, %d columns\n", d.File, d.Records, len(d.Columns))
+				w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+				fmt.Fprintln(w, "column\ttype\tmissing\tmean\tsd\tmin\tmax\tcategories\t")
+				for _, c := range d.Columns {
+					if c.Type == "numeric" {
+						fmt.Fprintf(w, "%s\t%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t\t\n", c.Name, c.Type, c.Missing, *c.Mean, *c.SD, *c.Min, *c.Max)
+					} else {
+						fmt.Fprintf(w, "%s\t%s\t%d\t\t\t\t\t%d\t\n", c.Name, c.Type, c.Missing, c.Categories)
+					}
+				}
+				return w.Flush()
+			}
+		},
+	}
+}
+
+type columnDescription struct {
+	Name       string   `json:"name"`
+	Type       string   `json:"type"`
+	Missing    int      `json:"missing"`
+	Mean       *float64 `json:"mean,omitempty"`
+	SD         *float64 `json:"sd,omitempty"`
+	Min        *float64 `json:"min,omitempty"`
+	Max        *float64 `json:"max,omitempty"`
+	Categories int      `json:"categories,omitempty"`
+}
+
+type fileDescription struct {
+	File    string              `json:"file"`
+	Records int                 `json:"records"`
+	Columns []columnDescription `json:"columns"`
+}
+
+func describe(t *datasets.Table) fileDescription {
+	d := fileDescription{File: t.Source, Records: t.Rows()}
+	for j := range t.Columns {
+		c := &t.Columns[j]
+		cd := columnDescription{Name: c.Name, Type: c.Kind.String()}
+		for i := 0; i < c.Len(); i++ {
+			if c.Missing(i) {
+				cd.Missing++
+			}
+		}
+		if c.Kind == datasets.Numeric {
+			one := &datasets.Table{Columns: []datasets.Column{*c}}
+			lo, hi := 0.0, 0.0
+			first := true
+			for i, v := range c.Values {
+				if c.Missing(i) {
+					continue
+				}
+				if first || v < lo {
+					lo = v
+				}
+				if first || v > hi {
+					hi = v
+				}
+				first = false
+			}
+			mean, sd := 0.0, 0.0
+			if s, err := datasets.Standardize(one, datasets.StandardizeOptions{}); err == nil {
+				mean, sd = s.Mean[0], s.SD[0]
+			} else {
+				mean = lo // constant column: every value is lo
+			}
+			cd.Mean, cd.SD, cd.Min, cd.Max = &mean, &sd, &lo, &hi
+		} else {
+			cd.Categories = len(c.Levels)
+		}
+		d.Columns = append(d.Columns, cd)
+	}
+	return d
+}

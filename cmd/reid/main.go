@@ -1,0 +1,249 @@
+// Command reid measures how many records of a masked microdata file an intruder could
+// re-identify, before the file is released.
+//
+// Usage:
+//
+//	reid <command> [flags] [arguments]
+//
+// Run "reid help" for the list of commands and "reid help <command>" for one command.
+// Exit codes: 0 ok, 1 policy violated, 2 usage or input error, 3 internal error.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/reid-sdc/reid/datasets"
+)
+
+// version is the engine version written into every report.
+const version = "0.1.0-dev"
+
+// Exit codes are part of reid's interface with users' CI scripts.
+const (
+	exitOK       = 0
+	exitPolicy   = 1
+	exitInput    = 2
+	exitInternal = 3
+)
+
+// A command is one subcommand, in the manner of cmd/go.
+type command struct {
+	Name      string
+	UsageLine string // e.g. "reid mask [flags] INPUT"
+	Short     string
+	Long      string
+	// Flags registers the command's flags on fs and returns the function that runs it
+	// after parsing, with the positional arguments.
+	Flags func(fs *flag.FlagSet, e *env) func(args []string) error
+}
+
+// env is what a command may touch: its output streams and how to report progress.
+type env struct {
+	stdout, stderr io.Writer
+	// interactive is true when stderr is a terminal and CI is not set: progress bars are
+	// drawn only then, plain lines otherwise.
+	interactive bool
+}
+
+func commands() []*command {
+	cmds := []*command{demoCommand(), maskCommand(), describeCommand(), versionCommand()}
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
+	return cmds
+}
+
+func main() {
+	e := &env{stdout: os.Stdout, stderr: os.Stderr, interactive: stderrIsTerminal()}
+	os.Exit(run(os.Args[1:], e))
+}
+
+// usageError is a mistake in the command line: exit code 2, with a hint to the help.
+type usageError struct{ msg string }
+
+func (u *usageError) Error() string { return u.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// policyError means the inputs were fine but violate the user's policy: exit code 1.
+type policyError struct{ violations []string }
+
+func (p *policyError) Error() string { return strings.Join(p.violations, "\n") }
+
+// run executes one command line and returns the exit code. Errors are printed as one line
+// on stderr prefixed with "reid: ".
+func run(args []string, e *env) int {
+	if len(args) == 0 {
+		printUsage(e.stderr)
+		return exitInput
+	}
+	name := args[0]
+	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
+		return help(args[1:], e)
+	}
+	var cmd *command
+	for _, c := range commands() {
+		if c.Name == name {
+			cmd = c
+		}
+	}
+	if cmd == nil {
+		fmt.Fprintf(e.stderr, "reid: unknown command %q; run 'reid help' for the list\n", name)
+		return exitInput
+	}
+	fs := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	runCmd := cmd.Flags(fs, e)
+	fs.Usage = func() {}
+	positional, err := parseInterspersed(fs, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		printCommandHelp(e.stdout, cmd, fs)
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "reid %s: %v; run 'reid help %s'\n", cmd.Name, err, cmd.Name)
+		return exitInput
+	}
+	err = runCmd(positional)
+	return report(err, cmd, e)
+}
+
+// report prints err and maps it to an exit code.
+func report(err error, cmd *command, e *env) int {
+	if err == nil {
+		return exitOK
+	}
+	var ue *usageError
+	var ie *datasets.InputError
+	var pe *policyError
+	switch {
+	case errors.As(err, &pe):
+		for _, v := range pe.violations {
+			fmt.Fprintf(e.stderr, "reid %s: policy violated: %s\n", cmd.Name, v)
+		}
+		return exitPolicy
+	case errors.As(err, &ue):
+		fmt.Fprintf(e.stderr, "reid %s: %v; run 'reid help %s'\n", cmd.Name, err, cmd.Name)
+		return exitInput
+	case errors.As(err, &ie), errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrPermission):
+		fmt.Fprintf(e.stderr, "reid %s: %s\n", cmd.Name, oneLine(err.Error()))
+		return exitInput
+	case isInputError(err):
+		fmt.Fprintf(e.stderr, "reid %s: %s\n", cmd.Name, oneLine(err.Error()))
+		return exitInput
+	}
+	fmt.Fprintf(e.stderr, "reid %s: internal error: %s\n", cmd.Name, oneLine(err.Error()))
+	return exitInternal
+}
+
+// inputError marks an error of a lower package that is about the user's data or
+// parameters rather than a bug (e.g. "k is larger than the number of records").
+type inputError struct{ err error }
+
+func (i *inputError) Error() string { return i.err.Error() }
+func (i *inputError) Unwrap() error { return i.err }
+
+func asInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &inputError{err}
+}
+
+func isInputError(err error) bool {
+	var ie *inputError
+	return errors.As(err, &ie)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// parseInterspersed lets flags follow positional arguments ("reid mask in.csv --k 3"),
+// which the flag package alone does not.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if rest[0] == "--" {
+			return append(positional, rest[1:]...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, `reid tells a data owner how many records of a masked microdata file an intruder
+could re-identify, before the file is released.
+
+Usage:
+
+	reid <command> [flags] [arguments]
+
+The commands are:
+
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "\t%-10s %s\n", c.Name, c.Short)
+	}
+	fmt.Fprint(w, `
+Use "reid help <command>" for more information about a command.
+Exit codes: 0 ok, 1 policy violated, 2 usage or input error, 3 internal error.
+`)
+}
+
+func help(args []string, e *env) int {
+	if len(args) == 0 {
+		printUsage(e.stdout)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.Name == args[0] {
+			fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
+			c.Flags(fs, e)
+			printCommandHelp(e.stdout, c, fs)
+			return exitOK
+		}
+	}
+	fmt.Fprintf(e.stderr, "reid help: unknown command %q\n", args[0])
+	return exitInput
+}
+
+func printCommandHelp(w io.Writer, c *command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: %s\n\n%s\n", c.UsageLine, strings.TrimSpace(c.Long))
+	hasFlags := false
+	fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+	if hasFlags {
+		fmt.Fprint(w, "\nFlags:\n")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+}
+
+func versionCommand() *command {
+	return &command{
+		Name:      "version",
+		UsageLine: "reid version",
+		Short:     "print the engine version",
+		Long:      "Version prints the version of the reid engine, the one written into reports.",
+		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
+			return func(args []string) error {
+				if len(args) > 0 {
+					return usagef("version takes no arguments")
+				}
+				fmt.Fprintf(e.stdout, "reid %s\n", version)
+				return nil
+			}
+		},
+	}
+}
