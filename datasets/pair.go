@@ -133,13 +133,13 @@ func checkAttributes(original, masked *Table, attrs []string, id string) error {
 	}
 	var parts []string
 	if len(notInOriginal) > 0 {
-		parts = append(parts, "missing from "+original.Source+": "+quoteList(notInOriginal))
+		parts = append(parts, "missing from the original: "+quoteList(notInOriginal))
 	}
 	if len(notInMasked) > 0 {
-		parts = append(parts, "missing from "+masked.Source+": "+quoteList(notInMasked))
+		parts = append(parts, "missing from the masked file: "+quoteList(notInMasked))
 	}
 	if len(extra) > 0 {
-		parts = append(parts, "only in "+masked.Source+": "+quoteList(extra))
+		parts = append(parts, "only in the masked file: "+quoteList(extra))
 	}
 	return &InputError{File: masked.Source, Err: ErrSchemaMismatch, Detail: strings.Join(parts, "; ")}
 }

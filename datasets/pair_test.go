@@ -140,7 +140,7 @@ func TestPairErrors(t *testing.T) {
 		mention []string
 	}{
 		{"attribute sets differ", numTable("m.csv", map[string][]float64{"a": {1, 2, 3}, "z": {1, 1, 1}}, "a", "z"), PairOptions{},
-			ErrSchemaMismatch, []string{`missing from m.csv: "b"`, `only in m.csv: "z"`}},
+			ErrSchemaMismatch, []string{`missing from the masked file: "b"`, `only in the masked file: "z"`}},
 		{"row counts differ", numTable("m.csv", map[string][]float64{"a": {1, 2}, "b": {3, 4}}, "a", "b"), PairOptions{},
 			ErrRowMismatch, []string{"2 records here, 3 in o.csv"}},
 		{"attribute twice", numTable("m.csv", map[string][]float64{"a": {1, 2, 3}, "b": {3, 4, 5}}, "a", "b"), PairOptions{Attributes: []string{"a", "a"}},

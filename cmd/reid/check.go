@@ -1,0 +1,308 @@
+package main
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/reid-sdc/reid/datasets"
+)
+
+// pairFlags are the flags of every command that reads an original and a masked file.
+type pairFlags struct {
+	original, masked *string
+	attrs            *string
+	id               *string
+	intruderIDs      *string
+	sample           *float64
+	seed             *uint64
+	dropConstant     *bool
+	load             *loadFlags
+}
+
+func addPairFlags(fs *flag.FlagSet) *pairFlags {
+	return &pairFlags{
+		original:     fs.String("original", "", "original `file` X"),
+		masked:       fs.String("masked", "", "masked `file` X'"),
+		attrs:        fs.String("attrs", "", "comma-separated `attributes` to link on (default: every column of the original but the id)"),
+		id:           fs.String("id", "", "id `column` giving the true link (default: row order)"),
+		intruderIDs:  fs.String("intruder-ids", "", "`file` with one id per line: the original records the intruder knows (needs --id)"),
+		sample:       fs.Float64("sample", 0, "keep a random `fraction` of the original records as the intruder's file"),
+		seed:         fs.Uint64("seed", 1, "random seed (for --sample)"),
+		dropConstant: fs.Bool("drop-constant", false, "drop constant attributes instead of failing"),
+		load:         addLoadFlags(fs),
+	}
+}
+
+// pairedFiles is an original and a masked file loaded, paired and standardised.
+type pairedFiles struct {
+	Pairing                        *datasets.Pairing
+	Original, Masked               *datasets.Standardized
+	OriginalSHA256, MaskedSHA256   string
+	OriginalRecords, MaskedRecords int
+}
+
+// positionalFiles lets ORIGINAL and MASKED be given as arguments instead of flags.
+func (p *pairFlags) positionalFiles(args []string) error {
+	switch {
+	case len(args) == 0:
+	case len(args) == 2 && *p.original == "" && *p.masked == "":
+		*p.original, *p.masked = args[0], args[1]
+	default:
+		return usagef("give the files as --original and --masked, or as two arguments ORIGINAL MASKED")
+	}
+	if *p.original == "" || *p.masked == "" {
+		return usagef("both --original and --masked are required")
+	}
+	return nil
+}
+
+func (p *pairFlags) open() (*pairedFiles, error) {
+	opts, err := p.load.options()
+	if err != nil {
+		return nil, err
+	}
+	attrs := splitList(*p.attrs)
+	if attrs != nil {
+		// Read only what is needed: the attributes and the id.
+		opts.Columns = attrs
+		if *p.id != "" {
+			opts.Columns = append(append([]string(nil), attrs...), *p.id)
+		}
+	}
+	if *p.sample < 0 || *p.sample > 1 {
+		return nil, usagef("--sample must be a fraction in (0, 1]")
+	}
+	var ids []string
+	if *p.intruderIDs != "" {
+		if *p.id == "" {
+			return nil, usagef("--intruder-ids needs --id")
+		}
+		if ids, err = readLines(*p.intruderIDs); err != nil {
+			return nil, err
+		}
+	}
+	original, err := datasets.Load(*p.original, opts)
+	if err != nil {
+		return nil, err
+	}
+	masked, err := datasets.Load(*p.masked, opts)
+	if err != nil {
+		return nil, err
+	}
+	pairing, err := datasets.Pair(original, masked, datasets.PairOptions{
+		Attributes: attrs, ID: *p.id, IntruderIDs: ids, SampleFraction: *p.sample, Seed: *p.seed,
+	})
+	if err != nil {
+		return nil, asInput(err)
+	}
+	so := datasets.StandardizeOptions{DropConstant: *p.dropConstant}
+	zo, err := datasets.Standardize(pairing.Original, so)
+	if err != nil {
+		return nil, err
+	}
+	zm, err := datasets.Standardize(pairing.Masked, so)
+	if err != nil {
+		return nil, err
+	}
+	if *p.dropConstant {
+		// Keep the two files on the same attributes: drop from each what either dropped.
+		drop := append(append([]string(nil), zo.Dropped...), zm.Dropped...)
+		if len(drop) > 0 {
+			if zo, zm, err = dropBoth(pairing, drop, so); err != nil {
+				return nil, err
+			}
+		}
+	}
+	pf := &pairedFiles{Pairing: pairing, Original: zo, Masked: zm,
+		OriginalRecords: original.Rows(), MaskedRecords: masked.Rows()}
+	if pf.OriginalSHA256, err = fileSHA256(*p.original); err != nil {
+		return nil, err
+	}
+	if pf.MaskedSHA256, err = fileSHA256(*p.masked); err != nil {
+		return nil, err
+	}
+	return pf, nil
+}
+
+func dropBoth(p *datasets.Pairing, drop []string, so datasets.StandardizeOptions) (*datasets.Standardized, *datasets.Standardized, error) {
+	var keep []string
+	for _, a := range p.Attributes {
+		dropped := false
+		for _, d := range drop {
+			dropped = dropped || a == d
+		}
+		if !dropped {
+			keep = append(keep, a)
+		}
+	}
+	o, err := p.Original.Select(keep)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := p.Masked.Select(keep)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.Original, p.Masked, p.Attributes = o, m, keep
+	zo, err := datasets.Standardize(o, so)
+	if err != nil {
+		return nil, nil, err
+	}
+	zm, err := datasets.Standardize(m, so)
+	if err != nil {
+		return nil, nil, err
+	}
+	zo.Dropped, zm.Dropped = drop, drop
+	return zo, zm, nil
+}
+
+func readLines(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &datasets.InputError{File: path, Err: err}
+	}
+	defer f.Close()
+	var lines []string
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if l := strings.TrimSpace(s.Text()); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if err := s.Err(); err != nil {
+		return nil, &datasets.InputError{File: path, Err: err}
+	}
+	if len(lines) == 0 {
+		return nil, &datasets.InputError{File: path, Err: datasets.ErrEmptyFile}
+	}
+	return lines, nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func checkCommand() *command {
+	return &command{
+		Name:      "check",
+		UsageLine: "reid check [--attrs A,B] [--id COL] [--format text|json] ORIGINAL MASKED",
+		Short:     "check that an original and a masked file can be linked",
+		Long: `
+Check loads an original file and its masked version exactly as the linkage commands do,
+pairs them (attributes matched by name; the true link by row order or --id), standardises
+each numeric attribute within its own file (sample sd, n-1) and prints the result: the
+attributes with their means and standard deviations in both files, and how many records
+have their true partner. Every problem is reported as one line naming the file, column
+and row, with exit code 2.
+
+The files may also be given as --original and --masked. With --id, --intruder-ids FILE
+keeps only the original records whose ids are listed (the intruder knows a subset);
+--sample F keeps a seeded random fraction F of them instead.`,
+		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
+			pf := addPairFlags(fs)
+			format := fs.String("format", "text", "output format: text or json")
+			return func(args []string) error {
+				if *format != "text" && *format != "json" {
+					return usagef("--format must be text or json")
+				}
+				if err := pf.positionalFiles(args); err != nil {
+					return err
+				}
+				files, err := pf.open()
+				if err != nil {
+					return err
+				}
+				return printCheck(e, pf, files, *format)
+			}
+		},
+	}
+}
+
+type checkAttribute struct {
+	Name         string  `json:"name"`
+	Type         string  `json:"type"`
+	OriginalMean float64 `json:"original_mean,omitempty"`
+	OriginalSD   float64 `json:"original_sd,omitempty"`
+	MaskedMean   float64 `json:"masked_mean,omitempty"`
+	MaskedSD     float64 `json:"masked_sd,omitempty"`
+}
+
+type checkFile struct {
+	File    string `json:"file"`
+	SHA256  string `json:"sha256"`
+	Records int    `json:"records"`
+}
+
+type checkReport struct {
+	Original         checkFile        `json:"original"`
+	Masked           checkFile        `json:"masked"`
+	Link             string           `json:"link"`
+	IntruderRecords  int              `json:"intruder_records"`
+	MaskedWithOrigin int              `json:"masked_with_original"`
+	Attributes       []checkAttribute `json:"attributes"`
+	Dropped          []string         `json:"dropped,omitempty"`
+}
+
+func printCheck(e *env, pf *pairFlags, f *pairedFiles, format string) error {
+	p := f.Pairing
+	r := checkReport{
+		Original:        checkFile{*pf.original, f.OriginalSHA256, f.OriginalRecords},
+		Masked:          checkFile{*pf.masked, f.MaskedSHA256, f.MaskedRecords},
+		Link:            "row order",
+		IntruderRecords: p.Original.Rows(),
+		Dropped:         f.Original.Dropped,
+	}
+	if *pf.id != "" {
+		r.Link = "id column " + *pf.id
+	}
+	for _, j := range p.TrueOriginal {
+		if j >= 0 {
+			r.MaskedWithOrigin++
+		}
+	}
+	for j, c := range f.Original.Table.Columns {
+		a := checkAttribute{Name: c.Name, Type: c.Kind.String()}
+		if c.Kind == datasets.Numeric {
+			a.OriginalMean, a.OriginalSD = f.Original.Mean[j], f.Original.SD[j]
+			a.MaskedMean, a.MaskedSD = f.Masked.Mean[j], f.Masked.SD[j]
+		}
+		r.Attributes = append(r.Attributes, a)
+	}
+	if format == "json" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	fmt.Fprintf(e.stdout, "original %s: %d records\nmasked   %s: %d records\n", r.Original.File, r.Original.Records, r.Masked.File, r.Masked.Records)
+	fmt.Fprintf(e.stdout, "true link by %s: %d intruder records, %d masked records with their original\n", r.Link, r.IntruderRecords, r.MaskedWithOrigin)
+	if len(r.Dropped) > 0 {
+		fmt.Fprintf(e.stdout, "dropped constant attributes: %s\n", strings.Join(r.Dropped, ", "))
+	}
+	w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "\nattribute\ttype\toriginal mean\toriginal sd\tmasked mean\tmasked sd")
+	for _, a := range r.Attributes {
+		if a.Type == "numeric" {
+			fmt.Fprintf(w, "%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\n", a.Name, a.Type, a.OriginalMean, a.OriginalSD, a.MaskedMean, a.MaskedSD)
+		} else {
+			fmt.Fprintf(w, "%s\t%s\t\t\t\t\n", a.Name, a.Type)
+		}
+	}
+	return w.Flush()
+}

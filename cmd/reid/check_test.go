@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	// The authors' toy example (Abril, Navarro-Arribas & Torra): first column an id.
+	orig := writeCSV(t, dir, "o.csv", "id,a,b\n1,30,27\n2,50,47\n3,25,31\n")
+	masked := writeCSV(t, dir, "m.csv", "id,a,b\n1,20,47\n2,20,47\n3,23,31\n")
+	code, out, stderr := runReid(t, "check", "--format", "json", "--attrs", "a,b", orig, masked)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r checkReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	// By hand: a in o.csv has mean 35 and sd √175; b in m.csv has mean 125/3 and
+	// deviations (16/3, 16/3, −32/3): s² = (256+256+1024)/9/2 = 768/9.
+	a, b := r.Attributes[0], r.Attributes[1]
+	if a.OriginalMean != 35 || math.Abs(a.OriginalSD-math.Sqrt(175)) > 1e-12 {
+		t.Errorf("a: %+v", a)
+	}
+	if math.Abs(b.MaskedMean-125.0/3) > 1e-12 || math.Abs(b.MaskedSD-math.Sqrt(768.0/9)) > 1e-12 {
+		t.Errorf("b: %+v", b)
+	}
+	if r.IntruderRecords != 3 || r.MaskedWithOrigin != 3 || len(r.Original.SHA256) != 64 {
+		t.Errorf("%+v", r)
+	}
+
+	// By id with the intruder knowing two records.
+	ids := writeCSV(t, dir, "ids.txt", "3\n1\n")
+	code, out, stderr = runReid(t, "check", "--format", "json", "--id", "id", "--intruder-ids", ids, "--original", orig, "--masked", masked)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	r = checkReport{}
+	json.Unmarshal([]byte(out), &r)
+	if r.IntruderRecords != 2 || r.MaskedWithOrigin != 2 || len(r.Attributes) != 2 {
+		t.Errorf("intruder subset: %+v", r)
+	}
+}
+
+func TestCheckBadInput(t *testing.T) {
+	dir := t.TempDir()
+	orig := writeCSV(t, dir, "o.csv", "id,a,b\n1,30,27\n2,50,47\n3,25,31\n")
+	cases := []struct {
+		name    string
+		args    []string
+		mention []string
+	}{
+		{"different attribute sets", []string{orig, writeCSV(t, dir, "m1.csv", "id,a,c\n1,1,1\n2,2,2\n3,3,3\n")},
+			[]string{"m1.csv", `missing from the masked file: "b"`, `only in the masked file: "c"`}},
+		{"different row counts", []string{orig, writeCSV(t, dir, "m2.csv", "id,a,b\n1,1,1\n2,2,2\n")},
+			[]string{"m2.csv", "2 records here, 3 in", "id column"}},
+		{"duplicate ids", []string{"--id", "id", orig, writeCSV(t, dir, "m3.csv", "id,a,b\n1,1,1\n2,2,2\n1,3,3\n")},
+			[]string{"m3.csv", `column "id"`, "row 3", `duplicate id: "1" also in row 1`}},
+		{"constant column", []string{orig, writeCSV(t, dir, "m4.csv", "id,a,b\n1,5,1\n2,5,2\n3,5,3\n")},
+			[]string{"m4.csv", `column "a"`, "constant column", "every value is 5"}},
+		{"same attribute twice", []string{"--attrs", "a,a", orig, orig}, []string{`column "a"`, "more than once"}},
+		{"id is not in the masked file", []string{"--id", "id", orig, writeCSV(t, dir, "m5.csv", "a,b\n1,1\n2,2\n3,3\n")}, []string{"m5.csv", `"id"`}},
+		{"one file only", []string{orig}, []string{"--original"}},
+		{"intruder ids without id", []string{"--intruder-ids", orig, orig, orig}, []string{"--id"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runReid(t, append([]string{"check"}, tc.args...)...)
+			if code != exitInput {
+				t.Errorf("exit %d, want %d: %q", code, exitInput, stderr)
+			}
+			if strings.Count(stderr, "\n") != 1 {
+				t.Errorf("not one line: %q", stderr)
+			}
+			for _, m := range tc.mention {
+				if !strings.Contains(stderr, m) {
+					t.Errorf("%q does not mention %s", stderr, m)
+				}
+			}
+		})
+	}
+	// --drop-constant turns the constant column into a note.
+	code, out, _ := runReid(t, "check", "--drop-constant", orig, filepath.Join(dir, "m4.csv"))
+	if code != exitOK || !strings.Contains(out, "dropped constant attributes: a") {
+		t.Errorf("drop-constant: exit %d, %q", code, out)
+	}
+}
