@@ -1,0 +1,137 @@
+package kernel
+
+import "fmt"
+
+// Lanes is the granularity of the reference layout: strides are multiples of Lanes, so
+// that a vector of Lanes float64 (one 512-bit register) can always be loaded from a
+// reference row.
+const Lanes = 8
+
+// Pad rounds n up to a multiple of Lanes.
+func Pad(n int) int { return (n + Lanes - 1) &^ (Lanes - 1) }
+
+// Stride returns the recommended row stride of a reference block of n records: Pad(n),
+// plus Lanes when Pad(n)/Lanes is even. Any multiple of Lanes that is ≥ n is a valid
+// stride; this one makes consecutive rows start an odd number of 64-byte cache lines
+// apart, so that the d rows of a kernel tile fall into d different L1 sets instead of
+// piling into a few (rows 4 KiB apart share a set, and a set holds only 12 lines). It
+// matters when a tile of references is reused by several query blocks from L1: 8% to
+// 12% at nq = 32, n = 2048, d = 13 (stride 2056 against 2048), and costs at most 8
+// columns.
+func Stride(n int) int {
+	s := Pad(n)
+	if (s/Lanes)%2 == 0 {
+		s += Lanes
+	}
+	return s
+}
+
+// QueryNorms sets qn[i] = Σ_k q[i*d+k]² for i < nq (row-major queries), summing k in
+// increasing order as ErrorBound assumes.
+func QueryNorms(qn, q []float64, nq, d int) {
+	if nq < 0 || d < 0 || len(qn) < nq || len(q) < nq*d {
+		panic(fmt.Sprintf("kernel: QueryNorms: bad sizes len(qn)=%d len(q)=%d nq=%d d=%d", len(qn), len(q), nq, d))
+	}
+	for i := range qn[:nq] {
+		row := q[i*d : i*d+d]
+		s := 0.0
+		for _, x := range row {
+			s += x * x
+		}
+		qn[i] = s
+	}
+}
+
+// RefNorms sets rn[j] = Σ_k r[k*stride+j]² for j < n (attribute-major references),
+// summing k in increasing order as ErrorBound assumes.
+func RefNorms(rn, r []float64, d, stride, n int) {
+	if n < 0 || d < 0 || stride < n || len(rn) < n || (d > 0 && len(r) < (d-1)*stride+n) {
+		panic(fmt.Sprintf("kernel: RefNorms: bad sizes len(rn)=%d len(r)=%d d=%d stride=%d n=%d", len(rn), len(r), d, stride, n))
+	}
+	rn = rn[:n]
+	clear(rn)
+	for k := 0; k < d; k++ {
+		row := r[k*stride : k*stride+n]
+		row = row[:len(rn)]
+		for j, x := range row {
+			rn[j] += x * x
+		}
+	}
+}
+
+// SquaredExpanded writes, for i < nq and j < n,
+//
+//	out[i*outStride+j] = qn[i] + rn[j] − 2 Σ_k q[i*d+k]·r[k*stride+j]
+//
+// evaluated as (qn[i] + rn[j]) − 2·dot with the dot product accumulated over k in
+// increasing order. q is row-major (q[i*d+k]), r attribute-major (r[k*stride+j]) with
+// stride a multiple of Lanes, stride ≥ n and len(r) ≥ (d−1)·stride + Pad(n); the padding
+// r[k*stride+j], n ≤ j < Pad(n), may hold any value (it is loaded but never affects
+// an entry j < n). qn and rn come from QueryNorms and RefNorms. outStride ≥ n; entries of
+// out other than the nq×n written ones are left untouched, so len(out) ≥
+// (nq−1)·outStride + n suffices. |result − exact squared distance| ≤ ErrorBound.
+//
+// It runs the best implementation for this CPU (see Implementation) and panics on
+// inconsistent sizes.
+func SquaredExpanded(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int) {
+	if !check(out, outStride, q, qn, nq, d, r, rn, stride, n) {
+		return
+	}
+	impl.fn(out, outStride, q, qn, nq, d, r, rn, stride, n)
+}
+
+// Generic is SquaredExpanded forced onto the portable pure-Go implementation (for tests,
+// benchmarks and comparisons); it has the same contract and the same error bound.
+func Generic(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int) {
+	if !check(out, outStride, q, qn, nq, d, r, rn, stride, n) {
+		return
+	}
+	generic(out, outStride, q, qn, nq, d, r, rn, stride, n)
+}
+
+// Accelerated reports whether SquaredExpanded runs an assembly implementation.
+func Accelerated() bool { return impl.name != "generic" }
+
+// Implementation names the implementation SquaredExpanded runs: "avx512", "avx2" or
+// "generic".
+func Implementation() string { return impl.name }
+
+type kernelFunc func(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int)
+
+type implementation struct {
+	name  string
+	fn    kernelFunc
+	first func(x []float64, limit float64) int
+}
+
+// impl is the dispatch target of SquaredExpanded. It is the package's only package-level
+// variable: set once by the architecture file's init from CPU feature detection (before
+// any other code of the package can run) and never written again, so reading it needs no
+// synchronisation.
+var impl = implementation{"generic", generic, firstAtMostGeneric}
+
+// check validates the sizes (panicking on inconsistent ones) and reports whether there is
+// anything to compute.
+func check(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int) bool {
+	if nq < 0 || n < 0 || d < 0 {
+		panic(fmt.Sprintf("kernel: negative size nq=%d n=%d d=%d", nq, n, d))
+	}
+	if nq == 0 || n == 0 {
+		return false
+	}
+	switch {
+	case stride < n || stride%Lanes != 0:
+		panic(fmt.Sprintf("kernel: stride %d is not a multiple of %d that is ≥ n=%d", stride, Lanes, n))
+	case outStride < n:
+		panic(fmt.Sprintf("kernel: outStride %d < n=%d", outStride, n))
+	case len(out) < (nq-1)*outStride+n:
+		panic(fmt.Sprintf("kernel: len(out)=%d < (nq−1)·outStride+n = %d", len(out), (nq-1)*outStride+n))
+	case len(q) < nq*d || len(qn) < nq:
+		panic(fmt.Sprintf("kernel: len(q)=%d, len(qn)=%d too short for nq=%d d=%d", len(q), len(qn), nq, d))
+	case len(rn) < n:
+		panic(fmt.Sprintf("kernel: len(rn)=%d < n=%d", len(rn), n))
+	case d > 0 && len(r) < (d-1)*stride+Pad(n):
+		panic(fmt.Sprintf("kernel: len(r)=%d < (d−1)·stride+Pad(n) = %d", len(r), (d-1)*stride+Pad(n)))
+	}
+	return true
+}

@@ -1,0 +1,46 @@
+//go:build !purego
+
+package kernel
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
+//go:generate sh -c "cd asm && go run . -out ../kernel_amd64.s -stubs ../kernel_amd64_stub.go -pkg kernel"
+
+// init selects the best assembly kernel the CPU and the OS support (x/sys/cpu checks
+// both the CPUID bits and that the OS saves the ymm/zmm and opmask state). It is the
+// only write to impl.
+func init() {
+	if c := accelerated(); len(c) > 0 {
+		impl.name, impl.fn = c[0].name, c[0].fn
+	}
+	if cpu.X86.HasAVX512F {
+		impl.first = firstAtMostAVX512
+	}
+}
+
+// accelerated lists the assembly kernels this CPU can run, best first.
+func accelerated() []implementation {
+	var list []implementation
+	if cpu.X86.HasAVX512F {
+		list = append(list, implementation{"avx512", asmKernel(squaredAVX512), nil})
+	}
+	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		list = append(list, implementation{"avx2", asmKernel(squaredAVX2), nil})
+	}
+	return list
+}
+
+// asmKernel adapts a generated kernel (kernel_amd64.s) to the slice signature. Sizes
+// were checked by the caller, so the assembly may use full-vector loads of r (its rows
+// are padded to a multiple of 8) and masked loads of rn and stores to out in the last
+// partial vector. unsafe.SliceData is used because q and r may be empty when d = 0.
+func asmKernel(f func(out *float64, outStride int, q, qn *float64, nq, d int, r, rn *float64, stride, n int)) kernelFunc {
+	return func(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int) {
+		f(unsafe.SliceData(out), outStride, unsafe.SliceData(q), unsafe.SliceData(qn), nq, d,
+			unsafe.SliceData(r), unsafe.SliceData(rn), stride, n)
+	}
+}

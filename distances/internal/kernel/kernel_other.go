@@ -1,0 +1,6 @@
+//go:build !amd64 || purego
+
+package kernel
+
+// accelerated lists the assembly kernels this build can run: none.
+func accelerated() []implementation { return nil }

@@ -1,0 +1,519 @@
+package distances
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/reid-sdc/reid/distances/internal/kernel"
+)
+
+// TieTolerance is the relative tolerance under which two distances count as tied: d ties
+// with the best distance b when d ≤ b + TieTolerance·b. Exact duplicates give bit-identical
+// distances; the tolerance only absorbs rounding (the direct form of a squared distance
+// has a relative error below (m+1)·2⁻⁵³, about 1e-15 for m = 13).
+const TieTolerance = 1e-12
+
+func tieSlack(d float64) float64 { return TieTolerance * math.Abs(d) }
+
+// directSlack covers the rounding of the direct form itself (relative error below
+// (d+1)·2⁻⁵³ < 1e-13 for d < 900) when a limit computed from direct-form values is compared
+// with the kernel's error-bounded approximations: a candidate is skipped only when it is
+// certainly beyond the limit.
+func directSlack(limit float64) float64 { return limit + 1e-13*math.Abs(limit) }
+
+// Neighbor is a candidate record and its distance.
+type Neighbor struct {
+	Index    int
+	Distance float64
+}
+
+// QueryResult is what the core keeps for one query record.
+type QueryResult struct {
+	// Nearest is the candidate at the smallest distance (the lowest index among ties).
+	Nearest         int
+	NearestDistance float64
+	// Ties is the number of candidates tied at the best distance (≥ 1): the size of the
+	// anonymity set of the query.
+	Ties int
+	// True is the true partner (−1 when the query has none); TrueDistance its distance and
+	// TrueRank the number of candidates strictly closer (not tied) than it (both 0 when
+	// there is no true partner).
+	True         int
+	TrueDistance float64
+	TrueRank     int
+	// TopK holds the Settings.TopK nearest candidates by (distance, index).
+	TopK []Neighbor
+	// Closer holds, when Settings.Closer is set, every candidate other than the true
+	// partner whose distance is below TrueDistance + Settings.Margin, by index.
+	Closer []Neighbor
+}
+
+// TrueInTies reports whether the true partner is in the anonymity set of the query.
+func (r *QueryResult) TrueInTies() bool {
+	return r.True >= 0 && r.TrueDistance <= r.NearestDistance+tieSlack(r.NearestDistance)
+}
+
+// Settings tunes Search. The zero value uses every core, the fastest kernel, and keeps
+// neither top-k lists nor closer candidates.
+type Settings struct {
+	// Threads is the number of goroutines; 0 means GOMAXPROCS. Results do not depend on it.
+	Threads int
+	// TopK keeps the k nearest candidates of each query.
+	TopK int
+	// Closer collects the candidates closer than the true partner plus Margin (the
+	// separation oracle of the worst-case optimiser).
+	Closer bool
+	Margin float64
+	// Generic forces the portable Go kernel.
+	Generic bool
+	// Progress, when set, is called after each block of queries with the number of
+	// queries it finished; calls may come from several goroutines at once.
+	Progress func(queries int)
+}
+
+// Blocking: a query block of queryBlock records runs against reference blocks of
+// refBlock records; 13 attributes × 2048 references × 8 bytes = 208 KiB stays in L2.
+const (
+	queryBlock = 8
+	refBlock   = 2048
+)
+
+// ErrShape reports inputs of inconsistent sizes.
+var ErrShape = errors.New("distances: inconsistent input sizes")
+
+// Search compares every query record with every reference record under op and returns one
+// QueryResult per query. queries and refs are column-major standardised values (x[k][i] is
+// attribute k of record i) with op.Attributes() attributes; truth[i] is the reference that
+// is the true partner of query i, or −1 (truth may be nil).
+//
+// Embedder operators (Euclidean, WM, bilinear, Mahalanobis) run on one squared-Euclidean
+// kernel after transforming both files once; a candidate that could matter (best, tie,
+// rank of the true partner, top-k, closer list) is then re-evaluated in the direct form
+// Σ_k (Tq − Tr)_k², so cancellation in the kernel's expanded form never flips a link
+// (the kernel's error bound decides what to re-evaluate). Other operators (OWA, Choquet)
+// are evaluated pair by pair with Operator.Distance. The N×M matrix is never stored, and
+// the results are identical for every number of threads.
+func Search(queries, refs [][]float64, truth []int, op Operator, s Settings) ([]QueryResult, error) {
+	m := op.Attributes()
+	if len(queries) != m || len(refs) != m {
+		return nil, fmt.Errorf("%w: operator on %d attributes, queries have %d, references %d", ErrShape, m, len(queries), len(refs))
+	}
+	nq, nr := len(queries[0]), len(refs[0])
+	for k := 0; k < m; k++ {
+		if len(queries[k]) != nq || len(refs[k]) != nr {
+			return nil, fmt.Errorf("%w: attribute %d has %d queries and %d references, want %d and %d", ErrShape, k+1, len(queries[k]), len(refs[k]), nq, nr)
+		}
+	}
+	if truth != nil && len(truth) != nq {
+		return nil, fmt.Errorf("%w: %d truth entries for %d queries", ErrShape, len(truth), nq)
+	}
+	if nr == 0 {
+		return nil, fmt.Errorf("%w: no reference records", ErrShape)
+	}
+	for i, t := range truth {
+		if t >= nr {
+			return nil, fmt.Errorf("%w: true partner %d of query %d is not a reference", ErrShape, t, i)
+		}
+	}
+	var sc scanner
+	sc.settings = s
+	sc.truth = truth
+	if e, ok := op.(Embedder); ok {
+		sc.prepareEmbedded(queries, refs, e.Transform())
+	} else {
+		sc.preparePairwise(queries, refs, op)
+	}
+	return sc.run(nq, nr), nil
+}
+
+// scanner holds the prepared data of one Search.
+type scanner struct {
+	settings Settings
+	truth    []int
+	embedded bool
+	d        int // attributes after the transform
+	nr       int
+	// Embedded: queries row-major (q[i*d+k]) with norms; references attribute-major with
+	// stride, zero-padded, with norms.
+	q, qn      []float64
+	r, rn      []float64
+	rnMax      []float64 // largest reference norm of each reference block
+	rT         []float64 // transformed references row-major, for the direct re-check
+	stride     int
+	generic    bool
+	op         Operator
+	qRows      []float64 // pairwise: row-major raw records
+	rRows      []float64
+	attributes int
+}
+
+func (sc *scanner) prepareEmbedded(queries, refs [][]float64, t *mat.Dense) {
+	sc.embedded = true
+	d, m := t.Dims()
+	sc.d, sc.attributes = d, m
+	nq, nr := len(queries[0]), len(refs[0])
+	sc.nr = nr
+	sc.generic = sc.settings.Generic
+	sc.q = make([]float64, nq*d)
+	sc.qn = make([]float64, nq)
+	for i := 0; i < nq; i++ {
+		row := sc.q[i*d : i*d+d]
+		for k := 0; k < d; k++ {
+			v := 0.0
+			for a := 0; a < m; a++ {
+				v += t.At(k, a) * queries[a][i]
+			}
+			row[k] = v
+		}
+	}
+	kernel.QueryNorms(sc.qn, sc.q, nq, d)
+	// Stride, not Pad: rows exactly a power of two apart would share L1 sets.
+	sc.stride = kernel.Stride(nr)
+	sc.r = make([]float64, d*sc.stride)
+	sc.rn = make([]float64, sc.stride)
+	for j := 0; j < nr; j++ {
+		for k := 0; k < d; k++ {
+			v := 0.0
+			for a := 0; a < m; a++ {
+				v += t.At(k, a) * refs[a][j]
+			}
+			sc.r[k*sc.stride+j] = v
+		}
+	}
+	kernel.RefNorms(sc.rn, sc.r, d, sc.stride, nr)
+	// Row-major copy for the direct re-check: one or two cache lines per candidate
+	// instead of d.
+	sc.rT = make([]float64, nr*d)
+	for j := 0; j < nr; j++ {
+		for k := 0; k < d; k++ {
+			sc.rT[j*d+k] = sc.r[k*sc.stride+j]
+		}
+	}
+	sc.rnMax = make([]float64, (nr+refBlock-1)/refBlock)
+	for j := 0; j < nr; j++ {
+		b := j / refBlock
+		sc.rnMax[b] = math.Max(sc.rnMax[b], sc.rn[j])
+	}
+}
+
+func (sc *scanner) preparePairwise(queries, refs [][]float64, op Operator) {
+	m := op.Attributes()
+	sc.op, sc.attributes = op, m
+	nq, nr := len(queries[0]), len(refs[0])
+	sc.nr = nr
+	sc.qRows = rowMajor(queries, nq, m)
+	sc.rRows = rowMajor(refs, nr, m)
+}
+
+func rowMajor(cols [][]float64, n, m int) []float64 {
+	rows := make([]float64, n*m)
+	for k := 0; k < m; k++ {
+		for i, v := range cols[k] {
+			rows[i*m+k] = v
+		}
+	}
+	return rows
+}
+
+// run splits the queries into blocks taken by Threads goroutines in any order; each
+// query's result depends only on that query, so the output is the same for any order.
+func (sc *scanner) run(nq, nr int) []QueryResult {
+	results := make([]QueryResult, nq)
+	threads := sc.settings.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	blocks := (nq + queryBlock - 1) / queryBlock
+	threads = max(1, min(threads, blocks))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < threads; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ws := newWorkspace(sc)
+			for {
+				b := int(next.Add(1)) - 1
+				if b >= blocks {
+					return
+				}
+				lo := b * queryBlock
+				hi := min(lo+queryBlock, nq)
+				ws.block(results, lo, hi)
+				if sc.settings.Progress != nil {
+					sc.settings.Progress(hi - lo)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+// workspace is one goroutine's scratch memory; nothing is allocated per pair.
+type workspace struct {
+	sc    *scanner
+	out   []float64
+	state [queryBlock]queryState
+}
+
+func newWorkspace(sc *scanner) *workspace {
+	ws := &workspace{sc: sc}
+	if sc.embedded {
+		ws.out = make([]float64, queryBlock*refBlock)
+	}
+	return ws
+}
+
+// queryState is the running result of one query.
+type queryState struct {
+	res       *QueryResult
+	trueD     float64
+	hasTrue   bool
+	best      float64
+	tied      []Neighbor // candidates within the tie tolerance of the current best
+	top       neighborHeap
+	k         int
+	collect   bool
+	margin    float64
+	closerLim float64
+}
+
+func (st *queryState) reset(res *QueryResult, truth int, trueD float64, s *Settings) {
+	*res = QueryResult{True: truth, Nearest: -1, NearestDistance: math.Inf(1)}
+	st.res = res
+	st.hasTrue = truth >= 0
+	st.trueD = trueD
+	if st.hasTrue {
+		res.TrueDistance = trueD
+	}
+	st.best = math.Inf(1)
+	st.tied = st.tied[:0]
+	st.top = st.top[:0]
+	st.k = s.TopK
+	st.collect = s.Closer && st.hasTrue
+	st.margin = s.Margin
+	st.closerLim = trueD + s.Margin
+}
+
+// threshold is the largest exact distance that can still change the result, given an
+// upper bound on the best distance.
+func (st *queryState) threshold(bestUpper float64) float64 {
+	t := bestUpper + tieSlack(bestUpper)
+	if st.hasTrue {
+		t = math.Max(t, st.trueD)
+		if st.collect {
+			t = math.Max(t, st.closerLim)
+		}
+	}
+	if st.k > 0 {
+		if len(st.top) < st.k {
+			return math.Inf(1)
+		}
+		t = math.Max(t, st.top[0].Distance)
+	}
+	return t
+}
+
+// consider updates the state with candidate j at exact distance d.
+func (st *queryState) consider(j int, d float64) {
+	res := st.res
+	switch {
+	case d < st.best-tieSlack(st.best):
+		st.best = d
+		// Keep the previous tied candidates that are still within tolerance of the new best.
+		kept := st.tied[:0]
+		for _, c := range st.tied {
+			if c.Distance <= d+tieSlack(d) {
+				kept = append(kept, c)
+			}
+		}
+		st.tied = append(kept, Neighbor{j, d})
+	case d <= st.best+tieSlack(st.best):
+		if d < st.best {
+			st.best = d
+		}
+		st.tied = append(st.tied, Neighbor{j, d})
+	}
+	if st.hasTrue && j != res.True {
+		if d < st.trueD-tieSlack(st.trueD) {
+			res.TrueRank++
+		}
+		if st.collect && d < st.closerLim {
+			res.Closer = append(res.Closer, Neighbor{j, d})
+		}
+	}
+	if st.k > 0 {
+		if len(st.top) < st.k {
+			heap.Push(&st.top, Neighbor{j, d})
+		} else if less(Neighbor{j, d}, st.top[0]) {
+			st.top[0] = Neighbor{j, d}
+			heap.Fix(&st.top, 0)
+		}
+	}
+}
+
+func (st *queryState) finish() {
+	res := st.res
+	// The tie set is relative to the final best; members were kept within tolerance of
+	// every best seen, so filter once more against the final one.
+	n, nearest := 0, -1
+	for _, c := range st.tied {
+		if c.Distance <= st.best+tieSlack(st.best) {
+			n++
+			if nearest < 0 || c.Index < nearest {
+				nearest = c.Index
+			}
+		}
+	}
+	res.Nearest, res.NearestDistance, res.Ties = nearest, st.best, n
+	if st.k > 0 {
+		top := make([]Neighbor, len(st.top))
+		for i := len(top) - 1; i >= 0; i-- {
+			top[i] = heap.Pop(&st.top).(Neighbor)
+		}
+		res.TopK = top
+	}
+}
+
+func (ws *workspace) block(results []QueryResult, lo, hi int) {
+	sc := ws.sc
+	s := &sc.settings
+	for i := lo; i < hi; i++ {
+		t := -1
+		if sc.truth != nil {
+			t = sc.truth[i]
+		}
+		trueD := math.NaN()
+		if t >= 0 {
+			trueD = sc.exact(i, t)
+		}
+		ws.state[i-lo].reset(&results[i], t, trueD, s)
+	}
+	if !sc.embedded {
+		for i := lo; i < hi; i++ {
+			st := &ws.state[i-lo]
+			for j := 0; j < sc.nr; j++ {
+				st.consider(j, sc.exact(i, j))
+			}
+			st.finish()
+		}
+		return
+	}
+	nq := hi - lo
+	d := sc.d
+	for j0 := 0; j0 < sc.nr; j0 += refBlock {
+		n := min(refBlock, sc.nr-j0)
+		stride := kernel.Pad(n)
+		if sc.generic {
+			kernel.Generic(ws.out, stride, sc.q[lo*d:hi*d], sc.qn[lo:hi], nq, d, sc.r[j0:], sc.rn[j0:], sc.stride, n)
+		} else {
+			kernel.SquaredExpanded(ws.out, stride, sc.q[lo*d:hi*d], sc.qn[lo:hi], nq, d, sc.r[j0:], sc.rn[j0:], sc.stride, n)
+		}
+		for qi := 0; qi < nq; qi++ {
+			ws.scanBlock(&ws.state[qi], lo+qi, ws.out[qi*stride:qi*stride+n], j0)
+		}
+	}
+	for qi := 0; qi < nq; qi++ {
+		ws.state[qi].finish()
+	}
+}
+
+// scanBlock re-evaluates exactly the candidates of one reference block whose approximate
+// distance, less the error bound, does not exceed the query's threshold. The bound grows
+// with the norms, so one bound per block (with its largest reference norm) is safe. A
+// candidate that is certainly closer than the true partner and certainly not among the
+// best, tied, top-k or closer candidates only counts towards the true partner's rank: its
+// exact distance cannot change anything.
+func (ws *workspace) scanBlock(st *queryState, i int, approx []float64, j0 int) {
+	sc := ws.sc
+	slack := kernel.ErrorBound(sc.qn[i], sc.rnMax[j0/refBlock], sc.d)
+	bestUpper := st.best // an upper bound on the final best distance
+	if st.hasTrue && st.trueD < bestUpper {
+		bestUpper = st.trueD // the true partner is a candidate too
+	}
+	if math.IsInf(bestUpper, 1) {
+		minA := math.Inf(1)
+		for _, a := range approx {
+			if a < minA {
+				minA = a
+			}
+		}
+		bestUpper = minA + slack
+	}
+	limit := directSlack(st.threshold(bestUpper))
+	rankOnlyBelow, rankOnlyAbove := st.rankOnlyBand(bestUpper, slack)
+	// Jump from candidate to candidate: those with a − slack > limit cannot matter.
+	for j := kernel.FirstAtMost(approx, limit+slack); j < len(approx); j += 1 + kernel.FirstAtMost(approx[j+1:], limit+slack) {
+		a := approx[j]
+		if a < rankOnlyBelow && a > rankOnlyAbove {
+			st.res.TrueRank++
+			continue
+		}
+		st.consider(j0+j, sc.exact(i, j0+j))
+		bestUpper = math.Min(bestUpper, st.best)
+		limit = directSlack(st.threshold(bestUpper))
+		rankOnlyBelow, rankOnlyAbove = st.rankOnlyBand(bestUpper, slack)
+	}
+}
+
+// rankOnlyBand returns (below, above): an approximate distance a with above < a < below
+// belongs to a candidate certainly strictly closer than the true partner (a + slack below
+// trueD − tie tolerance, with room for the direct form's rounding) and certainly farther
+// than every best, tie, top-k and closer bound, so it only counts towards TrueRank.
+func (st *queryState) rankOnlyBand(bestUpper, slack float64) (below, above float64) {
+	if !st.hasTrue || st.collect {
+		return math.Inf(-1), math.Inf(1) // empty band
+	}
+	t := st.trueD - tieSlack(st.trueD)
+	below = t - 1e-13*math.Abs(t) - slack
+	above = directSlack(bestUpper+tieSlack(bestUpper)) + slack
+	if st.k > 0 {
+		if len(st.top) < st.k {
+			return math.Inf(-1), math.Inf(1)
+		}
+		above = math.Max(above, directSlack(st.top[0].Distance)+slack)
+	}
+	return below, above
+}
+
+// exact returns the distance between query i and reference j in the direct form.
+func (sc *scanner) exact(i, j int) float64 {
+	if !sc.embedded {
+		m := sc.attributes
+		return sc.op.Distance(sc.qRows[i*m:i*m+m], sc.rRows[j*m:j*m+m])
+	}
+	q := sc.q[i*sc.d : i*sc.d+sc.d]
+	r := sc.rT[j*sc.d : j*sc.d+sc.d]
+	s := 0.0
+	for k, v := range q {
+		diff := v - r[k]
+		s += diff * diff
+	}
+	return s
+}
+
+// neighborHeap is a max-heap by (distance, index): its root is the worst of the k kept.
+type neighborHeap []Neighbor
+
+func less(a, b Neighbor) bool {
+	return a.Distance < b.Distance || (a.Distance == b.Distance && a.Index < b.Index)
+}
+
+func (h neighborHeap) Len() int           { return len(h) }
+func (h neighborHeap) Less(i, j int) bool { return less(h[j], h[i]) }
+func (h neighborHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *neighborHeap) Push(x any)        { *h = append(*h, x.(Neighbor)) }
+func (h *neighborHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

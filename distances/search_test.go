@@ -1,0 +1,281 @@
+package distances
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"sort"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// searchData makes a reference file on a coarse grid (so that exact ties occur) and a
+// query file = references + noise, with some queries duplicated.
+func searchData(rng *rand.Rand, nq, nr, m int) (q, r [][]float64, truth []int) {
+	q, r = make([][]float64, m), make([][]float64, m)
+	for k := 0; k < m; k++ {
+		r[k] = make([]float64, nr)
+		q[k] = make([]float64, nq)
+		for j := range r[k] {
+			r[k][j] = math.Round(rng.NormFloat64()*3) / 3
+		}
+	}
+	truth = make([]int, nq)
+	for i := range truth {
+		truth[i] = i % nr
+		if i%17 == 5 {
+			truth[i] = -1 // a query without a partner
+		}
+		for k := 0; k < m; k++ {
+			q[k][i] = r[k][i%nr] + 0.2*rng.NormFloat64()
+			if i%11 == 3 {
+				q[k][i] = r[k][i%nr] // exactly on a reference: distance 0, maybe tied
+			}
+		}
+	}
+	return q, r, truth
+}
+
+func testOperators(t *testing.T, rng *rand.Rand, m int) []Operator {
+	t.Helper()
+	p := make([]float64, m)
+	w := make([]float64, m)
+	sp, sw := 0.0, 0.0
+	for i := range p {
+		p[i], w[i] = rng.Float64()+0.1, rng.Float64()
+		sp += p[i]
+		sw += w[i]
+	}
+	for i := range p {
+		p[i] /= sp
+		w[i] /= sw
+	}
+	wm, err := NewWeightedMean(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := mat.NewDense(m, m, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			a.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var W mat.SymDense
+	W.SymOuterK(1, a)
+	bil, err := NewBilinear(&W)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owa, err := NewOWA(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A non-additive, non-symmetric measure: the mean of an additive and a symmetric one.
+	add, sym := AdditiveMeasure(p), SymmetricMeasure(w)
+	mu := make([]float64, len(add))
+	for i := range mu {
+		mu[i] = (add[i] + sym[i]) / 2
+	}
+	ch, err := NewChoquet(mu, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []Operator{NewEuclidean(m), wm, bil, owa, ch}
+}
+
+// bruteForce evaluates every pair with Operator.Distance and applies the definitions.
+func bruteForce(q, r [][]float64, truth []int, op Operator, topK int, margin float64) []QueryResult {
+	m := len(q)
+	nq, nr := len(q[0]), len(r[0])
+	a, b := make([]float64, m), make([]float64, m)
+	out := make([]QueryResult, nq)
+	for i := 0; i < nq; i++ {
+		for k := range a {
+			a[k] = q[k][i]
+		}
+		d := make([]Neighbor, nr)
+		for j := 0; j < nr; j++ {
+			for k := range b {
+				b[k] = r[k][j]
+			}
+			d[j] = Neighbor{j, op.Distance(a, b)}
+		}
+		res := QueryResult{True: truth[i]}
+		best := math.Inf(1)
+		for _, c := range d {
+			best = math.Min(best, c.Distance)
+		}
+		res.NearestDistance, res.Nearest = best, -1
+		for _, c := range d {
+			if c.Distance <= best+TieTolerance*best {
+				res.Ties++
+				if res.Nearest < 0 {
+					res.Nearest = c.Index
+				}
+			}
+		}
+		if t := truth[i]; t >= 0 {
+			dt := d[t].Distance
+			res.TrueDistance = dt
+			for _, c := range d {
+				if c.Index == t {
+					continue
+				}
+				if c.Distance < dt-TieTolerance*dt {
+					res.TrueRank++
+				}
+				if c.Distance < dt+margin {
+					res.Closer = append(res.Closer, c)
+				}
+			}
+		}
+		sorted := append([]Neighbor(nil), d...)
+		sort.Slice(sorted, func(x, y int) bool { return less(sorted[x], sorted[y]) })
+		res.TopK = sorted[:min(topK, nr)]
+		out[i] = res
+	}
+	return out
+}
+
+// TestSearchAgainstBruteForce: every field of every query result equals the brute-force
+// evaluation (distances to a relative 1e-12: the core evaluates embedded operators in
+// the transformed space), for every operator, both kernels and several thread counts.
+func TestSearchAgainstBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 20))
+	const m = 5
+	// 2600 references: more than one reference block, with a ragged last block.
+	q, r, truth := searchData(rng, 300, 2600, m)
+	const topK, margin = 4, 0.05
+	for _, op := range testOperators(t, rng, m) {
+		want := bruteForce(q, r, truth, op, topK, margin)
+		var first []QueryResult
+		for _, s := range []Settings{{Threads: 1, Generic: true}, {Threads: 2}, {Threads: 5}} {
+			s.TopK, s.Closer, s.Margin = topK, true, margin
+			got, err := Search(q, r, truth, op, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first = got
+			} else if !reflect.DeepEqual(first, got) {
+				t.Errorf("%s: results with %+v differ from one thread with the portable kernel", op.Name(), s)
+			}
+			for i := range want {
+				if msg := compareResult(&want[i], &got[i]); msg != "" {
+					t.Errorf("%s %+v: query %d: %s", op.Name(), s, i, msg)
+					break
+				}
+			}
+		}
+	}
+}
+
+func close12(a, b float64) bool {
+	return a == b || math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b)) || (math.IsNaN(a) && math.IsNaN(b))
+}
+
+func compareResult(want, got *QueryResult) string {
+	switch {
+	case want.Nearest != got.Nearest || want.Ties != got.Ties:
+		return "nearest/ties differ"
+	case !close12(want.NearestDistance, got.NearestDistance):
+		return "nearest distance differs"
+	case want.True != got.True || want.TrueRank != got.TrueRank || !close12(want.TrueDistance, got.TrueDistance):
+		return "true partner differs"
+	case len(want.TopK) != len(got.TopK):
+		return "top-k length differs"
+	case len(want.Closer) != len(got.Closer):
+		return "closer list differs"
+	}
+	// The two evaluate the distance in different (equally exact) forms, so candidates tied
+	// to rounding may swap places: indices must agree unless a neighbour ties.
+	tied := func(a, b float64) bool { return math.Abs(a-b) <= TieTolerance*math.Max(a, b) }
+	for k, w := range want.TopK {
+		g := got.TopK[k]
+		if !close12(w.Distance, g.Distance) {
+			return "top-k distances differ"
+		}
+		if w.Index != g.Index && !(k > 0 && tied(w.Distance, want.TopK[k-1].Distance)) &&
+			!(k+1 < len(want.TopK) && tied(w.Distance, want.TopK[k+1].Distance)) {
+			return "top-k differs"
+		}
+	}
+	for k := range want.Closer {
+		if want.Closer[k].Index != got.Closer[k].Index {
+			return "closer list differs"
+		}
+	}
+	return ""
+}
+
+// TestSearchCancellation: with a large common offset the expanded form |q|²+|r|²−2q·r
+// loses every digit of a small distance; the direct-form re-check must still find the
+// true nearest neighbours that a naive loop finds.
+func TestSearchCancellation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	const m, n = 3, 500
+	q, r := make([][]float64, m), make([][]float64, m)
+	for k := 0; k < m; k++ {
+		q[k], r[k] = make([]float64, n), make([]float64, n)
+		for j := 0; j < n; j++ {
+			r[k][j] = 1e4 + 1e-3*rng.NormFloat64()
+			q[k][j] = r[k][j] + 1e-5*rng.NormFloat64()
+		}
+	}
+	truth := make([]int, n)
+	for i := range truth {
+		truth[i] = i
+	}
+	op := NewEuclidean(m)
+	want := bruteForce(q, r, truth, op, 0, 0)
+	got, err := Search(q, r, truth, op, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if want[i].Nearest != got[i].Nearest || want[i].TrueRank != got[i].TrueRank {
+			t.Fatalf("query %d: nearest %d rank %d, brute force %d %d", i, got[i].Nearest, got[i].TrueRank, want[i].Nearest, want[i].TrueRank)
+		}
+	}
+}
+
+func TestSearchShapeErrors(t *testing.T) {
+	q := [][]float64{{1, 2}, {3, 4}}
+	cases := []struct {
+		q, r  [][]float64
+		truth []int
+	}{
+		{q, [][]float64{{1}}, nil},
+		{q, [][]float64{{1, 2}, {3}}, nil},
+		{q, q, []int{0}},
+		{q, q, []int{0, 5}},
+		{q, [][]float64{{}, {}}, nil},
+	}
+	for i, c := range cases {
+		if _, err := Search(c.q, c.r, c.truth, NewEuclidean(2), Settings{}); !errors.Is(err, ErrShape) {
+			t.Errorf("case %d: err = %v, want ErrShape", i, err)
+		}
+	}
+}
+
+func BenchmarkSearchEuclidean(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	q, r, truth := searchData(rng, 4000, 4000, 13)
+	op := NewEuclidean(13)
+	for _, generic := range []bool{false, true} {
+		name := "accelerated"
+		if generic {
+			name = "generic"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Search(q, r, truth, op, Settings{Generic: generic}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(4000*4000), "ns/pair")
+		})
+	}
+}
