@@ -1,0 +1,598 @@
+package linkage
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/reid-sdc/reid/distances"
+)
+
+// PRLProblem is a probabilistic record linkage: the attributes of both files with their
+// comparison rules, the true link, the direction and optional blocking.
+type PRLProblem struct {
+	Attributes []PRLAttribute
+	// TrueMasked[i] is the masked record of original record i; TrueOriginal[j] the
+	// original record of masked record j, or −1 (see datasets.Pairing).
+	TrueMasked, TrueOriginal []int
+	Direction                Direction
+	// OriginalBlock and MaskedBlock, when set, are blocking keys: only pairs with equal
+	// keys are compared (and counted).
+	OriginalBlock, MaskedBlock []int
+}
+
+// PRLSettings tunes PRL. The zero value runs unsupervised EM with the match proportion
+// fixed at |true pairs| / |pairs|, μ = 1e-5, λ = 0.05 and all three link modes.
+type PRLSettings struct {
+	Threads int
+	// Supervised computes m, u and p from the true and false pairs instead of EM.
+	Supervised bool
+	// EstimateP estimates the match proportion by EM (starting from P).
+	EstimateP bool
+	// P is the match proportion; 0 means |true pairs| / |pairs| (every record has exactly
+	// one partner in the SDC setting).
+	P             float64
+	MaxIterations int
+	Tolerance     float64
+	// Mu = P(link | non-match) and Lambda = P(non-link | match), the error rates of the
+	// Fellegi–Sunter thresholds (0: 1e-5 and 0.05).
+	Mu, Lambda float64
+	// TopK is the first number of candidates per record kept for the one-to-one
+	// assignment (0: 16); it is doubled until the assignment is certified optimal for all
+	// pairs or reaches MaxTopK (0: 1024).
+	TopK, MaxTopK int
+	// NoAssignment skips the one-to-one mode.
+	NoAssignment bool
+	// Progress is called with numbers of query records done (two passes over the pairs,
+	// more when the assignment needs more candidates).
+	Progress func(records int)
+}
+
+// Link modes.
+const (
+	ModeThreshold  = "threshold"
+	ModeBest       = "best"
+	ModeAssignment = "assignment"
+)
+
+// ModeResult is the outcome of one way of choosing each record's link.
+type ModeResult struct {
+	Mode string
+	// Reid is the share of records (with a true partner) correctly re-identified:
+	// threshold, the record has exactly one pair at or above the upper threshold and it is
+	// the true one; best, its best-weight candidate is unique and true; assignment, the
+	// one-to-one assignment gives it its true partner.
+	Reid    float64
+	Correct int
+	// Chosen is the number of records given a link (threshold: exactly one link pair;
+	// best: a unique best candidate; assignment: an assigned partner).
+	Chosen int
+	// Links, Clerical: pairs at or above the upper threshold, and strictly between the
+	// thresholds (threshold mode: all compared pairs; other modes: the chosen pairs).
+	// FalseLinks are the Links that are not true pairs.
+	Links, Clerical, FalseLinks int
+	// Status says whether the mode ran and, for the assignment, how optimality is known.
+	Status string
+}
+
+// PRLRecord is what PRL keeps for one query record.
+type PRLRecord struct {
+	// Best is the candidate of highest weight (lowest number among ties), Ties the number
+	// of candidates at that weight (−1 and 0 when the record has no candidate).
+	Best       int
+	BestWeight float64
+	Ties       int
+	// True is the true partner (−1: none); TrueWeight its weight (NaN when it is not
+	// compared, e.g. in another block) and TrueRank the number of candidates of strictly
+	// higher weight.
+	True       int
+	TrueWeight float64
+	TrueRank   int
+	// Links and Clerical count the record's pairs at or above the upper threshold and in
+	// the clerical zone; TrueLinked says whether the true pair is a link.
+	Links, Clerical int
+	TrueLinked      bool
+	// Assigned is the partner in the one-to-one assignment (−1: none).
+	Assigned int
+}
+
+// Thresholds are the Fellegi–Sunter decision thresholds on the weight: a pair is a link
+// when its weight is ≥ Upper, a non-link when ≤ Lower, clerical in between. ±Inf when the
+// link or non-link set is empty. MuAchieved and LambdaAchieved are the error rates of the
+// chosen sets under the pattern distribution.
+type Thresholds struct {
+	Upper, Lower               float64
+	Mu, Lambda                 float64
+	MuAchieved, LambdaAchieved float64
+}
+
+// PRLResult is the outcome of a probabilistic record linkage.
+type PRLResult struct {
+	Direction Direction
+	// Cuts are the resolved thresholds of each attribute (|Δz| for bands, ranks for the
+	// rank rule, none for equality).
+	Cuts     [][]float64
+	Patterns *PatternCounts
+	Model    EMResult
+	// Weight[p] = Σ_k log2(m_k/u_k) of pattern p (missing levels add 0).
+	Weight     []float64
+	Thresholds Thresholds
+	Records    []PRLRecord
+	// Measures is the Reid family of the best-weight mode (anonymity sets: the candidates
+	// tied at the best weight; Reid@k by the true partner's rank by weight).
+	Measures Measures
+	Modes    []ModeResult
+	// TopK is the number of candidates per record the assignment finally used.
+	TopK int
+}
+
+// PRL runs probabilistic record linkage (Fellegi & Sunter 1969): compare every pair (or
+// every blocked pair), count the agreement patterns, estimate m, u and p by EM on the
+// counts (or from the truth), weigh patterns by log2(m/u), set the thresholds from the
+// error rates and link each record by threshold, by best weight and by a one-to-one
+// assignment. No per-pair data are stored.
+func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
+	c, err := newComparator(&p, s.Threads)
+	if err != nil {
+		return nil, err
+	}
+	c.progress = s.Progress
+	pc := c.count()
+	res := &PRLResult{Direction: p.Direction, Patterns: pc}
+	for k := range c.attrs {
+		res.Cuts = append(res.Cuts, slices.Clone(c.attrs[k].cuts))
+	}
+	tab := pc.Table()
+	trueCounts := make([]float64, len(pc.True))
+	for x, n := range pc.True {
+		trueCounts[x] = float64(n)
+	}
+	if s.Supervised {
+		res.Model, err = Supervised(tab, trueCounts)
+	} else {
+		prop := s.P
+		if prop == 0 {
+			if pc.TruePairs == 0 {
+				return nil, errors.New("linkage: no true pair is compared: give the match proportion")
+			}
+			prop = float64(pc.TruePairs) / float64(pc.Pairs)
+		}
+		res.Model, err = EM(tab, EMSettings{P: prop, EstimateP: s.EstimateP, MaxIterations: s.MaxIterations, Tolerance: s.Tolerance})
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Weight = PatternWeights(tab, res.Model)
+	mMass, uMass := classMasses(tab, res.Model, trueCounts)
+	mu, lambda := s.Mu, s.Lambda
+	if mu == 0 {
+		mu = 1e-5
+	}
+	if lambda == 0 {
+		lambda = 0.05
+	}
+	res.Thresholds, err = FSThresholds(res.Weight, mMass, uMass, mu, lambda)
+	if err != nil {
+		return nil, err
+	}
+	k := s.TopK
+	if k <= 0 {
+		k = 16
+	}
+	maxK := s.MaxTopK
+	if maxK <= 0 {
+		maxK = 1024
+	}
+	lookup := newWeightLookup(c, pc, res.Weight)
+	var tops [][]Neighbor
+	res.Records, tops = c.decide(lookup, res.Thresholds, k)
+	res.Measures = Measure(queryResults(res.Records))
+	thr := modeThreshold(res.Records)
+	best := modeBest(res.Records, res.Thresholds)
+	modes := []ModeResult{thr, best}
+	if !s.NoAssignment {
+		var as ModeResult
+		for {
+			var retry bool
+			as, retry = c.assign(res.Records, tops, k, res.Thresholds)
+			res.TopK = k
+			if !retry || k >= maxK || k >= c.nr {
+				break
+			}
+			k = min(2*k, maxK)
+			_, tops = c.decide(lookup, res.Thresholds, k)
+		}
+		modes = append(modes, as)
+	}
+	res.Modes = modes
+	return res, nil
+}
+
+// CountPatterns compares every pair (or every blocked pair) of p and counts the agreement
+// patterns, with the true pairs' counts kept separately; it also returns the resolved
+// thresholds of each attribute. PRL starts with it; it is exported for benchmarks and for
+// callers that fit their own model.
+func CountPatterns(p PRLProblem, threads int) (*PatternCounts, [][]float64, error) {
+	c, err := newComparator(&p, threads)
+	if err != nil {
+		return nil, nil, err
+	}
+	var cuts [][]float64
+	for k := range c.attrs {
+		cuts = append(cuts, slices.Clone(c.attrs[k].cuts))
+	}
+	return c.count(), cuts, nil
+}
+
+// PatternWeights returns Σ_k log2(m_k(γ_k) / u_k(γ_k)) for every pattern γ of t (a
+// missing level adds 0).
+func PatternWeights(t PatternTable, r EMResult) []float64 {
+	K := len(t.Levels)
+	w := make([]float64, len(t.Count))
+	for x := range w {
+		for k, l := range t.Pattern[x*K : x*K+K] {
+			if l >= 0 {
+				w[x] += math.Log2(r.M[k][l] / r.U[k][l])
+			}
+		}
+	}
+	return w
+}
+
+// classMasses is the pattern distribution in each class: for supervised estimates the
+// empirical shares of true and false pairs; otherwise the posterior-weighted shares
+// n_γ g(γ) / Σ n g and n_γ (1 − g(γ)) / Σ n (1 − g), which equal the model's m(γ) and
+// u(γ) when the model fits, and also account for missing levels.
+func classMasses(t PatternTable, r EMResult, trueCounts []float64) (m, u []float64) {
+	m, u = make([]float64, len(t.Count)), make([]float64, len(t.Count))
+	for x, n := range t.Count {
+		if r.Supervised {
+			m[x], u[x] = trueCounts[x], n-trueCounts[x]
+		} else {
+			g := t.Posterior(x, r.M, r.U, r.P)
+			m[x], u[x] = n*g, n*(1-g)
+		}
+	}
+	normalise(m)
+	normalise(u)
+	return m, u
+}
+
+// FSThresholds sets the Fellegi–Sunter thresholds (Fellegi & Sunter 1969, Theorem 1):
+// patterns are sorted by weight (the log of m/u); the link set takes patterns from the
+// highest weight down while their u-mass stays ≤ mu = P(link | U), the non-link set from
+// the lowest weight up while their m-mass stays ≤ lambda = P(non-link | M). Patterns of
+// equal weight are taken together or not at all (no randomisation). Links take priority
+// when the sets would overlap.
+func FSThresholds(w, mMass, uMass []float64, mu, lambda float64) (Thresholds, error) {
+	if !(mu >= 0 && mu < 1) || !(lambda >= 0 && lambda < 1) {
+		return Thresholds{}, fmt.Errorf("linkage: error rates μ = %v and λ = %v must be in [0, 1)", mu, lambda)
+	}
+	t := Thresholds{Upper: math.Inf(1), Lower: math.Inf(-1), Mu: mu, Lambda: lambda}
+	idx := make([]int, len(w))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return w[idx[a]] > w[idx[b]] })
+	cum := 0.0
+	for s := 0; s < len(idx); {
+		e := s
+		g := 0.0
+		for e < len(idx) && w[idx[e]] == w[idx[s]] {
+			g += uMass[idx[e]]
+			e++
+		}
+		if cum+g > mu {
+			break
+		}
+		cum += g
+		t.Upper = w[idx[s]]
+		s = e
+	}
+	t.MuAchieved = cum
+	cum = 0
+	for s := len(idx) - 1; s >= 0; {
+		e := s
+		g := 0.0
+		for e >= 0 && w[idx[e]] == w[idx[s]] {
+			g += mMass[idx[e]]
+			e--
+		}
+		if cum+g > lambda || w[idx[s]] >= t.Upper {
+			break
+		}
+		cum += g
+		t.Lower = w[idx[s]]
+		s = e
+	}
+	t.LambdaAchieved = cum
+	return t, nil
+}
+
+// weightLookup maps a pattern code to its weight.
+type weightLookup struct {
+	dense []float64
+	index *codeTable
+	w     []float64
+}
+
+func newWeightLookup(c *comparator, pc *PatternCounts, w []float64) *weightLookup {
+	l := &weightLookup{w: w}
+	if c.space <= denseLimit {
+		l.dense = make([]float64, c.space)
+		for x, code := range pc.Codes {
+			l.dense[code] = w[x]
+		}
+		return l
+	}
+	l.index = newCodeTable()
+	for x, code := range pc.Codes {
+		l.index.add(code, uint64(x))
+	}
+	return l
+}
+
+func (l *weightLookup) weight(code uint64) float64 {
+	if l.dense != nil {
+		return l.dense[code]
+	}
+	x, _ := l.index.get(code)
+	return l.w[x]
+}
+
+// topHeap keeps the k candidates of highest (weight, then lowest index): a min-heap whose
+// root is the worst kept.
+type topHeap []Neighbor
+
+func worse(a, b Neighbor) bool {
+	return a.Distance < b.Distance || (a.Distance == b.Distance && a.Index > b.Index)
+}
+
+func (h *topHeap) offer(n Neighbor, k int) {
+	a := *h
+	if len(a) < k {
+		a = append(a, n)
+		for i := len(a) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !worse(a[i], a[p]) {
+				break
+			}
+			a[i], a[p] = a[p], a[i]
+			i = p
+		}
+		*h = a
+		return
+	}
+	if !worse(a[0], n) {
+		return
+	}
+	a[0] = n
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(a) && worse(a[l], a[m]) {
+			m = l
+		}
+		if r < len(a) && worse(a[r], a[m]) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+}
+
+// Neighbor is a candidate with its weight (in Distance).
+type Neighbor = distances.Neighbor
+
+// decide scans every compared pair again with the weights: each record's best candidate,
+// ties, links and clerical pairs, the rank of its true partner and its top k candidates
+// (by weight, then index), all without storing pairs.
+func (c *comparator) decide(lk *weightLookup, th Thresholds, k int) ([]PRLRecord, [][]Neighbor) {
+	recs := make([]PRLRecord, c.nq)
+	tops := make([][]Neighbor, c.nq)
+	forEachQuery(c, func() *topHeap { return &topHeap{} }, func(h *topHeap, i int, code []uint64) {
+		r := PRLRecord{Best: -1, BestWeight: math.Inf(-1), True: c.truth[i], TrueWeight: math.NaN(), Assigned: -1}
+		tw := math.NaN()
+		if r.True >= 0 && c.sameBlock(i, r.True) {
+			tw = lk.weight(c.pairCode(i, r.True))
+			r.TrueWeight = tw
+			r.TrueLinked = tw >= th.Upper
+		}
+		*h = (*h)[:0]
+		compared := 0
+		for _, ti := range c.tilesOf(i) {
+			t := &c.tiles[ti]
+			cd := code[:len(t.refs)]
+			c.code(i, t, cd)
+			compared += len(cd)
+			for l, x := range cd {
+				w := lk.weight(x)
+				j := int(t.refs[l])
+				switch {
+				case w > r.BestWeight:
+					r.BestWeight, r.Best, r.Ties = w, j, 1
+				case w == r.BestWeight:
+					r.Ties++
+					r.Best = min(r.Best, j)
+				}
+				if w >= th.Upper {
+					r.Links++
+				} else if w > th.Lower {
+					r.Clerical++
+				}
+				if w > tw {
+					r.TrueRank++
+				}
+				h.offer(Neighbor{Index: j, Distance: w}, k)
+			}
+		}
+		if r.True >= 0 && math.IsNaN(tw) {
+			r.TrueRank = compared
+		}
+		top := slices.Clone(*h)
+		slices.SortFunc(top, func(a, b Neighbor) int {
+			if worse(b, a) {
+				return -1
+			}
+			if worse(a, b) {
+				return 1
+			}
+			return 0
+		})
+		recs[i], tops[i] = r, top
+	})
+	return recs, tops
+}
+
+// queryResults expresses the best-weight links as nearest-record results (distance =
+// −weight) so that Measure computes the Reid family.
+func queryResults(recs []PRLRecord) []distances.QueryResult {
+	out := make([]distances.QueryResult, len(recs))
+	for i, r := range recs {
+		out[i] = distances.QueryResult{Nearest: r.Best, NearestDistance: -r.BestWeight, Ties: r.Ties,
+			True: r.True, TrueDistance: -r.TrueWeight, TrueRank: r.TrueRank}
+		if r.True < 0 {
+			out[i].TrueDistance, out[i].TrueRank = 0, 0
+		}
+	}
+	return out
+}
+
+func withTrue(recs []PRLRecord) int {
+	n := 0
+	for _, r := range recs {
+		if r.True >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func modeThreshold(recs []PRLRecord) ModeResult {
+	m := ModeResult{Mode: ModeThreshold, Status: "ok"}
+	for _, r := range recs {
+		m.Links += r.Links
+		m.Clerical += r.Clerical
+		m.FalseLinks += r.Links
+		if r.TrueLinked {
+			m.FalseLinks--
+		}
+		if r.Links == 1 {
+			m.Chosen++
+			if r.TrueLinked {
+				m.Correct++
+			}
+		}
+	}
+	m.Reid = share(m.Correct, withTrue(recs))
+	return m
+}
+
+func share(a, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return float64(a) / float64(n)
+}
+
+// classify counts a chosen pair of weight w in m.
+func (m *ModeResult) classify(w float64, correct bool, th Thresholds) {
+	m.Chosen++
+	if correct {
+		m.Correct++
+	}
+	if w >= th.Upper {
+		m.Links++
+		if !correct {
+			m.FalseLinks++
+		}
+	} else if w > th.Lower {
+		m.Clerical++
+	}
+}
+
+func modeBest(recs []PRLRecord, th Thresholds) ModeResult {
+	m := ModeResult{Mode: ModeBest, Status: "ok"}
+	for _, r := range recs {
+		if r.Ties == 1 {
+			m.classify(r.BestWeight, r.True >= 0 && r.Best == r.True, th)
+		}
+	}
+	m.Reid = share(m.Correct, withTrue(recs))
+	return m
+}
+
+// assignScale: weights are rounded to multiples of 2^−16 bits for the exact integer
+// assignment; weights closer than that count as equal.
+const assignScale = 1 << 16
+
+// assign links records one to one by maximum total weight over the candidate lists
+// (every record of the query file gets a distinct partner; needs no more queries than
+// references in each block). Ties between optimal assignments are broken against the
+// intruder, like a tie at the best weight: the integer weight of a pair is
+// round(w·2^16)·(n+1) − [true pair], so among the assignments of maximum rounded weight
+// the one with the fewest correct links is chosen (n < n + 1 keeps the penalty from
+// outweighing any real difference). retry asks for more candidates: the candidate graph
+// has no complete assignment, or the dual does not certify optimality over all pairs.
+func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thresholds) (ModeResult, bool) {
+	m := ModeResult{Mode: ModeAssignment}
+	n := int64(c.nq + 1)
+	arcs := make([][]arc, c.nq)
+	bound := make([]int64, c.nq)
+	full := make([]bool, c.nq)
+	for i, top := range tops {
+		for _, nb := range top {
+			w := int64(math.Round(nb.Distance*assignScale)) * n
+			if nb.Index == recs[i].True {
+				w--
+			}
+			arcs[i] = append(arcs[i], arc{int32(nb.Index), w})
+		}
+		blockSize := 0
+		for _, ti := range c.tilesOf(i) {
+			blockSize += len(c.tiles[ti].refs)
+		}
+		if len(top) == k && blockSize > k {
+			full[i] = true
+			bound[i] = int64(math.Round(top[len(top)-1].Distance*assignScale)) * n
+		}
+	}
+	match, u, _, ok := assignMax(c.nq, c.nr, arcs)
+	if !ok {
+		m.Status = fmt.Sprintf("no one-to-one assignment of every record among the top %d candidates", k)
+		if c.nq > c.nr {
+			m.Status = "skipped: more query records than references (link the other direction)"
+			return m, false
+		}
+		return m, true
+	}
+	certified := true
+	for i := range u {
+		if full[i] && u[i] < bound[i] {
+			certified = false
+			break
+		}
+	}
+	for i, j := range match {
+		recs[i].Assigned = j
+		w := 0.0
+		for _, nb := range tops[i] {
+			if nb.Index == j {
+				w = nb.Distance
+				break
+			}
+		}
+		m.classify(w, recs[i].True >= 0 && j == recs[i].True, th)
+	}
+	m.Reid = share(m.Correct, withTrue(recs))
+	if certified {
+		m.Status = fmt.Sprintf("optimal over all compared pairs (top %d candidates per record, certified by the LP dual)", k)
+	} else {
+		m.Status = fmt.Sprintf("optimal over the top %d candidates per record; not certified over all pairs", k)
+	}
+	return m, !certified
+}

@@ -1,0 +1,163 @@
+package linkage
+
+import "math"
+
+// arc is a candidate pair of the assignment: reference j with integer weight w.
+type arc struct {
+	j int32
+	w int64
+}
+
+// assignMax finds a maximum-weight matching that assigns every row to a distinct column,
+// using only the given arcs (rows ≤ columns). It is the successive-shortest-path
+// (Hungarian) method with Dijkstra on reduced costs (Kuhn 1955; Jonker & Volgenant 1987
+// in its sparse form): rows are added one at a time, each by a shortest augmenting path.
+//
+// It also returns an optimal dual: u_i + v_j ≥ w_ij on every arc, v_j ≥ 0, with equality on
+// the matched arcs and v_j = 0 on unmatched columns (a column's v only grows once it is
+// matched, and a matched column stays matched). By LP duality the matching is optimal for
+// the arcs given, and for a larger arc set as soon as the new arcs satisfy u_i + v_j ≥ w_ij
+// (PRL checks u_i ≥ the largest weight left out of row i's candidates). ok is false when
+// no matching assigns every row.
+func assignMax(rows, cols int, arcs [][]arc) (match []int, u, v []int64, ok bool) {
+	const inf = math.MaxInt64
+	match = make([]int, rows)
+	rowOf := make([]int, cols)
+	for j := range rowOf {
+		rowOf[j] = -1
+	}
+	u, v = make([]int64, rows), make([]int64, cols)
+	for i := range rows {
+		match[i] = -1
+		if len(arcs[i]) == 0 {
+			return nil, nil, nil, false
+		}
+		best := int64(math.MinInt64)
+		for _, a := range arcs[i] {
+			best = max(best, a.w)
+		}
+		u[i] = best
+	}
+	dist := make([]int64, cols)
+	rowDist := make([]int64, rows)
+	prev := make([]int, cols)
+	done := make([]bool, cols)
+	for j := range dist {
+		dist[j] = inf
+	}
+	var touched, finalized []int
+	var reached []int
+	var h distHeap
+	for s := range rows {
+		touched, finalized, reached = touched[:0], finalized[:0], reached[:0]
+		h = h[:0]
+		relax := func(i int, d int64) {
+			for _, a := range arcs[i] {
+				j := int(a.j)
+				if done[j] {
+					continue
+				}
+				nd := d + u[i] + v[j] - a.w
+				if nd < dist[j] {
+					if dist[j] == inf {
+						touched = append(touched, j)
+					}
+					dist[j], prev[j] = nd, i
+					h.push(heapItem{nd, j})
+				}
+			}
+		}
+		rowDist[s] = 0
+		reached = append(reached, s)
+		relax(s, 0)
+		sink := -1
+		var D int64
+		for len(h) > 0 {
+			it := h.pop()
+			j := it.j
+			if done[j] || it.d != dist[j] {
+				continue
+			}
+			done[j] = true
+			finalized = append(finalized, j)
+			if rowOf[j] < 0 {
+				sink, D = j, it.d
+				break
+			}
+			i := rowOf[j]
+			rowDist[i] = it.d
+			reached = append(reached, i)
+			relax(i, it.d)
+		}
+		if sink < 0 {
+			return nil, nil, nil, false
+		}
+		for _, j := range finalized {
+			v[j] += D - dist[j]
+		}
+		for _, i := range reached {
+			u[i] -= D - rowDist[i]
+		}
+		// Augment along the path back to s.
+		for j := sink; ; {
+			i := prev[j]
+			next := match[i]
+			match[i], rowOf[j] = j, i
+			if i == s {
+				break
+			}
+			j = next
+		}
+		for _, j := range touched {
+			dist[j], done[j] = inf, false
+		}
+	}
+	return match, u, v, true
+}
+
+type heapItem struct {
+	d int64
+	j int
+}
+
+// distHeap is a binary min-heap by (distance, column): deterministic order.
+type distHeap []heapItem
+
+func (h heapItem) less(o heapItem) bool { return h.d < o.d || (h.d == o.d && h.j < o.j) }
+
+func (h *distHeap) push(x heapItem) {
+	*h = append(*h, x)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !a[i].less(a[p]) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *distHeap) pop() heapItem {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && a[l].less(a[m]) {
+			m = l
+		}
+		if r < n && a[r].less(a[m]) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return top
+}

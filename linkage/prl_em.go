@@ -1,0 +1,347 @@
+package linkage
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// PatternTable is the input of EM: agreement patterns and how many pairs show each.
+type PatternTable struct {
+	// Levels[k] is the number of non-missing levels of attribute k (level 0 is the
+	// closest agreement).
+	Levels []int
+	// Pattern[p*K+k] is the level of attribute k in pattern p, −1 when missing.
+	Pattern []int8
+	// Count[p] is the number of pairs (a weight; need not be integral).
+	Count []float64
+}
+
+// EMSettings tunes EM.
+type EMSettings struct {
+	// P is the match proportion: fixed unless EstimateP, then the starting value.
+	P         float64
+	EstimateP bool
+	// MaxIterations bounds the iterations (0: 1000). Tolerance is the convergence test on
+	// the relative change of the log-likelihood, |ℓ_t − ℓ_{t−1}| ≤ Tolerance·|ℓ_{t−1}|
+	// (0: 1e-12; negative: run exactly MaxIterations).
+	MaxIterations int
+	Tolerance     float64
+	// Start, when set, is the starting m and u (else m favours agreement geometrically and
+	// u is the marginal distribution of the levels).
+	StartM, StartU [][]float64
+}
+
+// ProbFloor keeps the probabilities away from 0 and 1: after each M-step a probability
+// below ProbFloor is raised to it and the attribute's levels are renormalised (only when
+// some level was raised, so an interior maximum is untouched); the match proportion is
+// clamped to [ProbFloor, 1 − ProbFloor]. Weights are then bounded by |log2(m/u)| ≲ 20 bits
+// per attribute.
+const ProbFloor = 1e-6
+
+// EMResult is the fitted Fellegi–Sunter model.
+type EMResult struct {
+	// M[k][l] = P(level l of attribute k | match), U[k][l] the same for non-matches.
+	M, U [][]float64
+	// P is the match proportion.
+	P float64
+	// Iterations is the number of M-steps; LogLikelihood the observed-data log-likelihood
+	// Σ_γ n_γ log(p·m(γ) + (1−p)·u(γ)) at the returned parameters.
+	Iterations    int
+	LogLikelihood float64
+	Converged     bool
+	// LabelSwitched is set when the classes came out reversed (the "match" class did not
+	// favour agreement) and were swapped; Supervised when m and u come from the truth.
+	LabelSwitched bool
+	Supervised    bool
+	// Warning says when the guard could not orient the classes.
+	Warning string
+}
+
+// EM fits the two-class latent model of Fellegi & Sunter (1969) with conditional
+// independence of the attributes given the class, by the EM algorithm on the pattern
+// counts (Winkler 1988; Jaro 1989): the E-step gives each pattern γ the posterior
+//
+//	g(γ) = p·m(γ) / (p·m(γ) + (1−p)·u(γ)),  m(γ) = Π_k m_k(γ_k), u(γ) = Π_k u_k(γ_k),
+//
+// the M-step sets m_k(l) = Σ_γ n_γ g(γ) [γ_k = l] / Σ_γ n_γ g(γ) [γ_k not missing], u_k
+// likewise with 1 − g, and p = Σ n_γ g(γ) / Σ n_γ when estimated. A missing level
+// contributes the factor 1 to both classes (weight 0). The cost of an iteration is
+// O(patterns · attributes), whatever the number of pairs.
+//
+// Label switching guard: the match class must favour agreement, Σ_k log(m_k(0)/u_k(0)) > 0.
+// When the fit ends the other way round the classes are swapped (p ↔ 1 − p) and, when p is
+// fixed, EM is run again from the swapped point with the fixed p.
+func EM(t PatternTable, s EMSettings) (EMResult, error) {
+	if err := t.check(); err != nil {
+		return EMResult{}, err
+	}
+	if !(s.P > 0 && s.P < 1) {
+		return EMResult{}, fmt.Errorf("linkage: match proportion %v is not in (0, 1)", s.P)
+	}
+	m, u := s.StartM, s.StartU
+	if m == nil || u == nil {
+		m, u = t.start()
+	}
+	m, u = cloneProbs(m), cloneProbs(u)
+	r := t.run(m, u, s.P, s)
+	if orientation(r.M, r.U) < 0 {
+		r.M, r.U, r.P = r.U, r.M, 1-r.P
+		r.LabelSwitched = true
+		if !s.EstimateP {
+			it := r.Iterations
+			r = t.run(r.M, r.U, s.P, s)
+			r.Iterations += it
+			r.LabelSwitched = true
+		}
+		if orientation(r.M, r.U) < 0 {
+			r.Warning = "the match class does not favour agreement even after swapping the classes: the attributes may not separate matches from non-matches"
+		}
+	}
+	return r, nil
+}
+
+func orientation(m, u [][]float64) float64 {
+	s := 0.0
+	for k := range m {
+		s += math.Log(m[k][0]) - math.Log(u[k][0])
+	}
+	return s
+}
+
+func cloneProbs(x [][]float64) [][]float64 {
+	out := make([][]float64, len(x))
+	for k := range x {
+		out[k] = append([]float64(nil), x[k]...)
+	}
+	return out
+}
+
+func (t *PatternTable) check() error {
+	K := len(t.Levels)
+	if K == 0 || len(t.Pattern) != K*len(t.Count) {
+		return fmt.Errorf("%w: %d attributes, %d pattern levels for %d patterns", ErrShapePRL, K, len(t.Pattern), len(t.Count))
+	}
+	for p, n := range t.Count {
+		if n < 0 || math.IsNaN(n) || math.IsInf(n, 0) {
+			return fmt.Errorf("linkage: pattern %d has count %v", p, n)
+		}
+		for k := range K {
+			if l := t.Pattern[p*K+k]; l < -1 || int(l) >= t.Levels[k] {
+				return fmt.Errorf("linkage: pattern %d, attribute %d: level %d of %d", p, k, l, t.Levels[k])
+			}
+		}
+	}
+	return nil
+}
+
+// start: m_k(l) ∝ 2^(−3l) (agreement favoured), u_k the marginal frequency of the levels
+// over all pairs (nearly the non-match distribution when matches are rare).
+func (t *PatternTable) start() (m, u [][]float64) {
+	K := len(t.Levels)
+	m, u = make([][]float64, K), make([][]float64, K)
+	for k, L := range t.Levels {
+		m[k], u[k] = make([]float64, L), make([]float64, L)
+		for l := range L {
+			m[k][l] = math.Exp2(-3 * float64(l))
+		}
+	}
+	for p, n := range t.Count {
+		for k := range K {
+			if l := t.Pattern[p*K+k]; l >= 0 {
+				u[k][l] += n
+			}
+		}
+	}
+	for k := range K {
+		normalise(m[k])
+		normalise(u[k])
+		floor(u[k])
+	}
+	return m, u
+}
+
+func normalise(x []float64) {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	if s == 0 {
+		for i := range x {
+			x[i] = 1 / float64(len(x))
+		}
+		return
+	}
+	for i := range x {
+		x[i] /= s
+	}
+}
+
+// floor applies ProbFloor (see there).
+func floor(x []float64) {
+	raised := false
+	for i, v := range x {
+		if v < ProbFloor || math.IsNaN(v) {
+			x[i] = ProbFloor
+			raised = true
+		}
+	}
+	if raised {
+		normalise(x)
+	}
+}
+
+func clampP(p float64) float64 { return min(max(p, ProbFloor), 1-ProbFloor) }
+
+// run iterates EM from (m, u, p).
+func (t *PatternTable) run(m, u [][]float64, p float64, s EMSettings) EMResult {
+	K := len(t.Levels)
+	maxIt := s.MaxIterations
+	if maxIt <= 0 {
+		maxIt = 1000
+	}
+	tol := s.Tolerance
+	if tol == 0 {
+		tol = 1e-12
+	}
+	lm, lu := make([][]float64, K), make([][]float64, K)
+	sm, su := make([][]float64, K), make([][]float64, K)
+	for k, L := range t.Levels {
+		lm[k], lu[k], sm[k], su[k] = make([]float64, L), make([]float64, L), make([]float64, L), make([]float64, L)
+	}
+	res := EMResult{}
+	prev := math.Inf(-1)
+	for it := 0; it < maxIt; it++ {
+		ll, nm, total := t.estep(m, u, p, lm, lu, sm, su)
+		if it > 0 && tol > 0 && math.Abs(ll-prev) <= tol*math.Abs(prev) {
+			res.Converged = true
+			break
+		}
+		prev = ll
+		// M-step.
+		for k := range K {
+			copy(m[k], sm[k])
+			copy(u[k], su[k])
+			normalise(m[k])
+			normalise(u[k])
+			floor(m[k])
+			floor(u[k])
+		}
+		if s.EstimateP {
+			p = clampP(nm / total)
+		}
+		res.Iterations++
+	}
+	res.M, res.U, res.P = m, u, p
+	res.LogLikelihood, _, _ = t.estep(m, u, p, lm, lu, sm, su)
+	return res
+}
+
+// estep computes the log-likelihood at (m, u, p) and accumulates the expected counts
+// Σ n g [γ_k = l] into sm and Σ n (1−g) [γ_k = l] into su; it also returns Σ n g and Σ n.
+func (t *PatternTable) estep(m, u [][]float64, p float64, lm, lu, sm, su [][]float64) (ll, nm, total float64) {
+	K := len(t.Levels)
+	for k := range K {
+		for l := range m[k] {
+			lm[k][l], lu[k][l] = math.Log(m[k][l]), math.Log(u[k][l])
+			sm[k][l], su[k][l] = 0, 0
+		}
+	}
+	lp, lq := math.Log(p), math.Log1p(-p)
+	for x, n := range t.Count {
+		pat := t.Pattern[x*K : x*K+K]
+		a, b := lp, lq
+		for k, l := range pat {
+			if l >= 0 {
+				a += lm[k][l]
+				b += lu[k][l]
+			}
+		}
+		g, lse := posterior(a, b)
+		ll += n * lse
+		ng, nu := n*g, n*(1-g)
+		nm += ng
+		total += n
+		for k, l := range pat {
+			if l >= 0 {
+				sm[k][l] += ng
+				su[k][l] += nu
+			}
+		}
+	}
+	return ll, nm, total
+}
+
+// posterior returns e^a/(e^a+e^b) and log(e^a+e^b) without overflow.
+func posterior(a, b float64) (g, lse float64) {
+	if a >= b {
+		e := math.Exp(b - a)
+		return 1 / (1 + e), a + math.Log1p(e)
+	}
+	e := math.Exp(a - b)
+	return e / (1 + e), b + math.Log1p(e)
+}
+
+// Posterior is g(γ) of pattern x.
+func (t *PatternTable) Posterior(x int, m, u [][]float64, p float64) float64 {
+	K := len(t.Levels)
+	a, b := math.Log(p), math.Log1p(-p)
+	for k, l := range t.Pattern[x*K : x*K+K] {
+		if l >= 0 {
+			a += math.Log(m[k][l])
+			b += math.Log(u[k][l])
+		}
+	}
+	g, _ := posterior(a, b)
+	return g
+}
+
+// Supervised estimates m and u from the pairs known to be true (trueCount[p] of the
+// Count[p] pairs of pattern p) and the others: m_k(l) is the share of true pairs at level
+// l, u_k(l) that of false pairs, p the share of true pairs (ProbFloor applies). This is
+// the worst-case probabilistic linkage: the intruder knows the model exactly.
+func Supervised(t PatternTable, trueCount []float64) (EMResult, error) {
+	if err := t.check(); err != nil {
+		return EMResult{}, err
+	}
+	if len(trueCount) != len(t.Count) {
+		return EMResult{}, fmt.Errorf("%w: %d true counts for %d patterns", ErrShapePRL, len(trueCount), len(t.Count))
+	}
+	K := len(t.Levels)
+	m, u := make([][]float64, K), make([][]float64, K)
+	for k, L := range t.Levels {
+		m[k], u[k] = make([]float64, L), make([]float64, L)
+	}
+	var nt, n float64
+	for x, c := range t.Count {
+		tc := trueCount[x]
+		if tc > c || tc < 0 {
+			return EMResult{}, fmt.Errorf("linkage: pattern %d: %v true pairs of %v", x, tc, c)
+		}
+		nt += tc
+		n += c
+		for k, l := range t.Pattern[x*K : x*K+K] {
+			if l >= 0 {
+				m[k][l] += tc
+				u[k][l] += c - tc
+			}
+		}
+	}
+	if nt == 0 || nt == n {
+		return EMResult{}, errors.New("linkage: supervised estimates need both true and false pairs")
+	}
+	for k := range K {
+		normalise(m[k])
+		normalise(u[k])
+		floor(m[k])
+		floor(u[k])
+	}
+	r := EMResult{M: m, U: u, P: clampP(nt / n), Supervised: true, Converged: true}
+	lm, lu := make([][]float64, K), make([][]float64, K)
+	sm, su := make([][]float64, K), make([][]float64, K)
+	for k, L := range t.Levels {
+		lm[k], lu[k], sm[k], su[k] = make([]float64, L), make([]float64, L), make([]float64, L), make([]float64, L)
+	}
+	r.LogLikelihood, _, _ = t.estep(m, u, r.P, lm, lu, sm, su)
+	return r, nil
+}

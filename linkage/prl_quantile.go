@@ -1,0 +1,113 @@
+package linkage
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// quantileCuts returns, for each q in qs, the exact q-quantile of |Δz| of attribute k over
+// every compared pair where neither value is missing: the ⌈q·P⌉-th smallest of the P
+// values (the inverse of the empirical distribution function, type 1 of Hyndman & Fan).
+//
+// No pair is enumerated. For sorted query values x and reference values y (per block),
+// the number of pairs with fl(|x − y|) ≤ t is found with two pointers in O(N + M): for a
+// fixed x the set of y with fl(|x − y|) ≤ t is an interval (rounding is monotone) whose
+// ends move right as x grows. The smallest t with count ≥ ⌈q·P⌉ is then found by
+// bisection on the bit patterns of non-negative float64 values (ordered like the values),
+// at most 64 counts; it is a value |x − y| actually attained, so the result is exact.
+func (c *comparator) quantileCuts(k int, qs []float64) ([]float64, error) {
+	a := &c.attrs[k]
+	// Per block: sorted non-missing query values and sorted reference values.
+	type block struct{ x, y []float64 }
+	byKey := map[int]*block{}
+	var keys []int
+	for i := 0; i < c.nq; i++ {
+		if missing(a.qmiss, i) {
+			continue
+		}
+		key := 0
+		if c.qblock != nil {
+			key = c.qblock[i]
+		}
+		b := byKey[key]
+		if b == nil {
+			b = &block{}
+			byKey[key] = b
+			keys = append(keys, key)
+			for _, ti := range c.byBlock[key] {
+				b.y = append(b.y, c.tiles[ti].attr[k].val...)
+			}
+			slices.Sort(b.y)
+		}
+		b.x = append(b.x, a.q[i])
+	}
+	slices.Sort(keys)
+	var blocks []*block
+	var pairs uint64
+	maxD := 0.0
+	for _, key := range keys {
+		b := byKey[key]
+		if len(b.y) == 0 {
+			continue
+		}
+		slices.Sort(b.x)
+		blocks = append(blocks, b)
+		pairs += uint64(len(b.x)) * uint64(len(b.y))
+		maxD = max(maxD, math.Abs(b.x[len(b.x)-1]-b.y[0]), math.Abs(b.y[len(b.y)-1]-b.x[0]))
+	}
+	if pairs == 0 {
+		return nil, errors.New("no pair with both values present: no quantile")
+	}
+	count := func(t float64) uint64 {
+		var n uint64
+		for _, b := range blocks {
+			n += countWithin(b.x, b.y, t)
+		}
+		return n
+	}
+	cuts := make([]float64, len(qs))
+	for x, q := range qs {
+		if !(q > 0 && q < 1) {
+			return nil, fmt.Errorf("quantile %v is not in (0, 1)", q)
+		}
+		want := uint64(math.Ceil(q * float64(pairs)))
+		want = max(1, min(want, pairs))
+		lo, hi := uint64(0), math.Float64bits(maxD) // count(hi) = pairs ≥ want
+		for lo < hi {
+			mid := lo + (hi-lo)/2
+			if count(math.Float64frombits(mid)) >= want {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		cuts[x] = math.Float64frombits(lo)
+	}
+	for x := 1; x < len(cuts); x++ {
+		if cuts[x] <= cuts[x-1] {
+			return nil, fmt.Errorf("quantiles %v give thresholds %v that are not increasing (too many equal |Δz|): give fewer or explicit thresholds", qs, cuts)
+		}
+	}
+	return cuts, nil
+}
+
+// countWithin counts the pairs (x_i, y_j) of two ascending slices with fl(|x_i − y_j|) ≤ t.
+func countWithin(x, y []float64, t float64) uint64 {
+	var n uint64
+	lo, hi := 0, 0 // y[lo:hi] are the y within t of the current x
+	for _, v := range x {
+		for lo < len(y) && y[lo] < v && v-y[lo] > t {
+			lo++
+		}
+		if hi < lo {
+			hi = lo
+		}
+		for hi < len(y) && (y[hi] <= v || y[hi]-v <= t) {
+			hi++
+		}
+		n += uint64(hi - lo)
+	}
+	return n
+}
