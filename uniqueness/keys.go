@@ -1,0 +1,235 @@
+package uniqueness
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/reid-sdc/reid/datasets"
+)
+
+// Sentinel errors a caller may branch on with errors.Is.
+var (
+	ErrNoKeys        = errors.New("no key attributes")
+	ErrNumericKey    = errors.New("numeric key attribute: give cut points or quantile bins, or read it as categorical")
+	ErrBinnedKey     = errors.New("cut points or quantile bins given for a categorical attribute")
+	ErrBadCuts       = errors.New("cut points must be finite and strictly increasing")
+	ErrKindMismatch  = errors.New("the attribute has a different type in the population file")
+	ErrBadWeight     = errors.New("sampling weight must be finite and positive")
+	ErrBadFraction   = errors.New("sampling fraction must be in (0, 1]")
+	ErrWeightsAndPi  = errors.New("give sampling weights or a sampling fraction, not both")
+	ErrTooManyRows   = errors.New("more than 2^31-1 records in the sample and population together")
+	ErrKeyNotAllowed = errors.New("a key attribute cannot also be sensitive or the weight")
+)
+
+// MissingLabel is the label of the category that holds a key's missing values: a missing
+// value is a category of its own, equal only to other missing values of that attribute.
+const MissingLabel = "(missing)"
+
+// Key is one key attribute (quasi-identifier).
+//
+// A categorical attribute is used as it is: its categories are matched between the sample
+// and the population by label. A numeric attribute must be discretised, by Cuts or by
+// Quantiles, into left-closed bins: with cut points c1 < … < ck the bins are (-∞, c1),
+// [c1, c2), …, [ck, +∞), labelled "<c1", "[c1,c2)", …, ">=ck".
+type Key struct {
+	Name string
+	// Cuts are the cut points of a numeric attribute.
+	Cuts []float64
+	// Quantiles > 1 cuts a numeric attribute into that many bins of about equal sample
+	// counts: the cut points are the values of rank ⌊i·n/q⌋ (0-based) of the sorted
+	// non-missing sample values, i = 1, …, q−1, without duplicates and above the minimum,
+	// so tied values may leave fewer bins. The same cut points are used for the population.
+	Quantiles int
+}
+
+func (k Key) binned() bool { return len(k.Cuts) > 0 || k.Quantiles > 0 }
+
+// keyColumn is one key attribute coded for counting: codes in [0, len(labels)).
+type keyColumn struct {
+	name   string
+	labels []string
+	cuts   []float64 // the cut points used, for a binned attribute
+	sample []int32
+	pop    []int32
+}
+
+// encodeKeys codes the key attributes of the sample and, when pop is not nil, of the
+// population on shared code spaces.
+func encodeKeys(sample, pop *datasets.Table, keys []Key) ([]keyColumn, error) {
+	if len(keys) == 0 {
+		return nil, ErrNoKeys
+	}
+	out := make([]keyColumn, len(keys))
+	seen := map[string]bool{}
+	for k, key := range keys {
+		if seen[key.Name] {
+			return nil, &datasets.InputError{File: sample.Source, Column: key.Name, Err: datasets.ErrDuplicateColumn}
+		}
+		seen[key.Name] = true
+		sc := sample.Column(key.Name)
+		if sc == nil {
+			return nil, &datasets.InputError{File: sample.Source, Column: key.Name, Err: datasets.ErrNoSuchColumn}
+		}
+		var pc *datasets.Column
+		if pop != nil {
+			if pc = pop.Column(key.Name); pc == nil {
+				return nil, &datasets.InputError{File: pop.Source, Column: key.Name, Err: datasets.ErrNoSuchColumn}
+			}
+			if pc.Kind != sc.Kind {
+				return nil, &datasets.InputError{File: pop.Source, Column: key.Name, Err: ErrKindMismatch,
+					Detail: fmt.Sprintf("%s here, %s in the sample", pc.Kind, sc.Kind)}
+			}
+		}
+		var err error
+		switch {
+		case sc.Kind == datasets.Categorical && key.binned():
+			err = &datasets.InputError{File: sample.Source, Column: key.Name, Err: ErrBinnedKey}
+		case sc.Kind == datasets.Categorical:
+			out[k] = encodeCategorical(sc, pc)
+		case !key.binned():
+			err = &datasets.InputError{File: sample.Source, Column: key.Name, Err: ErrNumericKey}
+		default:
+			out[k], err = encodeBinned(sample.Source, key, sc, pc)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[k].name = key.Name
+	}
+	return out, nil
+}
+
+// encodeCategorical keeps the sample's codes and maps the population's labels onto them;
+// population-only labels get new codes, and missing values the last code.
+func encodeCategorical(sc, pc *datasets.Column) keyColumn {
+	kc := keyColumn{labels: slices.Clone(sc.Levels)}
+	var popMap []int32
+	if pc != nil {
+		index := make(map[string]int32, len(sc.Levels))
+		for c, l := range sc.Levels {
+			index[l] = int32(c)
+		}
+		popMap = make([]int32, len(pc.Levels))
+		for c, l := range pc.Levels {
+			code, ok := index[l]
+			if !ok {
+				code = int32(len(kc.labels))
+				index[l] = code
+				kc.labels = append(kc.labels, l)
+			}
+			popMap[c] = code
+		}
+	}
+	missing := int32(len(kc.labels))
+	if sc.HasMissing() || (pc != nil && pc.HasMissing()) {
+		kc.labels = append(kc.labels, MissingLabel)
+	}
+	kc.sample = sc.Codes
+	if sc.Valid != nil {
+		kc.sample = slices.Clone(sc.Codes)
+		for i, ok := range sc.Valid {
+			if !ok {
+				kc.sample[i] = missing
+			}
+		}
+	}
+	if pc != nil {
+		kc.pop = make([]int32, len(pc.Codes))
+		for i, c := range pc.Codes {
+			if pc.Valid != nil && !pc.Valid[i] {
+				kc.pop[i] = missing
+			} else {
+				kc.pop[i] = popMap[c]
+			}
+		}
+	}
+	return kc
+}
+
+func encodeBinned(file string, key Key, sc, pc *datasets.Column) (keyColumn, error) {
+	cuts := key.Cuts
+	if len(cuts) == 0 {
+		if key.Quantiles < 2 {
+			return keyColumn{}, &datasets.InputError{File: file, Column: key.Name, Err: ErrBadCuts,
+				Detail: fmt.Sprintf("%d quantile bins (want at least 2)", key.Quantiles)}
+		}
+		cuts = QuantileCuts(sc, key.Quantiles)
+	}
+	for i, c := range cuts {
+		if math.IsNaN(c) || math.IsInf(c, 0) || (i > 0 && c <= cuts[i-1]) {
+			return keyColumn{}, &datasets.InputError{File: file, Column: key.Name, Err: ErrBadCuts,
+				Detail: fmt.Sprint(cuts)}
+		}
+	}
+	kc := keyColumn{labels: BinLabels(cuts), cuts: slices.Clone(cuts)}
+	missing := int32(len(kc.labels))
+	if sc.HasMissing() || (pc != nil && pc.HasMissing()) {
+		kc.labels = append(kc.labels, MissingLabel)
+	}
+	bin := func(c *datasets.Column) []int32 {
+		codes := make([]int32, len(c.Values))
+		for i, v := range c.Values {
+			if c.Missing(i) {
+				codes[i] = missing
+				continue
+			}
+			// Number of cut points ≤ v: bins are left-closed.
+			lo, hi := 0, len(cuts)
+			for lo < hi {
+				m := (lo + hi) / 2
+				if cuts[m] <= v {
+					lo = m + 1
+				} else {
+					hi = m
+				}
+			}
+			codes[i] = int32(lo)
+		}
+		return codes
+	}
+	kc.sample = bin(sc)
+	if pc != nil {
+		kc.pop = bin(pc)
+	}
+	return kc, nil
+}
+
+// QuantileCuts returns the cut points of q quantile bins of a numeric column (see
+// Key.Quantiles).
+func QuantileCuts(c *datasets.Column, q int) []float64 {
+	vals := make([]float64, 0, len(c.Values))
+	for i, v := range c.Values {
+		if !c.Missing(i) {
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) == 0 {
+		return nil
+	}
+	slices.Sort(vals)
+	var cuts []float64
+	for i := 1; i < q; i++ {
+		v := vals[i*len(vals)/q]
+		if v > vals[0] && (len(cuts) == 0 || v > cuts[len(cuts)-1]) {
+			cuts = append(cuts, v)
+		}
+	}
+	return cuts
+}
+
+// BinLabels returns the labels of the left-closed bins cut at cuts.
+func BinLabels(cuts []float64) []string {
+	if len(cuts) == 0 {
+		return []string{"all"}
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	labels := make([]string, 0, len(cuts)+1)
+	labels = append(labels, "<"+f(cuts[0]))
+	for i := 1; i < len(cuts); i++ {
+		labels = append(labels, "["+f(cuts[i-1])+","+f(cuts[i])+")")
+	}
+	return append(labels, ">="+f(cuts[len(cuts)-1]))
+}

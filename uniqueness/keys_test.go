@@ -1,0 +1,73 @@
+package uniqueness
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/reid-sdc/reid/datasets"
+)
+
+func errorsIs(err, target error) bool { return errors.Is(err, target) }
+
+func TestBinnedKeys(t *testing.T) {
+	age := datasets.Column{Name: "age", Kind: datasets.Numeric,
+		Values: []float64{5, 18, 29.9, 30, 49, 50, 80, 0},
+		Valid:  []bool{true, true, true, true, true, true, true, false}}
+	tab := &datasets.Table{Source: "s", Columns: []datasets.Column{age}}
+	c, err := Count(tab, nil, []Key{{Name: "age", Cuts: []float64{18, 30, 50}}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Left-closed bins: 5 <18; 18, 29.9 [18,30); 30, 49 [30,50); 50, 80 >=50; missing.
+	var got [][]string
+	for j := 0; j < c.Len(); j++ {
+		got = append(got, c.Label(j))
+	}
+	want := [][]string{{"<18"}, {"[18,30)"}, {"[30,50)"}, {">=50"}, {MissingLabel}}
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(c.Freq, []int{1, 2, 2, 2, 1}) {
+		t.Errorf("labels %v freq %v", got, c.Freq)
+	}
+}
+
+func TestQuantileCuts(t *testing.T) {
+	tests := []struct {
+		values []float64
+		q      int
+		want   []float64
+	}{
+		// Ranks ⌊i·n/q⌋ of the sorted values: n = 8, q = 4 → ranks 2, 4, 6.
+		{[]float64{8, 7, 6, 5, 4, 3, 2, 1}, 4, []float64{3, 5, 7}},
+		// Ties merge cut points; a cut at the minimum is dropped.
+		{[]float64{1, 1, 1, 1, 1, 2, 2, 3}, 4, []float64{2}},
+		{[]float64{1, 2}, 2, []float64{2}},
+	}
+	for _, tc := range tests {
+		c := &datasets.Column{Kind: datasets.Numeric, Values: tc.values}
+		if got := QuantileCuts(c, tc.q); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("QuantileCuts(%v, %d) = %v, want %v", tc.values, tc.q, got, tc.want)
+		}
+	}
+}
+
+func TestPopulationLabels(t *testing.T) {
+	// Categories are matched by label, whatever their codes in each file; a
+	// population-only label and missing values get codes of their own.
+	s := &datasets.Table{Source: "s", Columns: []datasets.Column{{Name: "k", Kind: datasets.Categorical,
+		Levels: []string{"a", "b"}, Codes: []int32{0, 1, 1, 0}, Valid: []bool{true, true, true, false}}}}
+	p := &datasets.Table{Source: "p", Columns: []datasets.Column{{Name: "k", Kind: datasets.Categorical,
+		Levels: []string{"c", "b", "a"}, Codes: []int32{0, 1, 2, 2, 1, 0, 0}, Valid: []bool{true, true, true, true, true, true, false}}}}
+	c, err := Count(s, p, []Key{{Name: "k"}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Sample classes a, b, missing; population a 2, b 2, missing 1, c 2.
+	if !reflect.DeepEqual(c.Freq, []int{1, 2, 1}) || !reflect.DeepEqual(c.PopFreq, []int{2, 2, 1}) ||
+		c.PopulationClasses != 4 || c.PopulationUniques != 1 || c.Label(2)[0] != MissingLabel {
+		t.Errorf("f %v F %v classes %d uniques %d", c.Freq, c.PopFreq, c.PopulationClasses, c.PopulationUniques)
+	}
+	num := &datasets.Table{Source: "p", Columns: []datasets.Column{{Name: "k", Kind: datasets.Numeric, Values: []float64{1, 2}}}}
+	if _, err := Count(s, num, []Key{{Name: "k"}}, 1); !errors.Is(err, ErrKindMismatch) {
+		t.Errorf("kind mismatch: %v", err)
+	}
+}
