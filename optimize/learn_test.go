@@ -1,0 +1,296 @@
+package optimize
+
+import (
+	"bufio"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reid-sdc/reid/datasets"
+	"github.com/reid-sdc/reid/distances"
+)
+
+// zscore standardises the rows of x (records × attributes) within x, with the sample
+// standard deviation, and returns the column-major matrix.
+func zscore(x [][]float64) [][]float64 {
+	n, m := len(x), len(x[0])
+	out := make([][]float64, m)
+	for k := range m {
+		mean := 0.0
+		for i := range n {
+			mean += x[i][k]
+		}
+		mean /= float64(n)
+		ss := 0.0
+		for i := range n {
+			ss += (x[i][k] - mean) * (x[i][k] - mean)
+		}
+		sd := math.Sqrt(ss / float64(n-1))
+		out[k] = make([]float64, n)
+		for i := range n {
+			out[k][i] = (x[i][k] - mean) / sd
+		}
+	}
+	return out
+}
+
+func identity(n int) []int {
+	t := make([]int, n)
+	for i := range t {
+		t[i] = i
+	}
+	return t
+}
+
+// dbrlCorrect is the plain Reid count of op: unique nearest and true.
+func dbrlCorrect(t *testing.T, q, r [][]float64, truth []int, op distances.Operator) int {
+	t.Helper()
+	recs, err := distances.Search(q, r, truth, op, distances.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, x := range recs {
+		if x.True >= 0 && x.Nearest == x.True && x.Ties == 1 {
+			n++
+		}
+	}
+	return n
+}
+
+// The authors' toy example (Abril, Navarro-Arribas & Torra 2012): linking the original to
+// the masked file, the Euclidean distance links 2 records (checked with numpy in the
+// linkage tests) and a learned weighted mean links all 3.
+func TestToyExample(t *testing.T) {
+	orig := zscore([][]float64{{1, 30, 27}, {2, 50, 47}, {3, 25, 31}})
+	masked := zscore([][]float64{{1, 20, 47}, {2, 20, 47}, {3, 23, 31}})
+	truth := identity(3)
+	if got := dbrlCorrect(t, orig, masked, truth, distances.NewEuclidean(3)); got != 2 {
+		t.Fatalf("Euclidean links %d, want 2", got)
+	}
+	res, err := Learn(Problem{Queries: orig, Refs: masked, Truth: truth, Family: WM}, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", res)
+	if res.CorrectLinks != 3 || res.Bound != 3 || res.Status != Optimal || res.Gap != 0 {
+		t.Errorf("learned WM: %d links, bound %d, status %v; want 3, 3, optimal", res.CorrectLinks, res.Bound, res.Status)
+	}
+	op, _ := distances.NewWeightedMean(res.Params)
+	if got := dbrlCorrect(t, orig, masked, truth, op); got != 3 {
+		t.Errorf("DBRL with the learned weights links %d, want 3", got)
+	}
+}
+
+const censusDir = "../../shared/datasets/census"
+
+// census loads the CENSUS original and a masked file, standardises each over the whole
+// file (sample sd) and keeps the first n records (masked-to-original: queries are masked
+// records).
+func census(t testing.TB, masked string, n int) Problem {
+	t.Helper()
+	op := filepath.Join(censusDir, "original.csv")
+	mp := filepath.Join(censusDir, "masked", masked+".csv")
+	if _, err := os.Stat(mp); err != nil {
+		t.Skipf("CENSUS benchmark files absent (%v): see README.md", err)
+	}
+	load := func(p string) [][]float64 {
+		tab, err := datasets.Load(p, datasets.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		z, err := datasets.Standardize(tab, datasets.StandardizeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := z.Table.NumericMatrix()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range x {
+			x[k] = x[k][:n]
+		}
+		return x
+	}
+	return Problem{Queries: load(mp), Refs: load(op), Truth: identity(n)}
+}
+
+// cbcOptimum solves an MPS file with COIN-OR CBC and returns its optimal objective.
+func cbcOptimum(t *testing.T, mps string) float64 {
+	t.Helper()
+	sol := mps + ".sol"
+	out, err := exec.Command("cbc", mps, "solve", "solu", sol).CombinedOutput()
+	if err != nil {
+		t.Fatalf("cbc: %v\n%s", err, out)
+	}
+	f, err := os.Open(sol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	// "Optimal - objective value 12.00000000"
+	if !strings.HasPrefix(line, "Optimal") {
+		t.Fatalf("cbc did not prove optimality: %q", line)
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(line[strings.LastIndex(line, " "):]), 64)
+	if err != nil {
+		t.Fatalf("cbc solution %q: %v", line, err)
+	}
+	return v
+}
+
+// On the first records of CENSUS masked files, reid's optimum equals CBC's on the
+// exported full model (alternative optima may differ in θ, never in the objective).
+func TestCensusAgainstCBC(t *testing.T) {
+	if _, err := exec.LookPath("cbc"); err != nil {
+		t.Skip("cbc not on the PATH (Debian coinor-cbc; make test installs it)")
+	}
+	cases := []struct {
+		file   string
+		n      int
+		family Family
+	}{
+		{"mdav_k3", 50, WM},
+		{"rankswap_p15", 50, WM},
+		{"noise_additive_10", 30, WM},
+		{"noise_correlated_10", 30, OWA},
+		{"indrank_k3", 50, OWA},
+		{"rankswap_p5", 30, OWA},
+	}
+	for _, c := range cases {
+		t.Run(c.file+"/"+strconv.Itoa(c.n)+"/"+c.family.String(), func(t *testing.T) {
+			p := census(t, c.file, c.n)
+			p.Family = c.family
+			mps := filepath.Join(t.TempDir(), "full.mps")
+			start := time.Now()
+			res, err := Learn(p, Settings{ExportMPS: mps})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reidTime := time.Since(start)
+			start = time.Now()
+			obj := cbcOptimum(t, mps)
+			t.Logf("reid: %d links (status %v, %v, %d nodes, %d cuts); cbc: %v failures (%v)",
+				res.CorrectLinks, res.Status, reidTime.Round(time.Millisecond), res.Stats.Nodes, res.Stats.Cuts, obj, time.Since(start).Round(time.Millisecond))
+			if res.Status != Optimal {
+				t.Fatalf("status %v", res.Status)
+			}
+			if int(math.Round(obj)) != res.Failures || res.CorrectLinks != res.N-res.Failures {
+				t.Errorf("reid: %d failures (%d links of %d), cbc: %v", res.Failures, res.CorrectLinks, res.N, obj)
+			}
+		})
+	}
+}
+
+// The learned distance links at least as many records as the Euclidean distance (WM and
+// OWA with equal weights are the Euclidean distance), also when stopped by the time limit;
+// and correct_links = N − Σ K always.
+func TestLearnedAtLeastEuclidean(t *testing.T) {
+	for _, file := range []string{"mdav_k5", "noise_additive_50", "rankswap_p15", "noise_correlated_50"} {
+		p := census(t, file, 100)
+		eq := make([]float64, len(p.Queries))
+		for k := range eq {
+			eq[k] = 1 / float64(len(eq))
+		}
+		owaEq, _ := distances.NewOWA(eq)
+		euclid := dbrlCorrect(t, p.Queries, p.Refs, p.Truth, distances.NewEuclidean(len(eq)))
+		if got := dbrlCorrect(t, p.Queries, p.Refs, p.Truth, owaEq); got != euclid {
+			t.Errorf("%s: OWA with equal weights links %d, Euclidean %d", file, got, euclid)
+		}
+		for _, f := range []Family{WM, OWA} {
+			p.Family = f
+			res, err := Learn(p, Settings{TimeLimit: 2 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s %v: Euclidean %d, learned %d (DBRL %d), bound %d, %v", file, f, euclid, res.CorrectLinks, res.DBRLLinks, res.Bound, res.Status)
+			if res.DBRLLinks < euclid {
+				t.Errorf("%s %v: learned DBRL Reid %d < Euclidean %d", file, f, res.DBRLLinks, euclid)
+			}
+			if res.CorrectLinks != res.N-res.Failures || res.CorrectLinks > res.Bound || res.DBRLLinks < res.CorrectLinks {
+				t.Errorf("%s %v: links %d, N %d, Σ K %d, bound %d, DBRL %d", file, f, res.CorrectLinks, res.N, res.Failures, res.Bound, res.DBRLLinks)
+			}
+		}
+	}
+}
+
+// A tiny time limit returns status time_limit with a witness no better than the bound.
+func TestTimeLimit(t *testing.T) {
+	p := census(t, "noise_additive_50", 200)
+	p.Family = WM
+	start := time.Now()
+	res, err := Learn(p, Settings{TimeLimit: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	el := time.Since(start)
+	t.Logf("%v: %d links, bound %d, gap %.3f, in %v", res.Status, res.CorrectLinks, res.Bound, res.Gap, el)
+	if res.Status != TimeLimit || res.CorrectLinks > res.Bound || res.Gap <= 0 || res.CorrectLinks != res.N-res.Failures {
+		t.Errorf("status %v, links %d, bound %d, gap %v", res.Status, res.CorrectLinks, res.Bound, res.Gap)
+	}
+	if el > 2*time.Second {
+		t.Errorf("a 50 ms limit took %v", el)
+	}
+}
+
+// Same inputs, same result (for any number of threads); only Stats.Seconds may differ.
+func TestDeterminism(t *testing.T) {
+	p := census(t, "rankswap_p15", 50)
+	for _, f := range []Family{WM, OWA} {
+		p.Family = f
+		a, err := Learn(p, Settings{Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Learn(p, Settings{Threads: 2, Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Stats.Seconds, b.Stats.Seconds = 0, 0
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%v: two runs differ:\n%+v\n%+v", f, a, b)
+		}
+	}
+}
+
+// The exported restricted model is a relaxation: CBC's optimum on it is at most reid's.
+func TestRestrictedExport(t *testing.T) {
+	if _, err := exec.LookPath("cbc"); err != nil {
+		t.Skip("cbc not on the PATH")
+	}
+	p := census(t, "noise_additive_10", 40)
+	p.Family = WM
+	mps := filepath.Join(t.TempDir(), "restricted.mps")
+	res, err := Learn(p, Settings{ExportRestrictedMPS: mps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obj := cbcOptimum(t, mps); obj > float64(res.Failures)+1e-6 {
+		t.Errorf("restricted model optimum %v above the full optimum %d", obj, res.Failures)
+	}
+}
+
+func TestSettingsErrors(t *testing.T) {
+	p := census(t, "mdav_k3", 10)
+	if _, err := Learn(p, Settings{Epsilon: -1}); err == nil {
+		t.Error("negative epsilon accepted")
+	}
+	p.Truth = make([]int, 10)
+	for i := range p.Truth {
+		p.Truth[i] = -1
+	}
+	if _, err := Learn(p, Settings{}); err != ErrNoRecords {
+		t.Errorf("no records: %v", err)
+	}
+	p.Truth = p.Truth[:3]
+	if _, err := Learn(p, Settings{}); err == nil {
+		t.Error("short truth accepted")
+	}
+}

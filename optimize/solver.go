@@ -1,0 +1,509 @@
+package optimize
+
+import (
+	"container/heap"
+	"math"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/reid-sdc/reid/optimize/clp"
+)
+
+// solver is one run of the combinatorial Benders branch and cut.
+type solver struct {
+	d           *data
+	eps, epsLP  float64
+	threads     int
+	initialRows int
+	start       time.Time
+	deadline    time.Time
+	progress    func(Report)
+	lastReport  time.Time
+
+	// θ-subproblem (subproblem.go).
+	sub     *clp.Model
+	recRows [][]int
+	inLP    [][]bool
+	rowRec  []int
+	active  []bool
+	theta   []float64
+	ray     []float64
+
+	// Master over K ∈ [0,1]^N: minimise Σ K subject to the covering cuts.
+	master   *clp.Model
+	fixed    []bool // K_i = 1 proven (dominance or a one-record cut)
+	cutKeys  map[string]bool
+	cutCount []int
+	curLo    []float64
+	curUp    []float64
+
+	bestTheta []float64
+	bestFail  int
+
+	open nodeHeap
+	cur  *node // the node being processed
+	// unresolved is the least bound of nodes the search gave up on (CLP could neither
+	// solve nor certify a subproblem): they keep the reported bound honest.
+	unresolved int
+	// treeStarted: the root is in the tree; closed: the tree is fully explored.
+	treeStarted, closed bool
+	seq                 int
+	status              Status
+	timedOut            bool
+	stats               Stats
+}
+
+func newSolver(d *data, s Settings, start time.Time) *solver {
+	n := len(d.recs)
+	sv := &solver{d: d, eps: s.Epsilon, epsLP: s.Epsilon + lpSlack, threads: s.Threads, initialRows: s.InitialRows,
+		start: start, progress: s.Progress, lastReport: start,
+		theta: make([]float64, d.m), fixed: make([]bool, n), cutKeys: map[string]bool{}, cutCount: make([]int, n),
+		bestFail: n + 1, unresolved: n + 1}
+	if sv.threads <= 0 {
+		sv.threads = runtime.GOMAXPROCS(0)
+	}
+	if s.TimeLimit > 0 {
+		sv.deadline = start.Add(s.TimeLimit)
+	}
+	sv.stats.Pairs = d.pairs
+	for i := range d.recs {
+		sv.stats.Candidates += d.recs[i].ncand()
+	}
+	sv.initSubproblem()
+	sv.master = clp.New()
+	sv.curLo, sv.curUp = make([]float64, n), make([]float64, n)
+	obj := make([]float64, n)
+	for i := range n {
+		sv.curUp[i], obj[i] = 1, 1
+	}
+	if err := sv.master.LoadProblem(0, make([]int, n+1), nil, nil, sv.curLo, sv.curUp, obj, nil, nil); err != nil {
+		panic(err)
+	}
+	for i := range d.recs {
+		if d.recs[i].impossible {
+			sv.fix(i)
+		}
+	}
+	// Euclidean θ: the incumbent every learned distance must match.
+	for k := range sv.theta {
+		sv.theta[k] = 1 / float64(d.m)
+	}
+	sv.bestTheta = append([]float64(nil), sv.theta...)
+	_, linked := sv.linkedSet(sv.bestTheta)
+	sv.bestFail = n - linked
+	return sv
+}
+
+func (sv *solver) close() {
+	sv.sub.Close()
+	sv.master.Close()
+}
+
+func (sv *solver) timeUp() bool {
+	if sv.timedOut {
+		return true
+	}
+	if !sv.deadline.IsZero() && time.Now().After(sv.deadline) {
+		sv.timedOut = true
+	}
+	return sv.timedOut
+}
+
+func (sv *solver) fix(i int) {
+	if sv.fixed[i] {
+		return
+	}
+	sv.fixed[i] = true
+	sv.stats.Fixed++
+}
+
+// addCut records the covering cut Σ_{i∈S} K_i ≥ 1 (S sorted); a one-record cut fixes
+// K_i = 1. It reports whether the cut is new.
+func (sv *solver) addCut(S []int) bool {
+	var b strings.Builder
+	for _, i := range S {
+		b.WriteString(strconv.Itoa(i))
+		b.WriteByte(',')
+	}
+	key := b.String()
+	if sv.cutKeys[key] {
+		return false
+	}
+	sv.cutKeys[key] = true
+	sv.stats.Cuts++
+	for _, i := range S {
+		sv.cutCount[i]++
+	}
+	if len(S) == 1 {
+		sv.fix(S[0])
+		return true
+	}
+	ones := make([]float64, len(S))
+	for x := range ones {
+		ones[x] = 1
+	}
+	if err := sv.master.AddRow(1, math.Inf(1), S, ones); err != nil {
+		panic(err)
+	}
+	return true
+}
+
+// consider makes θ the incumbent if it links more records; it reports an improvement.
+func (sv *solver) consider(theta []float64) bool {
+	_, n := sv.linkedSet(theta)
+	fail := len(sv.d.recs) - n
+	if fail >= sv.bestFail {
+		return false
+	}
+	sv.bestFail = fail
+	copy(sv.bestTheta, theta)
+	sv.report(true)
+	return true
+}
+
+func (sv *solver) report(force bool) {
+	if sv.progress == nil {
+		return
+	}
+	now := time.Now()
+	if !force && now.Sub(sv.lastReport) < time.Second {
+		return
+	}
+	sv.lastReport = now
+	n := len(sv.d.recs)
+	inc, bound := n-sv.bestFail, n-sv.currentLB()
+	bound = max(bound, inc)
+	gap := 0.0
+	if bound > 0 {
+		gap = float64(bound-inc) / float64(bound)
+	}
+	sv.progress(Report{Incumbent: inc, Bound: bound, N: n, Gap: gap, Nodes: sv.stats.Nodes, Elapsed: now.Sub(sv.start)})
+}
+
+// polish is the local search on θ: starting from the records θ links, it tries to link
+// one more record at a time (closest to being linked first) by re-solving the subproblem;
+// a success moves θ, a failure yields an irreducible infeasible set, i.e. a cut.
+func (sv *solver) polish(theta []float64) {
+	linked, _ := sv.linkedSet(theta)
+	th := append([]float64(nil), theta...)
+	type cand struct {
+		i int
+		w float64
+	}
+	var cs []cand
+	for i := range sv.d.recs {
+		if !linked[i] && !sv.fixed[i] {
+			cs = append(cs, cand{i, sv.worstMargin(th, i)})
+		}
+	}
+	sort.Slice(cs, func(a, b int) bool { return cs[a].w > cs[b].w || cs[a].w == cs[b].w && cs[a].i < cs[b].i })
+	for _, c := range cs {
+		if sv.timeUp() {
+			return
+		}
+		if linked[c.i] || sv.fixed[c.i] {
+			continue
+		}
+		L := append([]bool(nil), linked...)
+		L[c.i] = true
+		sv.activate(L)
+		switch sv.solveSub() {
+		case aborted:
+			return
+		case feasible:
+			copy(th, sv.theta)
+			linked, _ = sv.linkedSet(th)
+			linked[c.i] = true // linked at ε + lpSlack, hence at ε
+			sv.consider(th)
+		case infeasible:
+			if S := sv.iis(); S != nil {
+				sv.addCut(S)
+			}
+		}
+	}
+}
+
+// extendBudget bounds the failed extensions tried per master solution.
+const extendBudget = 20
+
+// extend grows the linkable set L (its θ in sv.theta) by the records with the smallest
+// K first, adding the cut of each failure; it reports whether a new cut is violated by K.
+func (sv *solver) extend(L []bool, K []float64) bool {
+	var order []int
+	for i := range L {
+		if !L[i] && !sv.fixed[i] && K[i] < 1-intTol {
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return K[order[a]] < K[order[b]] })
+	cur := append([]bool(nil), L...)
+	violated, fails := false, 0
+	for _, i := range order {
+		if sv.timeUp() || fails >= extendBudget {
+			break
+		}
+		cur[i] = true
+		sv.activate(cur)
+		switch sv.solveSub() {
+		case aborted:
+			return violated
+		case feasible:
+			sv.consider(sv.theta)
+		case infeasible:
+			cur[i] = false
+			fails++
+			if S := sv.iis(); S != nil && sv.addCut(S) {
+				s := 0.0
+				for _, j := range S {
+					s += K[j]
+				}
+				violated = violated || s < 1-intTol
+			}
+		}
+	}
+	return violated
+}
+
+// node is an open node of the master's branch and bound: the branching decisions from the
+// root (+(i+1): K_i = 1, −(i+1): K_i = 0) and a lower bound on Σ K in its subtree.
+type node struct {
+	fix   []int
+	lb    int
+	depth int
+	seq   int
+}
+
+type nodeHeap []*node
+
+func (h nodeHeap) Len() int { return len(h) }
+func (h nodeHeap) Less(a, b int) bool {
+	x, y := h[a], h[b]
+	if x.lb != y.lb {
+		return x.lb < y.lb
+	}
+	if x.depth != y.depth {
+		return x.depth > y.depth
+	}
+	return x.seq < y.seq
+}
+func (h nodeHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *nodeHeap) Push(x any)   { *h = append(*h, x.(*node)) }
+func (h *nodeHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// currentLB is the proven lower bound on Σ K: the least bound of the open nodes (the
+// whole tree is explored otherwise).
+func (sv *solver) currentLB() int {
+	if sv.closed {
+		return sv.bestFail
+	}
+	if !sv.treeStarted {
+		return min(sv.stats.Fixed, sv.bestFail) // before the tree: the records proven unlinkable
+	}
+	lb := sv.bestFail
+	for _, nd := range sv.open {
+		lb = min(lb, nd.lb)
+	}
+	if sv.cur != nil {
+		lb = min(lb, sv.cur.lb)
+	}
+	return min(lb, sv.unresolved)
+}
+
+func (sv *solver) boundLinks() int { return len(sv.d.recs) - sv.currentLB() }
+
+func (sv *solver) run() {
+	n := len(sv.d.recs)
+	// Records that cannot be linked even alone: K_i = 1.
+	linked, _ := sv.linkedSet(sv.bestTheta)
+	for i := range sv.d.recs {
+		if sv.timeUp() {
+			break
+		}
+		if linked[i] || sv.fixed[i] {
+			continue
+		}
+		L := make([]bool, n)
+		L[i] = true
+		sv.activate(L)
+		switch sv.solveSub() {
+		case feasible:
+			sv.consider(sv.theta)
+		case infeasible:
+			sv.addCut([]int{i})
+		}
+	}
+	sv.polish(sv.bestTheta)
+	heap.Push(&sv.open, &node{lb: sv.stats.Fixed, seq: sv.seq})
+	sv.treeStarted = true
+	sv.seq++
+	for sv.open.Len() > 0 {
+		if sv.timeUp() {
+			break
+		}
+		nd := heap.Pop(&sv.open).(*node)
+		if nd.lb >= sv.bestFail {
+			continue
+		}
+		sv.stats.Nodes++
+		sv.cur = nd
+		sv.processNode(nd)
+		sv.cur = nil
+		sv.report(false)
+	}
+	if sv.timeUp() {
+		sv.status = TimeLimit
+		if sv.currentLB() >= sv.bestFail {
+			sv.status = Optimal // the tree was closed when the limit struck
+		}
+	} else {
+		sv.open = nil
+		sv.closed = sv.unresolved >= sv.bestFail
+		sv.status = Optimal
+		if !sv.closed {
+			sv.status = TimeLimit // stopped short of a proof (numerical trouble), bound kept
+		}
+	}
+	sv.report(true)
+}
+
+// applyBounds sets the master's column bounds for a node; it reports false when the
+// node's decisions contradict a fixing (the node is empty).
+func (sv *solver) applyBounds(nd *node) bool {
+	n := len(sv.d.recs)
+	lo, up := make([]float64, n), make([]float64, n)
+	for i := range n {
+		up[i] = 1
+		if sv.fixed[i] {
+			lo[i] = 1
+		}
+	}
+	for _, f := range nd.fix {
+		if f > 0 {
+			lo[f-1] = 1
+		} else {
+			if sv.fixed[-f-1] {
+				return false
+			}
+			up[-f-1] = 0
+		}
+	}
+	for i := range n {
+		if lo[i] != sv.curLo[i] || up[i] != sv.curUp[i] {
+			sv.master.SetColumnBounds(i, lo[i], up[i])
+			sv.curLo[i], sv.curUp[i] = lo[i], up[i]
+		}
+	}
+	return true
+}
+
+// solveMaster solves the master LP at the current bounds; ok is false when it is
+// infeasible (proven by a verified Farkas certificate).
+func (sv *solver) solveMaster() (obj float64, K []float64, ok bool) {
+	st := sv.master.Dual()
+	sv.stats.LPIterations += sv.master.Iterations()
+	if st == clp.PrimalInfeasible {
+		if _, cert := sv.master.FarkasCertificate(); cert {
+			return 0, nil, false
+		}
+	}
+	if st != clp.Optimal {
+		st = sv.master.Primal()
+		sv.stats.LPIterations += sv.master.Iterations()
+		if st == clp.PrimalInfeasible {
+			if _, cert := sv.master.FarkasCertificate(); cert {
+				return 0, nil, false
+			}
+		}
+		if st != clp.Optimal {
+			panic("optimize: CLP failed on the master problem: " + st.String())
+		}
+	}
+	return sv.master.ObjectiveValue(), sv.master.Solution(nil), true
+}
+
+const intTol = 1e-6
+
+func (sv *solver) processNode(nd *node) {
+	n := len(sv.d.recs)
+	for {
+		if sv.timeUp() {
+			heap.Push(&sv.open, nd) // still open: its bound stays in the reported bound
+			return
+		}
+		if !sv.applyBounds(nd) {
+			return
+		}
+		obj, K, ok := sv.solveMaster()
+		if !ok {
+			return
+		}
+		nd.lb = max(nd.lb, int(math.Ceil(obj-intTol)))
+		if nd.lb >= sv.bestFail {
+			return
+		}
+		// Rounding: try to link every record with K_i < 1/2.
+		L := make([]bool, n)
+		for i := range n {
+			L[i] = K[i] < 0.5 && !sv.fixed[i]
+		}
+		_, cuts, done := sv.check(L, K)
+		if !done {
+			if sv.timeUp() {
+				heap.Push(&sv.open, nd)
+			} else {
+				sv.unresolved = min(sv.unresolved, nd.lb)
+			}
+			return
+		}
+		if sv.consider(sv.theta) {
+			sv.polish(sv.bestTheta)
+		}
+		violated := false
+		for _, S := range cuts {
+			if sv.addCut(S) {
+				s := 0.0
+				for _, i := range S {
+					s += K[i]
+				}
+				violated = violated || s < 1-intTol
+			}
+		}
+		if !violated {
+			// Cut separation by extension: from the linkable set, try the other records
+			// in increasing K; each failure is an irreducible infeasible set containing
+			// the record, usually violated by K.
+			violated = sv.extend(L, K)
+		}
+		if violated {
+			continue
+		}
+		// Branch on the most fractional K_i (ties: in more cuts, then lower index).
+		br, best := -1, 0.0
+		for i := range n {
+			f := min(K[i], 1-K[i])
+			if f <= intTol {
+				continue
+			}
+			if br < 0 || f > best+1e-9 || math.Abs(f-best) <= 1e-9 && sv.cutCount[i] > sv.cutCount[br] {
+				br, best = i, f
+			}
+		}
+		if br < 0 {
+			return // integral and linkable: the node's optimum is the incumbent (or worse)
+		}
+		for _, f := range []int{br + 1, -(br + 1)} {
+			child := &node{fix: append(append([]int(nil), nd.fix...), f), lb: nd.lb, depth: nd.depth + 1, seq: sv.seq}
+			sv.seq++
+			heap.Push(&sv.open, child)
+		}
+		return
+	}
+}
