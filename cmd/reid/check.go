@@ -132,6 +132,22 @@ func (p *pairFlags) open() (*pairedFiles, error) {
 	return pf, nil
 }
 
+// standardised returns the standardised values of both files, column-major, with the true
+// links; records > 0 keeps the first records of both after standardising the whole files.
+func (f *pairedFiles) standardised(records int) (om, mm [][]float64, trueMasked, trueOriginal []int, err error) {
+	if om, err = f.Original.Table.NumericMatrix(); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if mm, err = f.Masked.Table.NumericMatrix(); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	trueMasked, trueOriginal = f.Pairing.TrueMasked, f.Pairing.TrueOriginal
+	if records > 0 {
+		om, mm, trueMasked, trueOriginal = firstRecords(om, mm, trueMasked, trueOriginal, records)
+	}
+	return om, mm, trueMasked, trueOriginal, nil
+}
+
 func dropBoth(p *datasets.Pairing, drop []string, so datasets.StandardizeOptions) (*datasets.Standardized, *datasets.Standardized, error) {
 	var keep []string
 	for _, a := range p.Attributes {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -74,4 +75,23 @@ func (p *progress) Finish() {
 	if p.bar != nil {
 		p.bar.Finish()
 	}
+}
+
+// secondsOrDuration is a flag value that reads a Go duration ("90s", "10m") or a plain
+// number of seconds ("90"), since CI scripts often pass the latter.
+type secondsOrDuration time.Duration
+
+func (d *secondsOrDuration) String() string { return time.Duration(*d).String() }
+
+func (d *secondsOrDuration) Set(s string) error {
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		*d = secondsOrDuration(v * float64(time.Second))
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want a duration such as 90s or 10m, or seconds")
+	}
+	*d = secondsOrDuration(v)
+	return nil
 }

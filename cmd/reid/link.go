@@ -1,0 +1,480 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/reid-sdc/reid/datasets"
+	"github.com/reid-sdc/reid/distances"
+	"github.com/reid-sdc/reid/linkage"
+)
+
+func linkCommand() *command {
+	return &command{
+		Name:      "link",
+		UsageLine: "reid link --original X --masked X' [--attrs A,B] [--method dbrl|prl] [--operator OP [--params FILE]] [--direction D] [--masking M] [--format json|text] [--out FILE] [--records-out FILE]",
+		Short:     "re-identify records by distance-based record linkage and report Reid",
+		Long: `
+Link pairs an original file with its masked version (as 'reid check' does), links each
+record of one file to its nearest record of the other (distance-based record linkage)
+and reports the Reid family of measures:
+
+  reid        share of records whose nearest record is unique and is the true one
+              (a tie at the best distance is not a correct link)
+  reid_sets   Reid with anonymity sets: 1/|A| credit when the true record is among the
+              |A| records tied at the best distance
+  reid_at_k   share of records whose true partner has fewer than k strictly closer
+              candidates, k = 1, 2, 5, 10
+  k_reid      K.Reid, the share of links the intruder knows are correct under --masking
+  kr_reid     the pair (K.Reid, Reid)
+
+Distances (--operator, on per-attribute squared differences of z-scores):
+  euclidean                mean of the differences (default)
+  wm, owa, bilinear, choquet  parameters from --params FILE (JSON; see package distances)
+  mahalanobis              W from the covariance of the differences of true pairs
+  mahalanobis-classical    W from the covariance of the original file
+
+--direction masked-to-original (default) links each masked record to its nearest
+original; original-to-masked links each original (intruder) record to the masked file.
+--records N standardises over the whole files, then keeps the first N records of both.
+
+--masking states what the intruder knows about the masking, for K.Reid:
+  rankswap:p=P   rank swapping with a window of P % of the records
+  mdav:k=K       MDAV microaggregation with groups of K
+  indrank:k=K    individual-ranking microaggregation with groups of K
+  none           nothing (K.Reid = 0, the default)
+
+The JSON (--format json) has the fields above plus n, direction, operator, knowledge,
+correct, set_sizes, rank_counts and the inputs' SHA-256; the same inputs always give
+byte-identical JSON. --records-out FILE (.csv, .parquet, .arrow) writes one row per
+linked record.` + prlHelp,
+		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
+			pf := addPairFlags(fs)
+			operator := fs.String("operator", "euclidean", "distance `operator`")
+			params := fs.String("params", "", "operator parameters `file` (JSON)")
+			direction := fs.String("direction", "masked-to-original", "masked-to-original or original-to-masked")
+			masking := fs.String("masking", "none", "intruder's `knowledge` of the masking, for K.Reid")
+			records := fs.Int("records", 0, "keep the first `N` records of both files after standardising (0: all)")
+			format := fs.String("format", "text", "output format: text or json")
+			out := fs.String("out", "", "write the results to this `file` instead of stdout")
+			recordsOut := fs.String("records-out", "", "write per-record results to this `file`")
+			threads := fs.Int("threads", 0, "goroutines (0: all cores)")
+			method := fs.String("method", "dbrl", "linkage `method`: dbrl (distance-based) or prl (probabilistic, Fellegi-Sunter)")
+			prlf := addPRLFlags(fs)
+			return func(args []string) error {
+				switch *method {
+				case "prl":
+					return runPRL(e, pf, prlf, linkOptions{format: *format, direction: *direction, masking: *masking, operator: *operator,
+						params: *params, out: *out, recordsOut: *recordsOut, records: *records, threads: *threads}, args)
+				case "dbrl":
+				default:
+					return usagef("--method must be dbrl or prl, not %q", *method)
+				}
+				if *format != "text" && *format != "json" {
+					return usagef("--format must be text or json")
+				}
+				dir, err := linkage.ParseDirection(*direction)
+				if err != nil {
+					return usagef("--direction: %v", err)
+				}
+				know, err := parseKnowledge(*masking)
+				if err != nil {
+					return usagef("--masking: %v", err)
+				}
+				if *records < 0 {
+					return usagef("--records must be positive")
+				}
+				if *recordsOut != "" {
+					if _, err := datasets.FormatOf(*recordsOut); err != nil {
+						return err
+					}
+				}
+				if err := pf.positionalFiles(args); err != nil {
+					return err
+				}
+				files, err := pf.open()
+				if err != nil {
+					return err
+				}
+				job := linkJob{files: files, operator: *operator, paramsFile: *params, direction: dir,
+					knowledge: know, records: *records, threads: *threads}
+				report, perRecord, err := job.run(e)
+				if err != nil {
+					return err
+				}
+				report.Original = inputFile{*pf.original, files.OriginalSHA256}
+				report.Masked = inputFile{*pf.masked, files.MaskedSHA256}
+				if *recordsOut != "" {
+					if err := datasets.Write(*recordsOut, perRecord, datasets.FormatAuto); err != nil {
+						return err
+					}
+				}
+				return writeOutput(e, *out, func(w io.Writer) error {
+					if *format == "json" {
+						enc := json.NewEncoder(w)
+						enc.SetIndent("", "  ")
+						return enc.Encode(report)
+					}
+					return printLink(w, report)
+				})
+			}
+		},
+	}
+}
+
+// writeOutput sends results to stdout, or atomically to a file.
+func writeOutput(e *env, path string, write func(io.Writer) error) error {
+	if path == "" {
+		return write(e.stdout)
+	}
+	return datasets.WriteAtomic(path, func(f *os.File) error { return write(f) })
+}
+
+type inputFile struct {
+	File   string `json:"file"`
+	SHA256 string `json:"sha256"`
+}
+
+// linkReport is the JSON document of `reid link`. Field names are a contract with users'
+// scripts: add fields, never rename.
+type linkReport struct {
+	Engine     string             `json:"engine"`
+	Original   inputFile          `json:"original"`
+	Masked     inputFile          `json:"masked"`
+	Attributes []string           `json:"attributes"`
+	N          int                `json:"n"`
+	Unmatched  int                `json:"unmatched,omitempty"`
+	Direction  string             `json:"direction"`
+	Operator   string             `json:"operator"`
+	Params     []float64          `json:"params,omitempty"`
+	Reid       float64            `json:"reid"`
+	Correct    int                `json:"correct"`
+	ReidSets   float64            `json:"reid_sets"`
+	ReidAtK    map[string]float64 `json:"reid_at_k"`
+	KReid      float64            `json:"k_reid"`
+	KnownLinks int                `json:"known_links"`
+	KRReid     [2]float64         `json:"kr_reid"`
+	Knowledge  string             `json:"knowledge"`
+	SetSizes   []linkage.Count    `json:"set_sizes"`
+	RankCounts []linkage.Count    `json:"rank_counts"`
+	// Seconds is for the text output only: timings would break byte-identical JSON.
+	Seconds float64 `json:"-"`
+}
+
+type linkJob struct {
+	files      *pairedFiles
+	operator   string
+	paramsFile string
+	direction  linkage.Direction
+	knowledge  linkage.Knowledge
+	records    int
+	threads    int
+}
+
+func (j *linkJob) run(e *env) (*linkReport, *datasets.Table, error) {
+	start := time.Now()
+	p := j.files.Pairing
+	om, mm, trueMasked, trueOriginal, err := j.files.standardised(j.records)
+	if err != nil {
+		return nil, nil, err
+	}
+	op, err := j.buildOperator(om, mm, trueMasked)
+	if err != nil {
+		return nil, nil, err
+	}
+	nq := len(mm[0])
+	if j.direction == linkage.OriginalToMasked {
+		nq = len(om[0])
+	}
+	prog := newProgress(e, "linking", int64(nq))
+	res, err := linkage.DBRL(linkage.Problem{Original: om, Masked: mm, TrueMasked: trueMasked, TrueOriginal: trueOriginal,
+		Operator: op, Direction: j.direction}, linkage.Settings{Threads: j.threads, Progress: func(n int) { prog.Add(int64(n)) }})
+	prog.Finish()
+	if err != nil {
+		return nil, nil, err
+	}
+	known, err := j.knownLinks()
+	if err != nil {
+		return nil, nil, err
+	}
+	ms := res.Measures
+	r := &linkReport{
+		Engine:     "reid " + version,
+		Attributes: p.Attributes,
+		N:          ms.N,
+		Unmatched:  ms.Unmatched,
+		Direction:  j.direction.String(),
+		Operator:   op.Name(),
+		Reid:       ms.Reid,
+		Correct:    ms.Correct,
+		ReidSets:   ms.ReidSets,
+		ReidAtK:    map[string]float64{},
+		Knowledge:  j.knowledge.String(),
+		SetSizes:   ms.SetSizes,
+		RankCounts: ms.RankCounts,
+	}
+	if op.Name() != "euclidean" {
+		r.Params = op.Params()
+	}
+	for k, v := range ms.ReidAtK {
+		r.ReidAtK[strconv.Itoa(k)] = v
+	}
+	knownOf := r.addKnown(len(res.Records), func(i int) bool { return res.Records[i].True >= 0 }, j.direction, trueMasked, known)
+	r.KRReid = [2]float64{r.KReid, r.Reid}
+	r.Seconds = time.Since(start).Seconds()
+	return r, perRecordTable(res, knownOf), nil
+}
+
+// addKnown sets K.Reid over the linked records (those whose masked record's original the
+// intruder knows, known.Known being indexed by masked record) and the knowledge text, and
+// returns for each linked record its known original or −1.
+func (r *linkReport) addKnown(n int, hasTrue func(i int) bool, dir linkage.Direction, trueMasked []int, known *linkage.KnownResult) []int {
+	knownOf := make([]int, n)
+	for i := range knownOf {
+		knownOf[i] = -1
+		maskedRow := i
+		if dir == linkage.OriginalToMasked {
+			maskedRow = trueMasked[i]
+		}
+		if hasTrue(i) && known != nil && maskedRow >= 0 && known.Known[maskedRow] >= 0 {
+			knownOf[i] = known.Known[maskedRow]
+			r.KnownLinks++
+		}
+	}
+	if r.N > 0 {
+		r.KReid = float64(r.KnownLinks) / float64(r.N)
+	}
+	if known != nil && known.Reason != "" {
+		r.Knowledge += " (" + known.Reason + ")"
+	}
+	return knownOf
+}
+
+// firstRecords keeps the first n records of both files (after standardising the whole
+// files) and the true links among them.
+func firstRecords(om, mm [][]float64, trueMasked, trueOriginal []int, n int) ([][]float64, [][]float64, []int, []int) {
+	no, nm := min(n, len(om[0])), min(n, len(mm[0]))
+	cut := func(x [][]float64, k int) [][]float64 {
+		out := make([][]float64, len(x))
+		for a := range x {
+			out[a] = x[a][:k]
+		}
+		return out
+	}
+	tm := make([]int, no)
+	for i := range tm {
+		tm[i] = trueMasked[i]
+		if tm[i] >= nm {
+			tm[i] = -1
+		}
+	}
+	to := make([]int, nm)
+	for i := range to {
+		to[i] = trueOriginal[i]
+		if to[i] >= no {
+			to[i] = -1
+		}
+	}
+	return cut(om, no), cut(mm, nm), tm, to
+}
+
+func (j *linkJob) buildOperator(om, mm [][]float64, trueMasked []int) (distances.Operator, error) {
+	m := len(om)
+	attrs := j.files.Pairing.Attributes
+	switch j.operator {
+	case "euclidean":
+		if j.paramsFile != "" {
+			return nil, usagef("--params does not go with --operator euclidean")
+		}
+		return distances.NewEuclidean(m), nil
+	case "mahalanobis", "mahalanobis-classical":
+		if j.paramsFile != "" {
+			return nil, usagef("--params does not go with --operator %s (it is computed from the data)", j.operator)
+		}
+		cov := distances.Covariance(om)
+		source := "the covariance of " + j.files.Pairing.Original.Source
+		if j.operator == "mahalanobis" {
+			source = "the covariance of true-pair differences between " + j.files.Pairing.Original.Source + " and " + j.files.Pairing.Masked.Source
+			// Only pairs present in both files (an intruder subset may drop some).
+			var keep []int
+			var origRows []int
+			for i, t := range trueMasked {
+				if t >= 0 {
+					keep = append(keep, t)
+					origRows = append(origRows, i)
+				}
+			}
+			sub := make([][]float64, m)
+			for a := range om {
+				sub[a] = make([]float64, len(origRows))
+				for x, i := range origRows {
+					sub[a][x] = om[a][i]
+				}
+			}
+			cov = distances.TruePairCovariance(sub, mm, keep)
+		}
+		op, err := distances.NewMahalanobis(cov)
+		if err != nil {
+			return nil, asInput(fmt.Errorf("%s: %w", source, err))
+		}
+		return op, nil
+	case "wm", "owa", "bilinear", "choquet":
+		if j.paramsFile == "" {
+			return nil, usagef("--operator %s needs --params FILE", j.operator)
+		}
+		f, err := os.Open(j.paramsFile)
+		if err != nil {
+			return nil, &datasets.InputError{File: j.paramsFile, Err: err}
+		}
+		defer f.Close()
+		op, err := distances.ReadParams(f, attrs)
+		if err != nil {
+			return nil, &datasets.InputError{File: j.paramsFile, Err: err}
+		}
+		if op.Name() != j.operator {
+			return nil, &datasets.InputError{File: j.paramsFile, Err: fmt.Errorf("holds %s parameters, not %s", op.Name(), j.operator)}
+		}
+		return op, nil
+	}
+	return nil, usagef("unknown --operator %q (euclidean, wm, owa, bilinear, mahalanobis, mahalanobis-classical, choquet)", j.operator)
+}
+
+// knownLinks runs the transparency attack on the raw (unstandardised) values of the whole
+// files: the intruder is assumed to hold the whole original.
+func (j *linkJob) knownLinks() (*linkage.KnownResult, error) {
+	p := j.files.Pairing
+	if j.knowledge.Method == "" || j.knowledge.Method == "none" {
+		return nil, nil
+	}
+	if len(p.TrueOriginal) != p.Original.Rows() || p.Original.Rows() != p.Masked.Rows() {
+		return nil, usagef("--masking needs the whole original file (no intruder subset)")
+	}
+	om, err := p.Original.NumericMatrix()
+	if err != nil {
+		return nil, err
+	}
+	mm, err := p.Masked.NumericMatrix()
+	if err != nil {
+		return nil, err
+	}
+	// The attack works in the original's record order; put the masked rows in it.
+	aligned := make([][]float64, len(mm))
+	for a := range mm {
+		aligned[a] = make([]float64, len(p.TrueMasked))
+		for i, t := range p.TrueMasked {
+			aligned[a][i] = mm[a][t]
+		}
+	}
+	kr, err := linkage.KnownLinks(om, aligned, j.knowledge)
+	if err != nil {
+		return nil, asInput(err)
+	}
+	// Back to masked record numbers: Known[masked row] = original row.
+	byMasked := &linkage.KnownResult{Knowledge: kr.Knowledge, Reason: kr.Reason, Known: make([]int, len(kr.Known)), Candidates: make([]int, len(kr.Known))}
+	for i, t := range p.TrueMasked {
+		byMasked.Known[t] = kr.Known[i]
+		byMasked.Candidates[t] = kr.Candidates[i]
+	}
+	return byMasked, nil
+}
+
+// parseKnowledge reads --masking: "none", "rankswap:p=5", "mdav:k=3", "indrank:k=3".
+func parseKnowledge(s string) (linkage.Knowledge, error) {
+	method, rest, _ := strings.Cut(s, ":")
+	k := linkage.Knowledge{Method: method}
+	switch method {
+	case "none", "":
+		k.Method = "none"
+		return k, nil
+	case "rankswap", "mdav", "indrank":
+	default:
+		return k, fmt.Errorf("unknown method %q (rankswap:p=P, mdav:k=K, indrank:k=K or none)", method)
+	}
+	name, value, ok := strings.Cut(rest, "=")
+	if !ok {
+		return k, fmt.Errorf("%q: want %s:%s=VALUE", s, method, map[bool]string{true: "p", false: "k"}[method == "rankswap"])
+	}
+	switch {
+	case method == "rankswap" && name == "p":
+		v, err := strconv.ParseFloat(value, 64)
+		if err != nil || v < 0 || v > 100 {
+			return k, fmt.Errorf("%q: p must be a percentage", s)
+		}
+		k.P = v
+	case method != "rankswap" && name == "k":
+		v, err := strconv.Atoi(value)
+		if err != nil || v < 1 {
+			return k, fmt.Errorf("%q: k must be a positive integer", s)
+		}
+		k.K = v
+	default:
+		return k, fmt.Errorf("%q: unknown parameter %q", s, name)
+	}
+	return k, nil
+}
+
+// perRecordTable is the --records-out file: one row per linked record, 1-based numbers.
+func perRecordTable(res *linkage.Result, knownOf []int) *datasets.Table {
+	n := len(res.Records)
+	num := func(name string) datasets.Column {
+		return datasets.Column{Name: name, Kind: datasets.Numeric, Values: make([]float64, n)}
+	}
+	cols := []datasets.Column{num("record"), num("true"), num("nearest"), num("nearest_distance"), num("ties"),
+		num("true_distance"), num("true_rank"), num("correct"), num("reid_set"), num("known")}
+	for _, c := range []int{1, 5, 6, 9} {
+		cols[c].Valid = make([]bool, n)
+	}
+	for i, r := range res.Records {
+		cols[0].Values[i] = float64(i + 1)
+		if r.True >= 0 {
+			cols[1].Values[i], cols[1].Valid[i] = float64(r.True+1), true
+			cols[5].Values[i], cols[5].Valid[i] = r.TrueDistance, true
+			cols[6].Values[i], cols[6].Valid[i] = float64(r.TrueRank), true
+		}
+		cols[2].Values[i] = float64(r.Nearest + 1)
+		cols[3].Values[i] = r.NearestDistance
+		cols[4].Values[i] = float64(r.Ties)
+		cols[7].Values[i] = linkage.Reid(&res.Records[i])
+		cols[8].Values[i] = linkage.ReidSet(&res.Records[i])
+		if knownOf[i] >= 0 {
+			cols[9].Values[i], cols[9].Valid[i] = float64(knownOf[i]+1), true
+		}
+	}
+	return &datasets.Table{Source: "records", Columns: cols}
+}
+
+func printLink(w io.Writer, r *linkReport) error {
+	fmt.Fprintf(w, "distance-based record linkage, %s, %s distance, %d records on %d attributes\n",
+		r.Direction, r.Operator, r.N, len(r.Attributes))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "Reid\t%.4f\t(%d unique correct links)\n", r.Reid, r.Correct)
+	fmt.Fprintf(tw, "Reid with anonymity sets\t%.4f\t\n", r.ReidSets)
+	keys := make([]string, 0, len(r.ReidAtK))
+	for k := range r.ReidAtK {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(a, b int) bool { x, _ := strconv.Atoi(keys[a]); y, _ := strconv.Atoi(keys[b]); return x < y })
+	for _, k := range keys {
+		fmt.Fprintf(tw, "Reid@%s\t%.4f\t\n", k, r.ReidAtK[k])
+	}
+	fmt.Fprintf(tw, "K.Reid\t%.4f\t(%d known links; %s)\n", r.KReid, r.KnownLinks, r.Knowledge)
+	fmt.Fprintf(tw, "KR.Reid\t(%.4f, %.4f)\t\n", r.KRReid[0], r.KRReid[1])
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var sets []string
+	for _, c := range r.SetSizes {
+		sets = append(sets, fmt.Sprintf("%d:%d", c.Value, c.Count))
+	}
+	fmt.Fprintf(w, "anonymity-set sizes (size:records): %s\n", strings.Join(sets, " "))
+	fmt.Fprintf(w, "time: %.2fs\n", r.Seconds)
+	return nil
+}

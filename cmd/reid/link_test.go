@@ -1,0 +1,167 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reid-sdc/reid/datasets"
+)
+
+// toy files: the authors' example (Abril, Navarro-Arribas & Torra), where linking gets 2
+// of 3 records right in both directions (checked with numpy, see linkage tests).
+func toyFiles(t *testing.T) (dir, orig, masked string) {
+	dir = t.TempDir()
+	orig = writeCSV(t, dir, "o.csv", "a,b,c\n1,30,27\n2,50,47\n3,25,31\n")
+	masked = writeCSV(t, dir, "m.csv", "a,b,c\n1,20,47\n2,20,47\n3,23,31\n")
+	return
+}
+
+func TestLinkJSONContract(t *testing.T) {
+	dir, orig, masked := toyFiles(t)
+	recs := filepath.Join(dir, "recs.parquet")
+	code, out, stderr := runReid(t, "link", "--original", orig, "--masked", masked, "--format", "json",
+		"--direction", "original-to-masked", "--records-out", recs)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	// The fields the issue names are a contract with users' scripts.
+	for _, f := range []string{"n", "direction", "operator", "reid", "reid_sets", "reid_at_k", "k_reid", "kr_reid", "knowledge"} {
+		if _, ok := doc[f]; !ok {
+			t.Errorf("JSON lacks %q", f)
+		}
+	}
+	if doc["n"].(float64) != 3 || doc["direction"] != "original-to-masked" || doc["operator"] != "euclidean" {
+		t.Errorf("n/direction/operator: %v %v %v", doc["n"], doc["direction"], doc["operator"])
+	}
+	if math.Abs(doc["reid"].(float64)-2.0/3) > 1e-15 {
+		t.Errorf("reid %v, want 2/3", doc["reid"])
+	}
+	atK := doc["reid_at_k"].(map[string]any)
+	for _, k := range []string{"1", "2", "5", "10"} {
+		if _, ok := atK[k]; !ok {
+			t.Errorf("reid_at_k lacks %q", k)
+		}
+	}
+	if kr := doc["kr_reid"].([]any); len(kr) != 2 || kr[0].(float64) != 0 || kr[1] != doc["reid"] {
+		t.Errorf("kr_reid %v", kr)
+	}
+	// Per-record file: record 3 links to masked record 2.
+	tab, err := datasets.Load(recs, datasets.LoadOptions{Missing: datasets.MissingKeep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tab.Column("nearest").Values; got[2] != 2 || tab.Rows() != 3 {
+		t.Errorf("nearest %v", got)
+	}
+}
+
+func TestLinkDeterministic(t *testing.T) {
+	_, orig, masked := toyFiles(t)
+	var outs []string
+	for _, threads := range []string{"1", "2", "5"} {
+		code, out, stderr := runReid(t, "link", "--format", "json", "--threads", threads, orig, masked)
+		if code != exitOK {
+			t.Fatal(stderr)
+		}
+		outs = append(outs, out)
+	}
+	if outs[0] != outs[1] || outs[1] != outs[2] {
+		t.Error("JSON differs between runs")
+	}
+}
+
+func TestLinkOperators(t *testing.T) {
+	dir, orig, masked := toyFiles(t)
+	// WM with equal weights must give the Euclidean links (hierarchy sanity).
+	wm := writeCSV(t, dir, "wm.json", `{"operator":"wm","weights":{"a":0.25,"b":0.25,"c":0.5}}`)
+	eq := writeCSV(t, dir, "eq.json", `{"operator":"owa","weights":[0.3333333333333333,0.3333333333333333,0.3333333333333334]}`)
+	for _, args := range [][]string{
+		{"--operator", "wm", "--params", wm},
+		{"--operator", "owa", "--params", eq},
+	} {
+		code, out, stderr := runReid(t, append([]string{"link", "--format", "json", orig, masked}, args...)...)
+		if code != exitOK {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+			continue
+		}
+		var doc linkReport
+		json.Unmarshal([]byte(out), &doc)
+		if doc.Operator != args[1] && !(args[1] == "mahalanobis-classical" && doc.Operator == "mahalanobis") {
+			t.Errorf("%v: operator %q", args, doc.Operator)
+		}
+	}
+	// OWA with equal weights is the Euclidean distance: same Reid.
+	_, e, _ := runReid(t, "link", "--format", "json", orig, masked)
+	_, o, _ := runReid(t, "link", "--format", "json", "--operator", "owa", "--params", eq, orig, masked)
+	var de, do linkReport
+	json.Unmarshal([]byte(e), &de)
+	json.Unmarshal([]byte(o), &do)
+	if de.Reid != do.Reid || de.ReidSets != do.ReidSets {
+		t.Errorf("equal-weight OWA Reid %v, Euclidean %v", do.Reid, de.Reid)
+	}
+}
+
+// TestLinkMahalanobis: both Mahalanobis variants run on a file with more records than
+// attributes, and on the toy files (3 records, 3 attributes: a singular covariance) they
+// fail with an input error that names the cause.
+func TestLinkMahalanobis(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runReid(t, "demo", "--records", "200", "--dir", dir, "--format", "json")
+	if code != exitOK {
+		t.Fatal(stderr)
+	}
+	o, m := filepath.Join(dir, "original.csv"), filepath.Join(dir, "rankswap_p5.csv")
+	attrs := "age,wages,interest,total_income,federal_tax"
+	for _, op := range []string{"mahalanobis", "mahalanobis-classical"} {
+		code, out, stderr := runReid(t, "link", "--format", "json", "--attrs", attrs, "--operator", op, o, m)
+		if code != exitOK {
+			t.Errorf("%s: exit %d: %s", op, code, stderr)
+			continue
+		}
+		var doc linkReport
+		json.Unmarshal([]byte(out), &doc)
+		if doc.Operator != "mahalanobis" || doc.N != 200 || len(doc.Params) != 15 {
+			t.Errorf("%s: operator %q n %d params %d", op, doc.Operator, doc.N, len(doc.Params))
+		}
+	}
+	_, orig, masked := toyFiles(t)
+	code, _, stderr = runReid(t, "link", "--operator", "mahalanobis-classical", orig, masked)
+	if code != exitInput || !strings.Contains(stderr, "not positive definite") || !strings.Contains(stderr, "o.csv") {
+		t.Errorf("singular covariance: exit %d, %q", code, stderr)
+	}
+}
+
+func TestLinkBadInput(t *testing.T) {
+	dir, orig, masked := toyFiles(t)
+	bad := writeCSV(t, dir, "bad.json", `{"operator":"wm","weights":[0.5,0.6,-0.1]}`)
+	cases := []struct {
+		args    []string
+		mention string
+	}{
+		{[]string{"--operator", "wm"}, "--params"},
+		{[]string{"--operator", "nope"}, "unknown --operator"},
+		{[]string{"--operator", "wm", "--params", bad}, "bad.json"},
+		{[]string{"--direction", "sideways"}, "--direction"},
+		{[]string{"--masking", "mdav"}, "--masking"},
+		{[]string{"--masking", "rankswap:p=500"}, "--masking"},
+		{[]string{"--records-out", filepath.Join(dir, "r.xyz")}, "r.xyz"},
+	}
+	for _, tc := range cases {
+		out := filepath.Join(dir, "out.json")
+		code, _, stderr := runReid(t, append([]string{"link", "--out", out, orig, masked}, tc.args...)...)
+		if code != exitInput || !strings.Contains(stderr, tc.mention) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q (want 2 and a line mentioning %q)", tc.args, code, stderr, tc.mention)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: output file left behind", tc.args)
+		}
+	}
+}

@@ -1,0 +1,480 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/reid-sdc/reid/datasets"
+	"github.com/reid-sdc/reid/linkage"
+)
+
+// prlHelp is appended to the help of `reid link`.
+const prlHelp = `
+
+--method prl runs probabilistic record linkage (Fellegi-Sunter) instead: every pair (or
+every pair with equal --block keys) gets an agreement level per attribute, the pairs are
+counted by agreement pattern, EM on the counts estimates m, u and the match proportion
+(fixed at |true pairs| / |pairs| unless --estimate-p; --supervised takes them from the true
+and false pairs: the worst case), weights are log2(m/u) summed over attributes, and the
+Fellegi-Sunter thresholds follow from --mu = P(link | non-match) and --lambda =
+P(non-link | match). Records are linked three ways, each with its Reid: threshold (exactly
+one pair above the upper threshold, and it is true), best (unique best weight, the 'reid'
+field) and assignment (one-to-one, maximum total weight). Comparison:
+  --quantiles Q1,Q2   numeric bands on |dz| at these exact quantiles of all pairs (0.01,0.1)
+  --bands T1,T2       numeric bands at these |dz| thresholds instead
+  --rank P1[,P2]      rank-window rule (agree when ranks differ by at most P % of n) for
+                      every numeric attribute, for rank-swapped files
+  categorical attributes agree when equal; a missing value is its own level, of weight 0.`
+
+// prlFlags are the flags of `reid link --method prl`.
+type prlFlags struct {
+	quantiles, bands, rank, block *string
+	supervised, estimateP         *bool
+	mu, lambda                    *float64
+	topK, maxIter                 *int
+}
+
+func addPRLFlags(fs *flag.FlagSet) *prlFlags {
+	return &prlFlags{
+		quantiles:  fs.String("quantiles", "0.01,0.1", "prl: numeric bands at these `quantiles` of |dz| over all pairs"),
+		bands:      fs.String("bands", "", "prl: numeric bands at these |dz| `thresholds` (instead of --quantiles)"),
+		rank:       fs.String("rank", "", "prl: rank-window rule with windows of these `percents` of n for numeric attributes"),
+		block:      fs.String("block", "", "prl: compare only pairs with equal values of these `attributes`"),
+		supervised: fs.Bool("supervised", false, "prl: m and u from the true and false pairs instead of EM"),
+		estimateP:  fs.Bool("estimate-p", false, "prl: estimate the match proportion by EM"),
+		mu:         fs.Float64("mu", 1e-5, "prl: error rate P(link | non-match) of the upper threshold"),
+		lambda:     fs.Float64("lambda", 0.05, "prl: error rate P(non-link | match) of the lower threshold"),
+		topK:       fs.Int("top-k", 16, "prl: first number of candidates per record for the assignment"),
+		maxIter:    fs.Int("max-iterations", 1000, "prl: EM iterations at most"),
+	}
+}
+
+// linkOptions are the `reid link` flags shared with --method prl.
+type linkOptions struct {
+	format, direction, masking, operator, params, out, recordsOut string
+	records, threads                                              int
+}
+
+type prlMode struct {
+	Reid       float64 `json:"reid"`
+	Correct    int     `json:"correct"`
+	Chosen     int     `json:"chosen"`
+	Links      int     `json:"links"`
+	Clerical   int     `json:"clerical"`
+	FalseLinks int     `json:"false_links"`
+	Status     string  `json:"status"`
+}
+
+type prlThresholds struct {
+	Upper          *float64 `json:"upper"` // null: no pair is a link
+	Lower          *float64 `json:"lower"` // null: no pair is a non-link
+	Mu             float64  `json:"mu"`
+	Lambda         float64  `json:"lambda"`
+	MuAchieved     float64  `json:"mu_achieved"`
+	LambdaAchieved float64  `json:"lambda_achieved"`
+}
+
+type prlComparison struct {
+	Attribute  string    `json:"attribute"`
+	Rule       string    `json:"rule"`
+	Quantiles  []float64 `json:"quantiles,omitempty"`
+	Thresholds []float64 `json:"thresholds"`
+	Levels     int       `json:"levels"`
+}
+
+// prlReport is the JSON of `reid link --method prl`: the fields of `reid link` (reid is
+// the best-weight mode's) plus the model and the three modes. Add fields, never rename.
+type prlReport struct {
+	linkReport
+	Method          string               `json:"method"`
+	Supervised      bool                 `json:"supervised"`
+	Comparison      []prlComparison      `json:"comparison"`
+	Pairs           uint64               `json:"pairs"`
+	TruePairs       uint64               `json:"true_pairs"`
+	Patterns        int                  `json:"patterns"`
+	M               map[string][]float64 `json:"m"`
+	U               map[string][]float64 `json:"u"`
+	MatchProportion float64              `json:"match_proportion"`
+	Iterations      int                  `json:"iterations"`
+	Converged       bool                 `json:"converged"`
+	LogLikelihood   float64              `json:"log_likelihood"`
+	LabelSwitched   bool                 `json:"label_switched"`
+	Warning         string               `json:"warning,omitempty"`
+	Thresholds      prlThresholds        `json:"thresholds"`
+	ReidByMode      map[string]float64   `json:"reid_by_mode"`
+	Modes           map[string]prlMode   `json:"modes"`
+	TopK            int                  `json:"top_k"`
+}
+
+func finite(x float64) *float64 {
+	if math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+func parseFloats(flagName, s string, check func(float64) bool) ([]float64, error) {
+	var out []float64
+	for _, f := range splitList(s) {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || !check(v) {
+			return nil, usagef("--%s: bad value %q", flagName, f)
+		}
+		if len(out) > 0 && v <= out[len(out)-1] {
+			return nil, usagef("--%s: values must increase", flagName)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// runPRL is `reid link --method prl`.
+func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) error {
+	if o.format != "text" && o.format != "json" {
+		return usagef("--format must be text or json")
+	}
+	if o.operator != "euclidean" || o.params != "" {
+		return usagef("--operator and --params are for --method dbrl")
+	}
+	dir, err := linkage.ParseDirection(o.direction)
+	if err != nil {
+		return usagef("--direction: %v", err)
+	}
+	know, err := parseKnowledge(o.masking)
+	if err != nil {
+		return usagef("--masking: %v", err)
+	}
+	if o.records < 0 {
+		return usagef("--records must be positive")
+	}
+	if !(*f.mu >= 0 && *f.mu < 1) || !(*f.lambda >= 0 && *f.lambda < 1) {
+		return usagef("--mu and --lambda must be in [0, 1)")
+	}
+	if *f.topK < 1 || *f.maxIter < 1 {
+		return usagef("--top-k and --max-iterations must be positive")
+	}
+	quantiles, err := parseFloats("quantiles", *f.quantiles, func(v float64) bool { return v > 0 && v < 1 })
+	if err != nil {
+		return err
+	}
+	bands, err := parseFloats("bands", *f.bands, func(v float64) bool { return v >= 0 && !math.IsInf(v, 0) })
+	if err != nil {
+		return err
+	}
+	ranks, err := parseFloats("rank", *f.rank, func(v float64) bool { return v > 0 && v <= 100 })
+	if err != nil {
+		return err
+	}
+	if len(quantiles) == 0 && len(bands) == 0 && len(ranks) == 0 {
+		return usagef("give --quantiles, --bands or --rank")
+	}
+	if o.recordsOut != "" {
+		if _, err := datasets.FormatOf(o.recordsOut); err != nil {
+			return err
+		}
+	}
+	if err := pf.positionalFiles(args); err != nil {
+		return err
+	}
+	files, err := pf.open()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	prob, comps, err := prlProblem(files, dir, splitList(*f.block), quantiles, bands, ranks, o.records)
+	if err != nil {
+		return err
+	}
+	nq := len(prob.TrueOriginal)
+	if dir == linkage.OriginalToMasked {
+		nq = len(prob.TrueMasked)
+	}
+	prog := newProgress(e, "linking (prl)", int64(2*nq))
+	res, err := linkage.PRL(prob, linkage.PRLSettings{Threads: o.threads, Supervised: *f.supervised, EstimateP: *f.estimateP,
+		Mu: *f.mu, Lambda: *f.lambda, TopK: *f.topK, MaxIterations: *f.maxIter, Progress: func(n int) { prog.Add(int64(n)) }})
+	prog.Finish()
+	if err != nil {
+		return asInput(err)
+	}
+	r := &prlReport{Method: "prl", Supervised: *f.supervised, Pairs: res.Patterns.Pairs, TruePairs: res.Patterns.TruePairs,
+		Patterns: len(res.Patterns.Codes), M: map[string][]float64{}, U: map[string][]float64{},
+		MatchProportion: res.Model.P, Iterations: res.Model.Iterations, Converged: res.Model.Converged,
+		LogLikelihood: res.Model.LogLikelihood, LabelSwitched: res.Model.LabelSwitched, Warning: res.Model.Warning,
+		ReidByMode: map[string]float64{}, Modes: map[string]prlMode{}, TopK: res.TopK}
+	th := res.Thresholds
+	r.Thresholds = prlThresholds{finite(th.Upper), finite(th.Lower), th.Mu, th.Lambda, th.MuAchieved, th.LambdaAchieved}
+	for k, c := range comps {
+		c.Thresholds = res.Cuts[k]
+		if c.Thresholds == nil {
+			c.Thresholds = []float64{}
+		}
+		r.Comparison = append(r.Comparison, c)
+		r.M[c.Attribute], r.U[c.Attribute] = res.Model.M[k], res.Model.U[k]
+	}
+	for _, m := range res.Modes {
+		r.ReidByMode[m.Mode] = m.Reid
+		r.Modes[m.Mode] = prlMode{m.Reid, m.Correct, m.Chosen, m.Links, m.Clerical, m.FalseLinks, m.Status}
+	}
+	ms := res.Measures
+	attrs := make([]string, len(comps))
+	for k, c := range comps {
+		attrs[k] = c.Attribute
+	}
+	r.linkReport = linkReport{Engine: "reid " + version, Attributes: attrs, N: ms.N, Unmatched: ms.Unmatched,
+		Direction: dir.String(), Operator: "prl", Reid: ms.Reid, Correct: ms.Correct, ReidSets: ms.ReidSets,
+		ReidAtK: map[string]float64{}, Knowledge: know.String(), SetSizes: ms.SetSizes, RankCounts: ms.RankCounts}
+	for k, v := range ms.ReidAtK {
+		r.ReidAtK[strconv.Itoa(k)] = v
+	}
+	// K.Reid as in `reid link`.
+	job := linkJob{files: files, knowledge: know}
+	known, err := job.knownLinks()
+	if err != nil {
+		return err
+	}
+	knownOf := r.addKnown(len(res.Records), func(i int) bool { return res.Records[i].True >= 0 }, dir, prob.TrueMasked, known)
+	r.KRReid = [2]float64{r.KReid, r.Reid}
+	r.Original = inputFile{*pf.original, files.OriginalSHA256}
+	r.Masked = inputFile{*pf.masked, files.MaskedSHA256}
+	r.Seconds = time.Since(start).Seconds()
+	if o.recordsOut != "" {
+		if err := datasets.Write(o.recordsOut, prlRecordsTable(res, knownOf), datasets.FormatAuto); err != nil {
+			return err
+		}
+	}
+	return writeOutput(e, o.out, func(w io.Writer) error {
+		if o.format == "json" {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(r)
+		}
+		return printPRL(w, r)
+	})
+}
+
+// prlProblem turns the paired, standardised files into a PRL problem: numeric attributes
+// by bands (or the rank rule), categorical ones by equality on a dictionary common to both
+// files; --block attributes become blocking keys and are not compared.
+func prlProblem(files *pairedFiles, dir linkage.Direction, block []string, quantiles, bands, ranks []float64, records int) (linkage.PRLProblem, []prlComparison, error) {
+	p := files.Pairing
+	ot, mt := files.Original.Table, files.Masked.Table
+	isBlock := map[string]bool{}
+	for _, b := range block {
+		if ot.Index(b) < 0 {
+			return linkage.PRLProblem{}, nil, usagef("--block: %q is not one of the linked attributes", b)
+		}
+		isBlock[b] = true
+	}
+	no, nm := ot.Rows(), mt.Rows()
+	if records > 0 {
+		no, nm = min(no, records), min(nm, records)
+	}
+	prob := linkage.PRLProblem{Direction: dir, TrueMasked: make([]int, no), TrueOriginal: make([]int, nm)}
+	for i := range no {
+		prob.TrueMasked[i] = p.TrueMasked[i]
+		if prob.TrueMasked[i] >= nm {
+			prob.TrueMasked[i] = -1
+		}
+	}
+	for j := range nm {
+		prob.TrueOriginal[j] = p.TrueOriginal[j]
+		if prob.TrueOriginal[j] >= no {
+			prob.TrueOriginal[j] = -1
+		}
+	}
+	var comps []prlComparison
+	keysO, keysM := make([]string, no), make([]string, nm)
+	for x := range ot.Columns {
+		oc, mc := &ot.Columns[x], mt.Column(ot.Columns[x].Name)
+		a := linkage.PRLAttribute{Name: oc.Name, Original: make([]float64, no), Masked: make([]float64, nm)}
+		if oc.HasMissing() {
+			a.OriginalMissing = oc.Valid[:no]
+		}
+		if mc.HasMissing() {
+			a.MaskedMissing = mc.Valid[:nm]
+		}
+		if a.OriginalMissing != nil { // Valid is true when present; the rule wants missing
+			a.OriginalMissing = negate(a.OriginalMissing)
+		}
+		if a.MaskedMissing != nil {
+			a.MaskedMissing = negate(a.MaskedMissing)
+		}
+		c := prlComparison{Attribute: oc.Name}
+		if oc.Kind == datasets.Categorical {
+			// A dictionary common to both files, by label.
+			code := map[string]float64{}
+			for i := range no {
+				a.Original[i] = commonCode(code, oc, i)
+			}
+			for j := range nm {
+				a.Masked[j] = commonCode(code, mc, j)
+			}
+			a.Rule = linkage.Rule{Kind: linkage.RuleEqual}
+			c.Rule, c.Levels = "equal", 2
+		} else {
+			copy(a.Original, oc.Values[:no])
+			copy(a.Masked, mc.Values[:nm])
+			switch {
+			case len(ranks) > 0:
+				a.Rule = linkage.Rule{Kind: linkage.RuleRank, Thresholds: ranks}
+				c.Rule, c.Quantiles = "rank", nil
+				c.Levels = len(ranks) + 1
+			case len(bands) > 0:
+				a.Rule = linkage.Rule{Kind: linkage.RuleBands, Thresholds: bands}
+				c.Rule, c.Levels = "bands", len(bands)+1
+			default:
+				a.Rule = linkage.Rule{Kind: linkage.RuleBands, Quantiles: quantiles}
+				c.Rule, c.Quantiles, c.Levels = "bands", quantiles, len(quantiles)+1
+			}
+		}
+		if isBlock[oc.Name] {
+			for i := range no {
+				keysO[i] += oc.String(i) + "\x00"
+			}
+			for j := range nm {
+				keysM[j] += mc.String(j) + "\x00"
+			}
+			continue
+		}
+		prob.Attributes = append(prob.Attributes, a)
+		comps = append(comps, c)
+	}
+	if len(prob.Attributes) == 0 {
+		return prob, nil, usagef("no attribute left to compare after --block")
+	}
+	if len(block) > 0 {
+		ids := map[string]int{}
+		id := func(s string) int {
+			v, ok := ids[s]
+			if !ok {
+				v = len(ids)
+				ids[s] = v
+			}
+			return v
+		}
+		prob.OriginalBlock, prob.MaskedBlock = make([]int, no), make([]int, nm)
+		for i, k := range keysO {
+			prob.OriginalBlock[i] = id(k)
+		}
+		for j, k := range keysM {
+			prob.MaskedBlock[j] = id(k)
+		}
+	}
+	return prob, comps, nil
+}
+
+func negate(b []bool) []bool {
+	out := make([]bool, len(b))
+	for i, v := range b {
+		out[i] = !v
+	}
+	return out
+}
+
+func commonCode(code map[string]float64, c *datasets.Column, i int) float64 {
+	if c.Missing(i) {
+		return 0
+	}
+	s := c.Levels[c.Codes[i]]
+	v, ok := code[s]
+	if !ok {
+		v = float64(len(code))
+		code[s] = v
+	}
+	return v
+}
+
+// prlRecordsTable is the --records-out file of --method prl: one row per linked record,
+// 1-based record numbers.
+func prlRecordsTable(res *linkage.PRLResult, knownOf []int) *datasets.Table {
+	n := len(res.Records)
+	names := []string{"record", "true", "best", "best_weight", "ties", "true_weight", "true_rank", "links", "clerical",
+		"assigned", "correct_best", "correct_threshold", "correct_assignment", "known"}
+	cols := make([]datasets.Column, len(names))
+	for c, name := range names {
+		cols[c] = datasets.Column{Name: name, Kind: datasets.Numeric, Values: make([]float64, n), Valid: make([]bool, n)}
+	}
+	set := func(c, i int, v float64, ok bool) {
+		if ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			cols[c].Values[i], cols[c].Valid[i] = v, true
+		}
+	}
+	b2f := func(b bool) float64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	for i, r := range res.Records {
+		set(0, i, float64(i+1), true)
+		set(1, i, float64(r.True+1), r.True >= 0)
+		set(2, i, float64(r.Best+1), r.Best >= 0)
+		set(3, i, r.BestWeight, r.Best >= 0)
+		set(4, i, float64(r.Ties), true)
+		set(5, i, r.TrueWeight, r.True >= 0)
+		set(6, i, float64(r.TrueRank), r.True >= 0)
+		set(7, i, float64(r.Links), true)
+		set(8, i, float64(r.Clerical), true)
+		set(9, i, float64(r.Assigned+1), r.Assigned >= 0)
+		set(10, i, b2f(r.True >= 0 && r.Ties == 1 && r.Best == r.True), true)
+		set(11, i, b2f(r.Links == 1 && r.TrueLinked), true)
+		set(12, i, b2f(r.True >= 0 && r.Assigned == r.True), r.Assigned >= 0)
+		set(13, i, float64(knownOf[i]+1), knownOf[i] >= 0)
+	}
+	return &datasets.Table{Source: "records", Columns: cols}
+}
+
+func printPRL(w io.Writer, r *prlReport) error {
+	fmt.Fprintf(w, "probabilistic record linkage (Fellegi-Sunter, %s), %s, %d records on %d attributes, %d pairs in %d patterns\n",
+		map[bool]string{true: "supervised m and u", false: "EM on pattern counts"}[r.Supervised], r.Direction, r.N, len(r.Attributes), r.Pairs, r.Patterns)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "Reid (best weight)\t%.4f\t(%d unique correct links)\n", r.Reid, r.Correct)
+	fmt.Fprintf(tw, "Reid with anonymity sets\t%.4f\t\n", r.ReidSets)
+	for _, mode := range []string{"threshold", "best", "assignment"} {
+		if m, ok := r.Modes[mode]; ok {
+			fmt.Fprintf(tw, "Reid (%s)\t%.4f\t(links %d, clerical %d, false links %d; %s)\n", mode, m.Reid, m.Links, m.Clerical, m.FalseLinks, m.Status)
+		}
+	}
+	fmt.Fprintf(tw, "K.Reid\t%.4f\t(%d known links; %s)\n", r.KReid, r.KnownLinks, r.Knowledge)
+	fmt.Fprintf(tw, "KR.Reid\t(%.4f, %.4f)\t\n", r.KRReid[0], r.KRReid[1])
+	fmt.Fprintf(tw, "match proportion\t%.4g\t(%d iterations, converged %v)\n", r.MatchProportion, r.Iterations, r.Converged)
+	th := func(p *float64) string {
+		if p == nil {
+			return "none"
+		}
+		return fmt.Sprintf("%.3f", *p)
+	}
+	fmt.Fprintf(tw, "thresholds (weight, bits)\tupper %s, lower %s\t(mu %g achieved %.3g, lambda %g achieved %.3g)\n",
+		th(r.Thresholds.Upper), th(r.Thresholds.Lower), r.Thresholds.Mu, r.Thresholds.MuAchieved, r.Thresholds.Lambda, r.Thresholds.LambdaAchieved)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "attribute\trule\tthresholds\tm\tu")
+	for _, c := range r.Comparison {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Attribute, c.Rule, floats(c.Thresholds), floats(r.M[c.Attribute]), floats(r.U[c.Attribute]))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if r.Warning != "" {
+		fmt.Fprintln(w, "warning:", r.Warning)
+	}
+	fmt.Fprintf(w, "time: %.2fs\n", r.Seconds)
+	return nil
+}
+
+func floats(x []float64) string {
+	s := make([]string, len(x))
+	for i, v := range x {
+		s[i] = strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	return strings.Join(s, " ")
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reid-sdc/reid/datasets"
+)
+
+// uniqSample is the hand example of package uniqueness (measure_test.go): classes (x,1)
+// f=3, (x,2) f=1, (y,1) f=1, (y,2) f=3, with ages for binning.
+const uniqSample = `A,B,w,S,age
+x,1,2,a,10
+x,1,4,a,20
+x,2,5,b,30
+y,1,10,a,10
+y,2,3,b,40
+y,2,3,c,10
+y,2,2,b,30
+x,1,4,c,20
+`
+
+// uniqPopulation: (x,1) 5, (x,2) 1, (y,1) 3, (y,2) 4, (z,1) 1, (z,2) 2.
+const uniqPopulation = `A,B
+z,1
+x,1
+x,1
+y,2
+x,1
+x,2
+y,1
+z,2
+y,2
+x,1
+y,1
+y,2
+z,2
+y,1
+x,1
+y,2
+`
+
+func uniqJSON(t *testing.T, args ...string) uniquenessReport {
+	t.Helper()
+	code, out, errOut := runReid(t, append([]string{"uniqueness", "--format", "json"}, args...)...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r uniquenessReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return r
+}
+
+func TestUniquenessPopulation(t *testing.T) {
+	dir := t.TempDir()
+	s := writeCSV(t, dir, "s.csv", uniqSample)
+	p := writeCSV(t, dir, "p.csv", uniqPopulation)
+	r := uniqJSON(t, "--keys", "A,B", "--population", p, "--sensitive", "S", s)
+	// By hand: 2 sample uniques, population uniques (x,2) and (z,1), one of them both;
+	// Σ 1/F_j = 3/5 + 1 + 1/3 + 3/4.
+	sum := 3.0/5 + 1 + 1.0/3 + 3.0/4
+	if r.Model != "population-count" || r.Classes != 4 || r.SampleUniques != 2 || *r.PopulationUniques != 2 ||
+		r.SUandPU != 1 || *r.PPUGivenSU != 0.5 || math.Abs(r.ExpectedReidentifications-sum) > 1e-12 || r.KMin != 1 || r.Estimated {
+		t.Errorf("%+v", r)
+	}
+	if len(r.KAnonymity.Failing) != 2 || strings.Join(r.KAnonymity.Failing[0].Key, ",") != "x,2" {
+		t.Errorf("k-anonymity %+v", r.KAnonymity)
+	}
+	if len(r.LDiversity) != 1 || r.LDiversity[0].FailingDistinct != 2 || len(r.TCloseness) != 1 || r.TCloseness[0].Distance != "equal" ||
+		math.Abs(r.TCloseness[0].MaxDistance-0.625) > 1e-15 {
+		t.Errorf("l %+v t %+v", r.LDiversity, r.TCloseness)
+	}
+	// Same inputs, byte-identical JSON.
+	_, a, _ := runReid(t, "uniqueness", "--format", "json", "--keys", "A,B", "--population", p, "--sensitive", "S", s)
+	_, b, _ := runReid(t, "uniqueness", "--format", "json", "--keys", "A,B", "--population", p, "--sensitive", "S", s, "--threads", "1")
+	if a != b {
+		t.Error("JSON differs between runs")
+	}
+}
+
+func TestUniquenessEstimators(t *testing.T) {
+	dir := t.TempDir()
+	s := writeCSV(t, dir, "s.csv", uniqSample)
+	// Weights: p_j = 3/10, 1/5, 1/10, 3/8; sample uniques' P(F=1|f=1) = p, so
+	// P(PU|SU) = (1/5 + 1/10)/2.
+	r := uniqJSON(t, "--keys", "A,B", "--weights", "w", s)
+	if r.Model != "benedetti-franconi" || !r.Estimated || math.Abs(*r.PPUGivenSU-0.15) > 1e-15 || r.PopulationUniques != nil ||
+		len(r.Estimates) != 3 || *r.SkinnerElliot != 1 || math.Abs(*r.SamplingFraction-8.0/33) > 1e-15 {
+		t.Errorf("%+v", r)
+	}
+	// Fraction and Poisson: μ_j = 2, ν = 6, P(F=1|f=1) = e^{−6}.
+	r = uniqJSON(t, "--keys", "A,B", "--fraction", "0.25", "--estimator", "poisson", s)
+	if r.Model != "poisson-loglinear" || math.Abs(*r.PPUGivenSU-math.Exp(-6)) > 1e-15 {
+		t.Errorf("%+v", r)
+	}
+	// Neither: r_i = 1/f_j.
+	r = uniqJSON(t, "--keys", "A,B", s)
+	if r.Model != "sample-frequency" || r.ExpectedReidentifications != 4 || r.SamplingFraction != nil {
+		t.Errorf("%+v", r)
+	}
+}
+
+func TestUniquenessBins(t *testing.T) {
+	dir := t.TempDir()
+	s := writeCSV(t, dir, "s.csv", uniqSample)
+	// age cut at 20 and 40: <20 {10,10,10}, [20,40) {20,30,30,20}, >=40 {40}.
+	r := uniqJSON(t, "--keys", "age", "--bins", "age:20,40", s)
+	if r.Classes != 3 || r.SampleUniques != 1 || r.Keys[0].Categories != 3 || len(r.Keys[0].Cuts) != 2 ||
+		strings.Join(r.KAnonymity.Failing[0].Key, "") != ">=40" {
+		t.Errorf("%+v", r)
+	}
+	// Quantile bins: 8 values, q2 cuts at the value of rank 4, 20: <20 and >=20.
+	r = uniqJSON(t, "--keys", "age,A", "--bins", "age:q2", s)
+	if r.Keys[0].Categories != 2 || r.Keys[0].Cuts[0] != 20 {
+		t.Errorf("%+v", r.Keys)
+	}
+	out := filepath.Join(dir, "risk.csv")
+	if code, _, errOut := runReid(t, "uniqueness", "--keys", "A,B", "--records-out", out, s); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	tab, err := datasets.Load(out, datasets.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.Rows() != 8 || tab.Column("risk").Values[2] != 1 || tab.Column("class").Values[7] != 0 {
+		t.Errorf("records-out: %v", tab.Names())
+	}
+}
+
+func TestUniquenessErrors(t *testing.T) {
+	dir := t.TempDir()
+	s := writeCSV(t, dir, "s.csv", uniqSample)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{s}, "--keys is required"},
+		{[]string{"--keys", "A"}, "sample file is required"},
+		{[]string{"--keys", "A", "--bins", "B", s}, "not NAME:C1,C2"},
+		{[]string{"--keys", "A", "--bins", "age:q2", s}, "not a key"},
+		{[]string{"--keys", "age", "--bins", "age:3,1", s}, "must increase"},
+		{[]string{"--keys", "A", "--weights", "w", "--fraction", "0.1", s}, "not both"},
+		{[]string{"--keys", "A", "--estimator", "x", s}, "unknown estimator"},
+		{[]string{"--keys", "A,Z", s}, `no such column: "Z"`},
+		{[]string{"--keys", "A", "--sensitive", "A", s}, "more than one"},
+		{[]string{"--keys", "A", "--weights", "S", s}, `column "S"`},
+	}
+	for _, tc := range tests {
+		code, _, errOut := runReid(t, append([]string{"uniqueness"}, tc.args...)...)
+		if code != exitInput || !strings.Contains(errOut, tc.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, %q (want %q)", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// sdcMicro's measure_risk on its testdata with the key below and w = "sampling_weight"
+// (indivRisk, method "approx"): 412 classes, 157 sample uniques, global risk 0.002353,
+// 10.78 expected re-identifications, maximum individual risk 0.046517.
+func TestUniquenessTestdata(t *testing.T) {
+	file := "../../../shared/datasets/testdata/original.csv"
+	if _, err := os.Stat(file); err != nil {
+		t.Skipf("sdcMicro testdata not available (%s): %v", file, err)
+	}
+	r := uniqJSON(t, "--keys", "urbrur,roof,walls,water,electcon,relat,sex", "--weights", "sampling_weight",
+		"--estimator", "bf-approx", file)
+	if r.Classes != 412 || r.SampleUniques != 157 || math.Round(r.ReidentificationRate*1e6) != 2353 ||
+		math.Round(r.ExpectedReidentifications*100) != 1078 || math.Round(r.MaxRecordRisk*1e6) != 46517 {
+		t.Errorf("classes %d, uniques %d, rate %v, expected %v, max %v", r.Classes, r.SampleUniques,
+			r.ReidentificationRate, r.ExpectedReidentifications, r.MaxRecordRisk)
+	}
+	code, out, _ := runReid(t, "uniqueness", "--keys", "urbrur,roof,walls,water,electcon,relat,sex", file)
+	if code != exitOK || !strings.Contains(out, "sample uniques") || !strings.Contains(out, "k-anonymity (k = 3)") {
+		t.Errorf("text output: exit %d\n%s", code, out)
+	}
+}
