@@ -161,16 +161,21 @@ func (sc *scanner) prepareEmbedded(queries, refs [][]float64, t *mat.Dense) {
 	nq, nr := len(queries[0]), len(refs[0])
 	sc.nr = nr
 	sc.generic = sc.settings.Generic
+	// T's rows, read directly (At's bounds checks cost more than the products).
+	tr := make([][]float64, d)
+	for k := range tr {
+		tr[k] = mat.Row(nil, k, t)
+	}
 	sc.q = make([]float64, nq*d)
 	sc.qn = make([]float64, nq)
+	rec := make([]float64, m)
 	for i := 0; i < nq; i++ {
+		for a := range rec {
+			rec[a] = queries[a][i]
+		}
 		row := sc.q[i*d : i*d+d]
-		for k := 0; k < d; k++ {
-			v := 0.0
-			for a := 0; a < m; a++ {
-				v += t.At(k, a) * queries[a][i]
-			}
-			row[k] = v
+		for k := range row {
+			row[k] = dot(tr[k], rec)
 		}
 	}
 	kernel.QueryNorms(sc.qn, sc.q, nq, d)
@@ -179,12 +184,11 @@ func (sc *scanner) prepareEmbedded(queries, refs [][]float64, t *mat.Dense) {
 	sc.r = make([]float64, d*sc.stride)
 	sc.rn = make([]float64, sc.stride)
 	for j := 0; j < nr; j++ {
+		for a := range rec {
+			rec[a] = refs[a][j]
+		}
 		for k := 0; k < d; k++ {
-			v := 0.0
-			for a := 0; a < m; a++ {
-				v += t.At(k, a) * refs[a][j]
-			}
-			sc.r[k*sc.stride+j] = v
+			sc.r[k*sc.stride+j] = dot(tr[k], rec)
 		}
 	}
 	kernel.RefNorms(sc.rn, sc.r, d, sc.stride, nr)
@@ -210,6 +214,14 @@ func (sc *scanner) preparePairwise(queries, refs [][]float64, op Operator) {
 	sc.nr = nr
 	sc.qRows = rowMajor(queries, nq, m)
 	sc.rRows = rowMajor(refs, nr, m)
+}
+
+func dot(x, y []float64) float64 {
+	s := 0.0
+	for i, v := range x {
+		s += v * y[i]
+	}
+	return s
 }
 
 func rowMajor(cols [][]float64, n, m int) []float64 {
@@ -449,18 +461,22 @@ func (ws *workspace) scanBlock(st *queryState, i int, approx []float64, j0 int) 
 		bestUpper = minA + slack
 	}
 	limit := directSlack(st.threshold(bestUpper))
-	rankOnlyBelow, rankOnlyAbove := st.rankOnlyBand(bestUpper, slack)
-	// Jump from candidate to candidate: those with a − slack > limit cannot matter.
-	for j := kernel.FirstAtMost(approx, limit+slack); j < len(approx); j += 1 + kernel.FirstAtMost(approx[j+1:], limit+slack) {
+	below, above := st.rankOnlyBand(bestUpper, slack)
+	// Count the rank-only candidates in bulk. The band only widens as the best distance
+	// improves, so what it holds now stays rank-only; visit everything else one by one.
+	bandLo, bandHi := above, below
+	st.res.TrueRank += kernel.CountBetween(approx, bandLo, bandHi)
+	next := func(from int) int { return from + kernel.FirstNotBetween(approx[from:], bandLo, bandHi, limit+slack) }
+	for j := next(0); j < len(approx); j = next(j + 1) {
 		a := approx[j]
-		if a < rankOnlyBelow && a > rankOnlyAbove {
+		if a < below && a > above { // in the band as it has widened since
 			st.res.TrueRank++
 			continue
 		}
 		st.consider(j0+j, sc.exact(i, j0+j))
 		bestUpper = math.Min(bestUpper, st.best)
 		limit = directSlack(st.threshold(bestUpper))
-		rankOnlyBelow, rankOnlyAbove = st.rankOnlyBand(bestUpper, slack)
+		below, above = st.rankOnlyBand(bestUpper, slack)
 	}
 }
 

@@ -99,16 +99,18 @@ func Implementation() string { return impl.name }
 type kernelFunc func(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int)
 
 type implementation struct {
-	name  string
-	fn    kernelFunc
-	first func(x []float64, limit float64) int
+	name            string
+	fn              kernelFunc
+	first           func(x []float64, limit float64) int
+	between         func(x []float64, lo, hi float64) int
+	firstNotBetween func(x []float64, lo, hi, limit float64) int
 }
 
 // impl is the dispatch target of SquaredExpanded. It is the package's only package-level
 // variable: set once by the architecture file's init from CPU feature detection (before
 // any other code of the package can run) and never written again, so reading it needs no
 // synchronisation.
-var impl = implementation{"generic", generic, firstAtMostGeneric}
+var impl = implementation{"generic", generic, firstAtMostGeneric, countBetweenGeneric, firstNotBetweenGeneric}
 
 // check validates the sizes (panicking on inconsistent ones) and reports whether there is
 // anything to compute.

@@ -19,6 +19,8 @@ func init() {
 	}
 	if cpu.X86.HasAVX512F {
 		impl.first = firstAtMostAVX512
+		impl.between = countBetweenAVX512
+		impl.firstNotBetween = firstNotBetweenAVX512
 	}
 }
 
@@ -26,10 +28,10 @@ func init() {
 func accelerated() []implementation {
 	var list []implementation
 	if cpu.X86.HasAVX512F {
-		list = append(list, implementation{"avx512", asmKernel(squaredAVX512), nil})
+		list = append(list, implementation{"avx512", asmKernel(squaredAVX512), nil, nil, nil})
 	}
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
-		list = append(list, implementation{"avx2", asmKernel(squaredAVX2), nil})
+		list = append(list, implementation{"avx2", asmKernel(squaredAVX2), nil, nil, nil})
 	}
 	return list
 }

@@ -43,3 +43,28 @@ func BenchmarkFirstAtMost(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2048, "ns/elem")
 }
+
+// TestBandScans compares CountBetween and FirstNotBetween with their plain loops, with
+// bounds equal to elements (the band is open), NaN entries and empty bands.
+func TestBandScans(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for n := 0; n <= 40; n++ {
+		for trial := 0; trial < 60; trial++ {
+			x := make([]float64, n)
+			for i := range x {
+				x[i] = float64(rng.IntN(10)) / 10 // repeated values: equality at the bounds
+				if rng.IntN(11) == 0 {
+					x[i] = math.NaN()
+				}
+			}
+			lo, hi := float64(rng.IntN(12))/10-0.1, float64(rng.IntN(12))/10-0.1
+			limit := float64(rng.IntN(12))/10 - 0.1
+			if got, want := CountBetween(x, lo, hi), countBetweenGeneric(x, lo, hi); got != want {
+				t.Fatalf("CountBetween(%v, %v, %v) = %d, want %d", x, lo, hi, got, want)
+			}
+			if got, want := FirstNotBetween(x, lo, hi, limit), firstNotBetweenGeneric(x, lo, hi, limit); got != want {
+				t.Fatalf("FirstNotBetween(%v, %v, %v, %v) = %d, want %d", x, lo, hi, limit, got, want)
+			}
+		}
+	}
+}
