@@ -9,16 +9,34 @@ TEXT ·firstAtMostAVX512(SB), NOSPLIT, $0-40
 	VBROADCASTSD limit+24(FP), Z1
 	XORQ         AX, AX
 	MOVQ         CX, DX
-	ANDQ         $-8, DX // whole vectors
+	ANDQ         $-32, DX // whole groups of 4 vectors
 
-vec:
+vec4:
+	CMPQ     AX, DX
+	JGE      vec1start
+	VCMPPD   $13, (SI)(AX*8), Z1, K1 // K1 = limit >= x[AX:AX+8] (GE_OS: false for NaN)
+	VCMPPD   $13, 64(SI)(AX*8), Z1, K2
+	VCMPPD   $13, 128(SI)(AX*8), Z1, K3
+	VCMPPD   $13, 192(SI)(AX*8), Z1, K4
+	KORW     K1, K2, K5
+	KORW     K3, K4, K6
+	KORTESTW K5, K6
+	JNZ      vec1 // a hit in this group: find it vector by vector
+	ADDQ     $32, AX
+	JMP      vec4
+
+vec1start:
+	MOVQ CX, DX
+	ANDQ $-8, DX // whole vectors
+
+vec1:
 	CMPQ     AX, DX
 	JGE      tail
-	VCMPPD   $13, (SI)(AX*8), Z1, K1 // K1 = limit >= x[AX:AX+8] (GE_OS: false for NaN)
+	VCMPPD   $13, (SI)(AX*8), Z1, K1
 	KORTESTW K1, K1
 	JNZ      found
 	ADDQ     $8, AX
-	JMP      vec
+	JMP      vec1
 
 found:
 	KMOVW   K1, BX
