@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/reid-sdc/reid/datasets"
 	"github.com/reid-sdc/reid/datasets/synth"
@@ -20,7 +21,7 @@ import (
 func demoCommand() *command {
 	return &command{
 		Name:      "demo",
-		UsageLine: "reid demo [--records N] [--seed S] [--dir DIR] [--format text|json]",
+		UsageLine: "reid demo [--records N] [--seed S] [--dir DIR] [--format text|json] [--audit=false] [--time-limit T] [--out DIR]",
 		Short:     "run reid on the embedded synthetic data set",
 		Long: `
 Demo generates a realistic synthetic microdata file (income-like attributes and a few
@@ -29,12 +30,22 @@ k=3 and rank swapping with p=5), writes the three files as CSV to a temporary di
 (or --dir), reads them back, pairs each masked file with the original and prints what
 reid measures on them.
 
-The same --records and --seed always give the same files and the same figures.`,
+Then it runs 'reid audit' on each masked file (with the masking known to the intruder,
+keys age_band,sex,region, and --time-limit for the worst-case search of each file) and
+prints where each report was written (--out DIR/<masked file>/report.html; default
+reid-demo). --audit=false skips the audits.
+
+The same --records and --seed always give the same files and the same figures (the
+worst-case figures of the audits also depend on --time-limit when a search stops on it).`,
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			records := fs.Int("records", 2000, "number of synthetic `records`")
 			seed := fs.Uint64("seed", 1, "random seed of the generator and the masking")
 			dir := fs.String("dir", "", "keep the generated files in this `directory` (default: a temporary one, removed afterwards)")
 			format := fs.String("format", "text", "output format: text or json")
+			audit := fs.Bool("audit", true, "run reid audit on each masked file")
+			timeLimit := secondsOrDuration(4 * time.Second)
+			fs.Var(&timeLimit, "time-limit", "worst-case search time per masked file (`duration`)")
+			out := fs.String("out", "reid-demo", "write the audit reports into this `directory`")
 			return func(args []string) error {
 				if len(args) != 0 {
 					return usagef("demo takes no arguments")
@@ -42,11 +53,26 @@ The same --records and --seed always give the same files and the same figures.`,
 				if *format != "text" && *format != "json" {
 					return usagef("--format must be text or json")
 				}
-				res, err := runDemo(e, *records, *seed, *dir)
+				if timeLimit <= 0 {
+					return usagef("--time-limit must be positive")
+				}
+				var ao *demoAudit
+				if *audit {
+					ao = &demoAudit{timeLimit: time.Duration(timeLimit), out: *out}
+				}
+				res, err := runDemo(e, *records, *seed, *dir, ao)
 				if err != nil {
 					return err
 				}
-				return printDemo(e, res, *format)
+				if err := printDemo(e, res, *format); err != nil {
+					return err
+				}
+				if *format == "text" {
+					for _, a := range res.Audits {
+						fmt.Fprintf(e.stdout, "\n%s\nreport written to %s\n", a.CI, a.Report)
+					}
+				}
+				return nil
 			}
 		},
 	}
@@ -69,14 +95,47 @@ type demoRow struct {
 }
 
 type demoResult struct {
-	Dir      string    `json:"dir"`
-	Original string    `json:"original"`
-	Records  int       `json:"records"`
-	Seed     uint64    `json:"seed"`
-	Masked   []demoRow `json:"masked"`
+	Dir      string      `json:"dir"`
+	Original string      `json:"original"`
+	Records  int         `json:"records"`
+	Seed     uint64      `json:"seed"`
+	Masked   []demoRow   `json:"masked"`
+	Audits   []demoAudit `json:"audits,omitempty"`
 }
 
-func runDemo(e *env, records int, seed uint64, dir string) (*demoResult, error) {
+// demoAudit is the audit of one masked file: the options in, the report's place out.
+type demoAudit struct {
+	timeLimit time.Duration
+	out       string
+	File      string `json:"file"`
+	Report    string `json:"report"`
+	CI        string `json:"summary"`
+}
+
+// demoKeys are the synthetic data's categorical keys used for uniqueness.
+var demoKeys = []string{"age_band", "sex", "region"}
+
+// auditFile runs `reid audit` on one of the demo's masked files.
+func (d *demoAudit) auditFile(e *env, originalPath, maskedPath, masking string, attrs []string) (demoAudit, error) {
+	pf := addPairFlags(flag.NewFlagSet("audit", flag.ContinueOnError))
+	*pf.original, *pf.masked, *pf.attrs = originalPath, maskedPath, strings.Join(attrs, ",")
+	know, err := parseKnowledge(masking)
+	if err != nil {
+		return demoAudit{}, err
+	}
+	a := auditJob{pf: pf, knowledge: know, maskingSpec: masking, keys: demoKeys, timeLimit: d.timeLimit}
+	rep, err := a.run(e)
+	if err != nil {
+		return demoAudit{}, err
+	}
+	dir := filepath.Join(d.out, strings.TrimSuffix(filepath.Base(maskedPath), ".csv"))
+	if err := writeAuditFiles(dir, rep); err != nil {
+		return demoAudit{}, err
+	}
+	return demoAudit{File: filepath.Base(maskedPath), Report: filepath.Join(dir, "report.html"), CI: ciLine(rep)}, nil
+}
+
+func runDemo(e *env, records int, seed uint64, dir string, audit *demoAudit) (*demoResult, error) {
 	keep := dir != ""
 	if keep {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -136,6 +195,17 @@ func runDemo(e *env, records int, seed uint64, dir string) (*demoResult, error) 
 			row.Parameters = fmt.Sprintf("p=%g%%, seed=%d", j.job.p, j.job.seed)
 		}
 		res.Masked = append(res.Masked, row)
+		if audit != nil {
+			masking := "mdav:k=" + strconv.Itoa(j.job.k)
+			if j.job.method == "rankswap" {
+				masking = "rankswap:p=" + strconv.FormatFloat(j.job.p, 'g', -1, 64)
+			}
+			a, err := audit.auditFile(e, originalPath, maskedPath, masking, summary.Attributes)
+			if err != nil {
+				return nil, err
+			}
+			res.Audits = append(res.Audits, a)
+		}
 		prog.Add(1)
 	}
 	return res, nil
@@ -244,8 +314,8 @@ mean |Δz|: average absolute change of a value, in standard deviations of the or
 k-anonymity: size of the smallest group of identical masked records on those attributes.
 Reid: share of masked records whose nearest original (Euclidean distance on z-scores) is
 unique and true; Reid (sets): with anonymity sets; K.Reid: links the intruder knows are
-correct, knowing the masking method and its parameter. The worst case (learned distances)
-and uniqueness join this table as they land; see README.md.
+correct, knowing the masking method and its parameter. The audit of each file below adds
+PRL, the worst case (learned distances) and uniqueness; see README.md.
 `)
 	return nil
 }

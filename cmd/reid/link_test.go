@@ -114,7 +114,7 @@ func TestLinkOperators(t *testing.T) {
 // fail with an input error that names the cause.
 func TestLinkMahalanobis(t *testing.T) {
 	dir := t.TempDir()
-	code, _, stderr := runReid(t, "demo", "--records", "200", "--dir", dir, "--format", "json")
+	code, _, stderr := runReid(t, "demo", "--records", "200", "--dir", dir, "--format", "json", "--audit=false")
 	if code != exitOK {
 		t.Fatal(stderr)
 	}

@@ -52,7 +52,7 @@ type env struct {
 }
 
 func commands() []*command {
-	cmds := []*command{checkCommand(), linkCommand(), demoCommand(), maskCommand(), describeCommand(), versionCommand(), learnCommand(), uniquenessCommand()}
+	cmds := []*command{auditCommand(), benchCommand(), checkCommand(), linkCommand(), demoCommand(), maskCommand(), describeCommand(), versionCommand(), learnCommand(), uniquenessCommand()}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
 	return cmds
 }

@@ -199,7 +199,7 @@ func TestDemoDeterministic(t *testing.T) {
 	var outs []string
 	for i := 0; i < 2; i++ {
 		dir := t.TempDir()
-		code, out, stderr := runReid(t, "demo", "--records", "300", "--seed", "5", "--format", "json", "--dir", dir)
+		code, out, stderr := runReid(t, "demo", "--records", "300", "--seed", "5", "--format", "json", "--dir", dir, "--audit=false")
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}

@@ -1,0 +1,621 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/reid-sdc/reid/datasets"
+	"github.com/reid-sdc/reid/linkage"
+	"github.com/reid-sdc/reid/optimize"
+	"github.com/reid-sdc/reid/uniqueness"
+)
+
+// auditSchemaVersion is the version of the audit report's JSON schema
+// (docs/report-schema.json). Bump it when a field is renamed or removed; adding a field
+// keeps it.
+const auditSchemaVersion = "1.0"
+
+func auditCommand() *command {
+	return &command{
+		Name:      "audit",
+		UsageLine: "reid audit --original X --masked X' [--attrs A,B] [--keys K1,K2 [--population P]] [--masking M] [--policy FILE] [--time-limit T] [--out DIR]",
+		Short:     "run every measure on a masked file, write the report and check a policy",
+		Long: `
+Audit is the job to run before releasing a masked file, and the one a CI pipeline runs on
+every masked file. It pairs the files as 'reid check' does and runs:
+
+  DBRL        distance-based record linkage, Euclidean distance, both directions
+  PRL         probabilistic record linkage (Fellegi-Sunter), EM and supervised (worst case)
+  K.Reid      the links the intruder knows are correct, under --masking
+  worst case  the learned distances of the WM and OWA families (exact MILP, anytime):
+              --time-limit is split between the operators; each reports its incumbent,
+              proven bound, gap and status. Bilinear and Choquet are reported as not
+              available (no learner yet).
+  uniqueness  with --keys: sample and population uniques, P(PU|SU), record risk and
+              k-anonymity of the masked file on those keys (--population counts F_j)
+
+It prints a summary and writes into --out DIR (default reid-audit): report.json (the
+versioned report, schema in docs/report-schema.json), report.md and report.html
+(self-contained, with SVG charts).
+
+--policy FILE (JSON) sets thresholds: max_reid (any linkage method), max_worst_case_reid
+(with worst_case_by: bound, the default, or incumbent), max_k_reid, max_p_pu_given_su and
+min_k. An unknown key is an error (exit 2). When a threshold is exceeded the command
+exits 1 and prints one line per violated rule with the measure, its value and the
+threshold; it exits 0 otherwise. The last line of stdout is a one-line summary for CI logs.
+--records N keeps the first N records of both files after standardising, for quick runs of
+linkage and worst case (uniqueness always counts the whole masked file).`,
+		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
+			pf := addPairFlags(fs)
+			masking := fs.String("masking", "none", "intruder's `knowledge` of the masking, for K.Reid (rankswap:p=P, mdav:k=K, indrank:k=K, none)")
+			keys := fs.String("keys", "", "comma-separated categorical key `attributes` for uniqueness")
+			population := fs.String("population", "", "population `file` for uniqueness (F_j counted in it)")
+			policyFile := fs.String("policy", "", "policy `file` (JSON) with the thresholds of the gate")
+			timeLimit := secondsOrDuration(time.Minute)
+			fs.Var(&timeLimit, "time-limit", "time for the worst-case search, split between the operators (`duration`, e.g. 30s, 2m; 0: none)")
+			out := fs.String("out", "reid-audit", "write report.json, report.md and report.html into this `directory`")
+			records := fs.Int("records", 0, "keep the first `N` records of both files after standardising (0: all)")
+			threads := fs.Int("threads", 0, "goroutines (0: all cores)")
+			return func(args []string) error {
+				know, err := parseKnowledge(*masking)
+				if err != nil {
+					return usagef("--masking: %v", err)
+				}
+				if *records < 0 {
+					return usagef("--records must be positive")
+				}
+				if timeLimit < 0 {
+					return usagef("--time-limit must be positive")
+				}
+				if *population != "" && *keys == "" {
+					return usagef("--population needs --keys")
+				}
+				if err := pf.positionalFiles(args); err != nil {
+					return err
+				}
+				var pol *policy
+				if *policyFile != "" {
+					if pol, err = readPolicy(*policyFile); err != nil {
+						return err
+					}
+					if err := pol.needs(know, *keys != ""); err != nil {
+						return err
+					}
+				}
+				a := auditJob{pf: pf, knowledge: know, maskingSpec: *masking, keys: splitList(*keys), population: *population,
+					timeLimit: time.Duration(timeLimit), records: *records, threads: *threads}
+				rep, err := a.run(e)
+				if err != nil {
+					return err
+				}
+				if pol != nil {
+					rep.Policy = pol.check(rep, *policyFile)
+				}
+				if err := writeAuditFiles(*out, rep); err != nil {
+					return err
+				}
+				printAudit(e.stdout, rep)
+				fmt.Fprintf(e.stdout, "report: %s\n", filepath.Join(*out, "report.html"))
+				fmt.Fprintln(e.stdout, ciLine(rep))
+				if rep.Policy != nil && !rep.Policy.Pass {
+					var lines []string
+					for _, v := range rep.Policy.Violations {
+						lines = append(lines, v.Message)
+					}
+					return &policyError{lines}
+				}
+				return nil
+			}
+		},
+	}
+}
+
+// auditInput is one input file of the report.
+type auditInput struct {
+	File    string `json:"file"`
+	SHA256  string `json:"sha256"`
+	Records int    `json:"records"`
+}
+
+type auditInputs struct {
+	Original   auditInput  `json:"original"`
+	Masked     auditInput  `json:"masked"`
+	Population *auditInput `json:"population"`
+}
+
+type auditOptions struct {
+	Attributes   []string  `json:"attributes"`
+	ID           string    `json:"id,omitempty"`
+	Keys         []string  `json:"keys"`
+	Masking      string    `json:"masking"`
+	TimeLimit    string    `json:"time_limit"`
+	Epsilon      float64   `json:"epsilon"`
+	Records      int       `json:"records"`
+	PRLQuantiles []float64 `json:"prl_quantiles"`
+}
+
+// auditLinkage is one linkage run (DBRL or PRL, one direction).
+type auditLinkage struct {
+	ID         string             `json:"id"`
+	Method     string             `json:"method"`
+	Direction  string             `json:"direction"`
+	Operator   string             `json:"operator"`
+	Supervised bool               `json:"supervised,omitempty"`
+	Comparison string             `json:"comparison,omitempty"`
+	N          int                `json:"n"`
+	Correct    int                `json:"correct"`
+	Reid       float64            `json:"reid"`
+	ReidSets   float64            `json:"reid_sets"`
+	ReidAtK    map[string]float64 `json:"reid_at_k"`
+	KReid      float64            `json:"k_reid"`
+	KnownLinks int                `json:"known_links"`
+	Knowledge  string             `json:"knowledge"`
+	SetSizes   []linkage.Count    `json:"set_sizes"`
+	RankCounts []linkage.Count    `json:"rank_counts"`
+}
+
+// auditWorstCase is one operator family of the worst-case search.
+type auditWorstCase struct {
+	Operator      string    `json:"operator"`
+	Available     bool      `json:"available"`
+	Reason        string    `json:"reason,omitempty"`
+	Status        string    `json:"status"`
+	Direction     string    `json:"direction,omitempty"`
+	N             int       `json:"n"`
+	Incumbent     int       `json:"incumbent"`
+	IncumbentReid float64   `json:"incumbent_reid"`
+	Bound         int       `json:"bound"`
+	BoundReid     float64   `json:"bound_reid"`
+	Gap           float64   `json:"gap"`
+	DBRLLinks     int       `json:"dbrl_links"`
+	Params        []float64 `json:"params"`
+}
+
+// auditMeasure is one figure with the name of its definition; the flat list the policy
+// and users' scripts read.
+type auditMeasure struct {
+	Name       string  `json:"name"`
+	Source     string  `json:"source"`
+	Definition string  `json:"definition"`
+	Value      float64 `json:"value"`
+}
+
+type auditSummary struct {
+	MaxReid                float64  `json:"max_reid"`
+	MaxReidSource          string   `json:"max_reid_source"`
+	WorstCaseReidIncumbent *float64 `json:"worst_case_reid_incumbent"`
+	WorstCaseReidBound     *float64 `json:"worst_case_reid_bound"`
+	MaxKReid               float64  `json:"max_k_reid"`
+	PPUGivenSU             *float64 `json:"p_pu_given_su"`
+	KMin                   *int     `json:"k_min"`
+}
+
+// auditReport is report.json. Field names are a contract (docs/report-schema.json): add
+// fields, never rename. Everything but timings is identical for the same inputs when the
+// worst-case search ends before its time limit.
+type auditReport struct {
+	SchemaVersion string            `json:"schema_version"`
+	Engine        string            `json:"engine"`
+	Inputs        auditInputs       `json:"inputs"`
+	Options       auditOptions      `json:"options"`
+	Seed          uint64            `json:"seed"`
+	Linkage       []auditLinkage    `json:"linkage"`
+	WorstCase     []auditWorstCase  `json:"worst_case"`
+	Uniqueness    *uniquenessReport `json:"uniqueness"`
+	Measures      []auditMeasure    `json:"measures"`
+	Summary       auditSummary      `json:"summary"`
+	Policy        *policyResult     `json:"policy"`
+	Timings       auditTimings      `json:"timings"`
+
+	charts auditChartData
+}
+
+type auditTimings struct {
+	TotalSeconds float64            `json:"total_seconds"`
+	Steps        map[string]float64 `json:"steps"`
+}
+
+// auditChartData is what the charts need beyond the JSON.
+type auditChartData struct {
+	prlTrue, prlOther []weightCount // PRL (EM) weights of true pairs and of other pairs
+	recordRisk        []float64     // per-record risk of uniqueness
+	classSizes        []int         // f_j of each key class
+}
+
+type weightCount struct {
+	Weight float64
+	Count  uint64
+}
+
+// Definitions of the measures, named in the report.
+const (
+	defReid     = "reid: share of query records whose nearest candidate is unique and is the true partner (ties are not correct links)"
+	defReidSets = "reid_sets: Reid with anonymity sets, 1/|A| credit when the true partner is among the |A| candidates tied at the best score"
+	defKReid    = "k_reid: share of records whose link the intruder knows is correct, knowing the masking method and parameter"
+	defWCInc    = "worst_case_reid_incumbent: correct links (margin >= epsilon) of the best distance of the family found, over n"
+	defWCBound  = "worst_case_reid_bound: proven upper bound on the correct links of any distance of the family, over n"
+	defPPU      = "p_pu_given_su: share of sample uniques on the keys that are population uniques, P(PU|SU)"
+	defRate     = "reidentification_rate: mean record risk E[1/F_j | f_j] over the records"
+	defKMin     = "k_min: size of the smallest key class of the masked file (the file is k_min-anonymous)"
+)
+
+type auditJob struct {
+	pf          *pairFlags
+	knowledge   linkage.Knowledge
+	maskingSpec string
+	keys        []string
+	population  string
+	timeLimit   time.Duration
+	records     int
+	threads     int
+}
+
+var prlQuantiles, prlBands = []float64{0.01, 0.1}, []float64{0.1, 0.5}
+
+func (a *auditJob) run(e *env) (*auditReport, error) {
+	start := time.Now()
+	steps := map[string]float64{}
+	step := func(name string, t time.Time) { steps[name] = time.Since(t).Seconds() }
+
+	t := time.Now()
+	if err := a.defaultAttributes(); err != nil {
+		return nil, err
+	}
+	files, err := a.pf.open()
+	if err != nil {
+		return nil, err
+	}
+	step("load", t)
+	pf := a.pf
+	r := &auditReport{
+		SchemaVersion: auditSchemaVersion,
+		Engine:        "reid " + version,
+		Inputs: auditInputs{
+			Original: auditInput{*pf.original, files.OriginalSHA256, files.OriginalRecords},
+			Masked:   auditInput{*pf.masked, files.MaskedSHA256, files.MaskedRecords},
+		},
+		Options: auditOptions{Attributes: files.Pairing.Attributes, ID: *pf.id, Keys: a.keys, Masking: a.maskingSpec,
+			TimeLimit: a.timeLimit.String(), Epsilon: optimize.DefaultEpsilon, Records: a.records, PRLQuantiles: prlQuantiles},
+		Seed:      *pf.seed,
+		Linkage:   []auditLinkage{},
+		WorstCase: []auditWorstCase{},
+		Measures:  []auditMeasure{},
+	}
+	if r.Options.Keys == nil {
+		r.Options.Keys = []string{}
+	}
+
+	// DBRL, Euclidean, both directions, with K.Reid.
+	for _, dir := range []linkage.Direction{linkage.MaskedToOriginal, linkage.OriginalToMasked} {
+		t = time.Now()
+		job := linkJob{files: files, operator: "euclidean", direction: dir, knowledge: a.knowledge, records: a.records, threads: a.threads}
+		lr, _, err := job.run(e)
+		if err != nil {
+			return nil, err
+		}
+		r.Linkage = append(r.Linkage, fromLinkReport("dbrl", false, lr))
+		step("dbrl/"+dir.String(), t)
+	}
+
+	// PRL, EM and supervised, masked to original.
+	for _, sup := range []bool{false, true} {
+		t = time.Now()
+		lk, weights, err := a.prl(e, files, sup)
+		if err != nil {
+			return nil, err
+		}
+		r.Linkage = append(r.Linkage, lk)
+		if !sup {
+			r.charts.prlTrue, r.charts.prlOther = weights[0], weights[1]
+		}
+		step("prl/"+map[bool]string{false: "em", true: "supervised"}[sup], t)
+	}
+
+	// Worst case, the time limit shared by the operators that exist: each gets an equal
+	// share of what is left, so an operator that overruns its share shortens the next.
+	fams := []optimize.Family{optimize.WM, optimize.OWA}
+	deadline := time.Now().Add(a.timeLimit)
+	for i, fam := range fams {
+		t = time.Now()
+		per := time.Duration(0) // no limit
+		if a.timeLimit > 0 {
+			per = max(time.Until(deadline)/time.Duration(len(fams)-i), time.Millisecond)
+		}
+		job := learnJob{files: files, family: fam, direction: linkage.MaskedToOriginal, records: a.records, threads: a.threads,
+			settings: optimize.Settings{TimeLimit: per, Seed: int64(*pf.seed), Threads: a.threads}}
+		lr, _, err := job.run(e)
+		if err != nil {
+			return nil, err
+		}
+		wc := auditWorstCase{Operator: lr.Operator, Available: true, Status: lr.Status, Direction: lr.Direction, N: lr.N,
+			Incumbent: lr.CorrectLinks, IncumbentReid: lr.Reid, Bound: lr.Bound, Gap: lr.Gap, DBRLLinks: lr.DBRLLinks,
+			Params: lr.Params}
+		if lr.N > 0 {
+			wc.BoundReid = float64(lr.Bound) / float64(lr.N)
+		}
+		r.WorstCase = append(r.WorstCase, wc)
+		step("worst_case/"+lr.Operator, t)
+		// The share depends on how long the previous operator ran: a timing, not a result.
+		steps["worst_case/"+lr.Operator+"/time_limit"] = per.Seconds()
+	}
+	for _, op := range []string{"bilinear", "choquet"} {
+		r.WorstCase = append(r.WorstCase, auditWorstCase{Operator: op, Available: false, Status: "not_available",
+			Reason: "no worst-case learner for the " + op + " family in this engine version (package optimize learns wm and owa)",
+			Params: []float64{}})
+	}
+
+	// Uniqueness of the masked file on the keys.
+	if len(a.keys) > 0 {
+		t = time.Now()
+		if err := a.uniqueness(r); err != nil {
+			return nil, err
+		}
+		step("uniqueness", t)
+	}
+
+	r.fillMeasures()
+	r.Timings = auditTimings{TotalSeconds: time.Since(start).Seconds(), Steps: steps}
+	return r, nil
+}
+
+// defaultAttributes sets --attrs, when not given, to the numeric columns of the original
+// but the id and the keys: linkage needs numbers, and a categorical column is a key.
+func (a *auditJob) defaultAttributes() error {
+	if *a.pf.attrs != "" {
+		return nil
+	}
+	opts, err := a.pf.load.options()
+	if err != nil {
+		return err
+	}
+	t, err := datasets.Load(*a.pf.original, opts)
+	if err != nil {
+		return err
+	}
+	skip := map[string]bool{*a.pf.id: true}
+	for _, k := range a.keys {
+		skip[k] = true
+	}
+	var attrs []string
+	for _, c := range t.Columns {
+		if c.Kind == datasets.Numeric && !skip[c.Name] {
+			attrs = append(attrs, c.Name)
+		}
+	}
+	if len(attrs) == 0 {
+		return &datasets.InputError{File: *a.pf.original, Err: fmt.Errorf("no numeric attribute to link on (give --attrs)")}
+	}
+	*a.pf.attrs = strings.Join(attrs, ",")
+	return nil
+}
+
+func fromLinkReport(method string, supervised bool, lr *linkReport) auditLinkage {
+	id := method + "/" + lr.Operator + "/" + lr.Direction
+	if method == "prl" {
+		id = "prl/" + map[bool]string{false: "em", true: "supervised"}[supervised] + "/" + lr.Direction
+	}
+	return auditLinkage{ID: id, Method: method, Direction: lr.Direction, Operator: lr.Operator, Supervised: supervised,
+		N: lr.N, Correct: lr.Correct, Reid: lr.Reid, ReidSets: lr.ReidSets, ReidAtK: lr.ReidAtK, KReid: lr.KReid,
+		KnownLinks: lr.KnownLinks, Knowledge: lr.Knowledge, SetSizes: nonNilCounts(lr.SetSizes), RankCounts: nonNilCounts(lr.RankCounts)}
+}
+
+func nonNilCounts(c []linkage.Count) []linkage.Count {
+	if c == nil {
+		return []linkage.Count{}
+	}
+	return c
+}
+
+// prl runs probabilistic record linkage as 'reid link --method prl' does with its default
+// settings, and returns the weights of true and other pairs for the chart.
+func (a *auditJob) prl(e *env, files *pairedFiles, supervised bool) (auditLinkage, [2][]weightCount, error) {
+	var weights [2][]weightCount
+	dir := linkage.MaskedToOriginal
+	// Bands at quantiles of |Δz| first; when an attribute has too many equal differences
+	// for that (discrete values), fixed bands on |Δz| instead.
+	var res *linkage.PRLResult
+	var prob linkage.PRLProblem
+	comparison := ""
+	for _, c := range []struct {
+		quantiles, bands []float64
+		text             string
+	}{{prlQuantiles, nil, "bands at quantiles 0.01, 0.1 of |dz|"}, {nil, prlBands, "bands at |dz| 0.1, 0.5"}} {
+		var err error
+		prob, _, err = prlProblem(files, dir, nil, c.quantiles, c.bands, nil, a.records)
+		if err != nil {
+			return auditLinkage{}, weights, err
+		}
+		prog := newProgress(e, "linking (prl)", int64(2*len(prob.TrueOriginal)))
+		res, err = linkage.PRL(prob, linkage.PRLSettings{Threads: a.threads, Supervised: supervised, NoAssignment: true, Progress: func(n int) { prog.Add(int64(n)) }})
+		prog.Finish()
+		if err == nil {
+			comparison = c.text
+			break
+		}
+		if c.bands != nil {
+			return auditLinkage{}, weights, asInput(err)
+		}
+	}
+	ms := res.Measures
+	lr := &linkReport{Direction: dir.String(), Operator: "prl", N: ms.N, Reid: ms.Reid, Correct: ms.Correct, ReidSets: ms.ReidSets,
+		ReidAtK: map[string]float64{}, Knowledge: a.knowledge.String(), SetSizes: ms.SetSizes, RankCounts: ms.RankCounts}
+	for k, v := range ms.ReidAtK {
+		lr.ReidAtK[strconv.Itoa(k)] = v
+	}
+	job := linkJob{files: files, knowledge: a.knowledge}
+	known, err := job.knownLinks()
+	if err != nil {
+		return auditLinkage{}, weights, err
+	}
+	lr.addKnown(len(res.Records), func(i int) bool { return res.Records[i].True >= 0 }, dir, prob.TrueMasked, known)
+	pc := res.Patterns
+	for p := range pc.Codes {
+		w := res.Weight[p]
+		if pc.True[p] > 0 {
+			weights[0] = append(weights[0], weightCount{w, pc.True[p]})
+		}
+		if other := pc.Count[p] - pc.True[p]; other > 0 {
+			weights[1] = append(weights[1], weightCount{w, other})
+		}
+	}
+	lk := fromLinkReport("prl", supervised, lr)
+	lk.Comparison = comparison
+	return lk, weights, nil
+}
+
+func (a *auditJob) uniqueness(r *auditReport) error {
+	job, err := newUniquenessJob(a.keys, nil, nil)
+	if err != nil {
+		return err
+	}
+	lo, err := a.pf.load.options()
+	if err != nil {
+		return err
+	}
+	opts := uniqueness.Options{Keys: job.keys, Estimator: uniqueness.BFExact, K: uniqueness.DefaultK, L: uniqueness.DefaultL,
+		T: uniqueness.DefaultT, List: uniqueness.DefaultList, Workers: a.threads}
+	rep, res, err := job.run(*a.pf.masked, a.population, "", lo, opts)
+	if err != nil {
+		return err
+	}
+	r.Uniqueness = rep
+	if rep.Population != nil {
+		r.Inputs.Population = &auditInput{rep.Population.File, rep.Population.SHA256, rep.Population.Records}
+	}
+	r.charts.recordRisk = res.Primary.Risk
+	r.charts.classSizes = res.Classes.Freq
+	return nil
+}
+
+// fillMeasures builds the flat list of measures and the summary.
+func (r *auditReport) fillMeasures() {
+	add := func(name, source, def string, v float64) {
+		r.Measures = append(r.Measures, auditMeasure{name, source, def, v})
+	}
+	s := &r.Summary
+	s.MaxReid = -1
+	for _, l := range r.Linkage {
+		add("reid", l.ID, defReid, l.Reid)
+		add("reid_sets", l.ID, defReidSets, l.ReidSets)
+		add("k_reid", l.ID, defKReid+" ("+l.Knowledge+")", l.KReid)
+		if l.Reid > s.MaxReid {
+			s.MaxReid, s.MaxReidSource = l.Reid, l.ID
+		}
+		s.MaxKReid = math.Max(s.MaxKReid, l.KReid)
+	}
+	if s.MaxReid < 0 {
+		s.MaxReid = 0
+	}
+	for _, w := range r.WorstCase {
+		if !w.Available {
+			continue
+		}
+		src := "worst_case/" + w.Operator
+		add("worst_case_reid_incumbent", src, defWCInc, w.IncumbentReid)
+		add("worst_case_reid_bound", src, defWCBound, w.BoundReid)
+		if s.WorstCaseReidIncumbent == nil || w.IncumbentReid > *s.WorstCaseReidIncumbent {
+			v := w.IncumbentReid
+			s.WorstCaseReidIncumbent = &v
+		}
+		if s.WorstCaseReidBound == nil || w.BoundReid > *s.WorstCaseReidBound {
+			v := w.BoundReid
+			s.WorstCaseReidBound = &v
+		}
+	}
+	if u := r.Uniqueness; u != nil {
+		ppu := 0.0
+		if u.PPUGivenSU != nil {
+			ppu = *u.PPUGivenSU
+		}
+		add("p_pu_given_su", "uniqueness/"+u.Model, defPPU, ppu)
+		add("reidentification_rate", "uniqueness/"+u.Model, defRate, u.ReidentificationRate)
+		add("k_min", "uniqueness", defKMin, float64(u.KMin))
+		k := u.KMin
+		s.PPUGivenSU, s.KMin = &ppu, &k
+	}
+}
+
+func writeAuditFiles(dir string, r *auditReport) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := datasets.WriteAtomic(filepath.Join(dir, "report.json"), func(f *os.File) error { return writeReportJSON(f, r) }); err != nil {
+		return err
+	}
+	if err := datasets.WriteAtomic(filepath.Join(dir, "report.md"), func(f *os.File) error { return writeReportMarkdown(f, r) }); err != nil {
+		return err
+	}
+	return datasets.WriteAtomic(filepath.Join(dir, "report.html"), func(f *os.File) error { return writeReportHTML(f, r) })
+}
+
+func writeReportJSON(w io.Writer, r *auditReport) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+func optF(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.4f", *v)
+}
+
+func printAudit(w io.Writer, r *auditReport) {
+	fmt.Fprintf(w, "reid audit: %s (%d records) against %s (%d records), %d attributes\n",
+		r.Inputs.Masked.File, r.Inputs.Masked.Records, r.Inputs.Original.File, r.Inputs.Original.Records, len(r.Options.Attributes))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nlinkage\tn\tReid\tReid (sets)\tK.Reid")
+	for _, l := range r.Linkage {
+		fmt.Fprintf(tw, "%s\t%d\t%.4f\t%.4f\t%.4f\n", l.ID, l.N, l.Reid, l.ReidSets, l.KReid)
+	}
+	tw.Flush()
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nworst case\tstatus\tincumbent\tbound\tgap")
+	for _, c := range r.WorstCase {
+		if !c.Available {
+			fmt.Fprintf(tw, "%s\tnot available\t-\t-\t-\n", c.Operator)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d (%.4f)\t%d (%.4f)\t%.1f%%\n", c.Operator, c.Status, c.Incumbent, c.IncumbentReid, c.Bound, c.BoundReid, 100*c.Gap)
+	}
+	tw.Flush()
+	if u := r.Uniqueness; u != nil {
+		fmt.Fprintf(w, "\nuniqueness on %s (%s): %d classes, %d sample uniques, P(PU|SU) %s, re-identification rate %.4f, k_min %d\n",
+			strings.Join(r.Options.Keys, ","), u.Model, u.Classes, u.SampleUniques, optF(u.PPUGivenSU), u.ReidentificationRate, u.KMin)
+	}
+	if p := r.Policy; p != nil {
+		fmt.Fprintf(w, "\npolicy %s: %d rules checked, %d violated\n", p.File, len(p.Rules), len(p.Violations))
+		for _, v := range p.Violations {
+			fmt.Fprintf(w, "  VIOLATED %s\n", v.Message)
+		}
+	}
+	fmt.Fprintf(w, "\ntime: %.2fs\n", r.Timings.TotalSeconds)
+}
+
+// ciLine is the one-line summary for CI logs.
+func ciLine(r *auditReport) string {
+	s := r.Summary
+	verdict := "DONE (no policy)"
+	if p := r.Policy; p != nil {
+		verdict = "PASS"
+		if !p.Pass {
+			verdict = fmt.Sprintf("FAIL (%d of %d rules violated)", len(p.Violations), len(p.Rules))
+		}
+	}
+	line := fmt.Sprintf("reid audit %s: %s max_reid=%.4f (%s) worst_case_reid_bound=%s worst_case_reid_incumbent=%s max_k_reid=%.4f",
+		verdict, filepath.Base(r.Inputs.Masked.File), s.MaxReid, s.MaxReidSource, optF(s.WorstCaseReidBound), optF(s.WorstCaseReidIncumbent), s.MaxKReid)
+	if s.PPUGivenSU != nil {
+		line += fmt.Sprintf(" p_pu_given_su=%.4f k_min=%d", *s.PPUGivenSU, *s.KMin)
+	}
+	return line
+}

@@ -1,0 +1,500 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// auditFixture generates the demo's files once (original, MDAV k=3, rank swap p=5).
+var auditFixture = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "reid-audit-test-")
+	if err != nil {
+		return "", err
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"demo", "--records", "300", "--dir", dir, "--audit=false"}, &env{stdout: &out, stderr: &errOut}); code != 0 {
+		return "", fmt.Errorf("demo: exit %d: %s", code, errOut.String())
+	}
+	return dir, nil
+})
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if dir, err := auditFixture(); err == nil {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
+}
+
+func fixture(t *testing.T) (orig, mdav, swap string) {
+	t.Helper()
+	dir, err := auditFixture()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "original.csv"), filepath.Join(dir, "mdav_k3.csv"), filepath.Join(dir, "rankswap_p5.csv")
+}
+
+// runAudit runs reid audit on the first 40 records (small enough for the worst-case
+// search to end optimal well within 2s) and returns the exit code, stderr and report.
+func runAudit(t *testing.T, extra ...string) (int, string, string, map[string]any) {
+	t.Helper()
+	orig, _, swap := fixture(t)
+	out := t.TempDir()
+	args := append([]string{"audit", "--original", orig, "--masked", swap, "--masking", "rankswap:p=5",
+		"--keys", "age_band,sex,region", "--records", "40", "--time-limit", "2s", "--out", out}, extra...)
+	code, stdout, stderr := runReid(t, args...)
+	data, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatalf("exit %d, no report: %v\n%s", code, err, stderr)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return code, stdout, stderr, doc
+}
+
+func TestAuditReportValidatesAndAgreesWithLink(t *testing.T) {
+	code, stdout, stderr, doc := runAudit(t)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	schema := loadSchema(t)
+	if errs := validate(schema, schema, doc, "$"); len(errs) > 0 {
+		t.Fatalf("report does not validate:\n%s", strings.Join(errs, "\n"))
+	}
+	// DBRL Reid in both directions equals reid link's on the same files and records.
+	orig, _, swap := fixture(t)
+	link := map[string]float64{}
+	for _, dir := range []string{"masked-to-original", "original-to-masked"} {
+		c, out, se := runReid(t, "link", "--format", "json", "--records", "40", "--direction", dir,
+			"--attrs", strings.Join(toStrings(doc["options"].(map[string]any)["attributes"]), ","),
+			"--masking", "rankswap:p=5", orig, swap)
+		if c != exitOK {
+			t.Fatal(se)
+		}
+		var lr map[string]any
+		if err := json.Unmarshal([]byte(out), &lr); err != nil {
+			t.Fatal(err)
+		}
+		link["dbrl/euclidean/"+dir] = lr["reid"].(float64)
+		link["k_reid/"+dir] = lr["k_reid"].(float64)
+	}
+	ids := map[string]bool{}
+	for _, l := range doc["linkage"].([]any) {
+		l := l.(map[string]any)
+		id := l["id"].(string)
+		ids[id] = true
+		if want, ok := link[id]; ok && l["reid"].(float64) != want {
+			t.Errorf("%s: reid %v, reid link says %v", id, l["reid"], want)
+		}
+		if want, ok := link["k_reid/"+l["direction"].(string)]; ok && l["method"] == "dbrl" && l["k_reid"].(float64) != want {
+			t.Errorf("%s: k_reid %v, reid link says %v", id, l["k_reid"], want)
+		}
+	}
+	for _, id := range []string{"dbrl/euclidean/masked-to-original", "dbrl/euclidean/original-to-masked", "prl/em/masked-to-original", "prl/supervised/masked-to-original"} {
+		if !ids[id] {
+			t.Errorf("no linkage %s", id)
+		}
+	}
+	// Worst case: wm and owa measured (optimal on 40 records), bilinear and Choquet
+	// reported as not available; the incumbent never exceeds the bound.
+	ops := map[string]map[string]any{}
+	for _, w := range doc["worst_case"].([]any) {
+		w := w.(map[string]any)
+		ops[w["operator"].(string)] = w
+	}
+	for _, op := range []string{"wm", "owa"} {
+		w := ops[op]
+		if w == nil || w["available"] != true || w["status"] != "optimal" || w["incumbent"].(float64) > w["bound"].(float64) {
+			t.Errorf("worst case %s: %v", op, w)
+		}
+	}
+	for _, op := range []string{"bilinear", "choquet"} {
+		if w := ops[op]; w == nil || w["available"] != false || w["reason"] == "" {
+			t.Errorf("worst case %s: %v", op, w)
+		}
+	}
+	// The summary's max Reid is the largest linkage Reid.
+	best := 0.0
+	for _, l := range doc["linkage"].([]any) {
+		best = math.Max(best, l.(map[string]any)["reid"].(float64))
+	}
+	if s := doc["summary"].(map[string]any); s["max_reid"].(float64) != best {
+		t.Errorf("summary max_reid %v, want %v", s["max_reid"], best)
+	}
+	if doc["uniqueness"] == nil {
+		t.Error("no uniqueness with --keys")
+	}
+	last := strings.Split(strings.TrimSpace(stdout), "\n")
+	if l := last[len(last)-1]; !strings.HasPrefix(l, "reid audit DONE (no policy): rankswap_p5.csv max_reid=") {
+		t.Errorf("CI line %q", l)
+	}
+}
+
+func toStrings(a any) []string {
+	var out []string
+	for _, x := range a.([]any) {
+		out = append(out, x.(string))
+	}
+	return out
+}
+
+func TestAuditDeterministicButTimings(t *testing.T) {
+	var docs []string
+	for range 2 {
+		_, _, stderr, doc := runAudit(t)
+		if doc["timings"] == nil {
+			t.Fatal("no timings", stderr)
+		}
+		delete(doc, "timings")
+		b, _ := json.Marshal(doc)
+		docs = append(docs, string(b))
+	}
+	if docs[0] != docs[1] {
+		t.Error("reports differ beyond timings")
+	}
+}
+
+func TestAuditHTMLHasCharts(t *testing.T) {
+	orig, mdav, _ := fixture(t)
+	out := t.TempDir()
+	code, _, stderr := runReid(t, "audit", "--original", orig, "--masked", mdav, "--keys", "age_band,sex", "--records", "30",
+		"--time-limit", "1s", "--out", out)
+	if code != exitOK {
+		t.Fatal(stderr)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"rank", "reid", "prl-weights", "anonymity-sets", "record-risk"} {
+		i := bytes.Index(page, []byte(`id="chart-`+id+`"><svg`))
+		if i < 0 {
+			t.Errorf("no SVG chart %s", id)
+		}
+	}
+	if bytes.Contains(page, []byte("<?xml")) || bytes.Contains(page, []byte("http://")) && bytes.Contains(page, []byte("<script")) {
+		t.Error("HTML is not a self-contained page")
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil || !bytes.Contains(md, []byte("## Worst case")) {
+		t.Errorf("report.md: %v", err)
+	}
+}
+
+func writePolicy(t *testing.T, content string) string {
+	t.Helper()
+	return writeCSV(t, t.TempDir(), "policy.json", content)
+}
+
+func TestAuditPolicyGate(t *testing.T) {
+	loose := writePolicy(t, `{"max_reid": 1, "max_worst_case_reid": 1, "worst_case_by": "bound", "max_k_reid": 1, "max_p_pu_given_su": 1, "min_k": 1}`)
+	code, stdout, stderr, doc := runAudit(t, "--policy", loose)
+	if code != exitOK {
+		t.Fatalf("loose policy: exit %d: %s", code, stderr)
+	}
+	if p := doc["policy"].(map[string]any); p["pass"] != true || len(p["rules"].([]any)) != 5 {
+		t.Errorf("policy %v", p)
+	}
+	if !strings.Contains(stdout, "reid audit PASS: ") {
+		t.Errorf("no PASS line:\n%s", stdout)
+	}
+
+	// Strict: Reid is above 0 on a rank-swapped file, and k_min is below 1000.
+	maxReid := doc["summary"].(map[string]any)["max_reid"].(float64)
+	if maxReid == 0 {
+		t.Fatal("fixture has Reid 0: the strict test would prove nothing")
+	}
+	strict := writePolicy(t, `{"max_reid": 0, "min_k": 1000}`)
+	code, stdout, stderr, doc = runAudit(t, "--policy", strict)
+	if code != exitPolicy {
+		t.Fatalf("strict policy: exit %d: %s", code, stderr)
+	}
+	wantReid := fmt.Sprintf("reid audit: policy violated: max_reid: reid = %.4g (", maxReid)
+	if !strings.Contains(stderr, wantReid) || !strings.Contains(stderr, "> threshold 0\n") {
+		t.Errorf("stderr lacks %q:\n%s", wantReid, stderr)
+	}
+	if !strings.Contains(stderr, "reid audit: policy violated: min_k: k_min = ") || strings.Count(stderr, "policy violated") != 2 {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "reid audit FAIL (2 of 2 rules violated)") {
+		t.Errorf("no FAIL line:\n%s", stdout)
+	}
+	if p := doc["policy"].(map[string]any); p["pass"] != false || len(p["violations"].([]any)) != 2 {
+		t.Errorf("policy %v", p)
+	}
+}
+
+func TestAuditPolicyErrors(t *testing.T) {
+	orig, _, swap := fixture(t)
+	for _, c := range []struct{ policy, want string }{
+		{`{"max_reid": 0.1, "max_reidd": 0.2}`, "unknown field"},
+		{`{"max_reid": 1.5}`, "must be a share"},
+		{`{"max_worst_case_reid": 0.1, "worst_case_by": "median"}`, "bound or incumbent"},
+		{`{"min_k": 0}`, "at least 1"},
+		{`{}`, "no rule"},
+		{`{"max_k_reid": 0.1}`, "give --masking"},
+		{`{"min_k": 3}`, "give --keys"},
+	} {
+		p := writePolicy(t, c.policy)
+		code, _, stderr := runReid(t, "audit", "--original", orig, "--masked", swap, "--policy", p, "--out", t.TempDir())
+		if code != exitInput || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q (want %q)", c.policy, code, stderr, c.want)
+		}
+	}
+}
+
+// TestPolicyCheckByHand checks each rule on a report whose values are set by hand.
+func TestPolicyCheckByHand(t *testing.T) {
+	r := &auditReport{Measures: []auditMeasure{
+		{Name: "reid", Source: "a", Value: 0.2}, {Name: "reid", Source: "b", Value: 0.4},
+		{Name: "worst_case_reid_incumbent", Source: "wm", Value: 0.5}, {Name: "worst_case_reid_bound", Source: "wm", Value: 0.7},
+		{Name: "k_reid", Source: "a", Value: 0.1}, {Name: "p_pu_given_su", Source: "u", Value: 0.3}, {Name: "k_min", Source: "u", Value: 2},
+	}}
+	f := func(v float64) *float64 { return &v }
+	s := func(v string) *string { return &v }
+	i := func(v int) *int { return &v }
+	for _, c := range []struct {
+		p        policy
+		violated []string
+	}{
+		{policy{MaxReid: f(0.4)}, nil},
+		{policy{MaxReid: f(0.39)}, []string{"max_reid: reid = 0.4 (b) > threshold 0.39"}},
+		{policy{MaxWorstCaseReid: f(0.6)}, []string{"max_worst_case_reid: worst_case_reid_bound = 0.7 (wm) > threshold 0.6"}},
+		{policy{MaxWorstCaseReid: f(0.6), WorstCaseBy: s("incumbent")}, nil},
+		{policy{MaxKReid: f(0.05), MaxPPUGivenSU: f(0.3)}, []string{"max_k_reid: k_reid = 0.1 (a) > threshold 0.05"}},
+		{policy{MinK: i(3), MaxPPUGivenSU: f(0.2)}, []string{"max_p_pu_given_su: p_pu_given_su = 0.3 (u) > threshold 0.2", "min_k: k_min = 2 (u) < threshold 3"}},
+		{policy{MinK: i(2)}, nil},
+	} {
+		res := c.p.check(r, "")
+		var got []string
+		for _, v := range res.Violations {
+			got = append(got, v.Message)
+		}
+		if strings.Join(got, "|") != strings.Join(c.violated, "|") || res.Pass != (len(c.violated) == 0) {
+			t.Errorf("%+v: got %q, want %q", c.p, got, c.violated)
+		}
+	}
+	// No worst case measured: the rule fails rather than passing blind.
+	res := (&policy{MaxWorstCaseReid: f(1)}).check(&auditReport{}, "")
+	if res.Pass {
+		t.Error("max_worst_case_reid passed without a worst case")
+	}
+}
+
+// A validator for the subset of JSON Schema that docs/report-schema.json uses. It refuses
+// any other keyword, so the schema cannot silently rely on one it does not check.
+func loadSchema(t *testing.T) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "report-schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s map[string]any
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+var schemaKeywords = map[string]bool{"type": true, "required": true, "properties": true, "items": true, "enum": true,
+	"minimum": true, "maximum": true, "$ref": true, "$defs": true, "title": true, "description": true, "$schema": true, "$id": true}
+
+func validate(root, s map[string]any, v any, path string) []string {
+	var errs []string
+	fail := func(format string, args ...any) { errs = append(errs, path+": "+fmt.Sprintf(format, args...)) }
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !schemaKeywords[k] {
+			fail("schema uses unsupported keyword %q", k)
+		}
+	}
+	if ref, ok := s["$ref"].(string); ok {
+		name, found := strings.CutPrefix(ref, "#/$defs/")
+		def, ok := root["$defs"].(map[string]any)[name].(map[string]any)
+		if !found || !ok {
+			fail("bad $ref %q", ref)
+			return errs
+		}
+		return append(errs, validate(root, def, v, path)...)
+	}
+	if t, ok := s["type"]; ok {
+		var types []string
+		switch t := t.(type) {
+		case string:
+			types = []string{t}
+		case []any:
+			types = toStrings(t)
+		}
+		matched := false
+		for _, ty := range types {
+			matched = matched || jsonType(v, ty)
+		}
+		if !matched {
+			fail("type %T, want %v", v, types)
+			return errs
+		}
+	}
+	if v == nil {
+		return errs
+	}
+	if e, ok := s["enum"].([]any); ok {
+		in := false
+		for _, x := range e {
+			in = in || x == v
+		}
+		if !in {
+			fail("%v not in %v", v, e)
+		}
+	}
+	if x, ok := v.(float64); ok {
+		if m, ok := s["minimum"].(float64); ok && x < m {
+			fail("%v < minimum %v", x, m)
+		}
+		if m, ok := s["maximum"].(float64); ok && x > m {
+			fail("%v > maximum %v", x, m)
+		}
+	}
+	if obj, ok := v.(map[string]any); ok {
+		for _, r := range toStringsOr(s["required"]) {
+			if _, ok := obj[r]; !ok {
+				fail("missing required %q", r)
+			}
+		}
+		if props, ok := s["properties"].(map[string]any); ok {
+			for name, ps := range props {
+				if x, ok := obj[name]; ok {
+					errs = append(errs, validate(root, ps.(map[string]any), x, path+"."+name)...)
+				}
+			}
+		}
+	}
+	if arr, ok := v.([]any); ok {
+		if items, ok := s["items"].(map[string]any); ok {
+			for i, x := range arr {
+				errs = append(errs, validate(root, items, x, fmt.Sprintf("%s[%d]", path, i))...)
+			}
+		}
+	}
+	return errs
+}
+
+func toStringsOr(a any) []string {
+	if a == nil {
+		return nil
+	}
+	return toStrings(a)
+}
+
+func jsonType(v any, t string) bool {
+	switch t {
+	case "null":
+		return v == nil
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
+	case "array":
+		_, ok := v.([]any)
+		return ok
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "number":
+		_, ok := v.(float64)
+		return ok
+	case "integer":
+		x, ok := v.(float64)
+		return ok && x == math.Trunc(x)
+	}
+	return false
+}
+
+func TestSchemaValidatorCatchesErrors(t *testing.T) {
+	schema := loadSchema(t)
+	_, _, _, doc := runAudit(t)
+	for name, mutate := range map[string]func(map[string]any){
+		"missing key":   func(d map[string]any) { delete(d, "summary") },
+		"wrong version": func(d map[string]any) { d["schema_version"] = "0.9" },
+		"wrong type":    func(d map[string]any) { d["seed"] = "one" },
+		"out of range":  func(d map[string]any) { d["summary"].(map[string]any)["max_reid"] = 1.5 },
+		"bad enum":      func(d map[string]any) { d["worst_case"].([]any)[0].(map[string]any)["status"] = "done" },
+	} {
+		b, _ := json.Marshal(doc)
+		var d map[string]any
+		json.Unmarshal(b, &d)
+		mutate(d)
+		if errs := validate(schema, schema, d, "$"); len(errs) == 0 {
+			t.Errorf("%s: validated", name)
+		}
+	}
+}
+
+func TestDemoRunsTheAudit(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	code, stdout, stderr := runReid(t, "demo", "--records", "60", "--dir", dir, "--time-limit", "1s", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{"mdav_k3", "rankswap_p5"} {
+		report := filepath.Join(out, f, "report.html")
+		if _, err := os.Stat(report); err != nil {
+			t.Error(err)
+		}
+		if !strings.Contains(stdout, "report written to "+report) || !strings.Contains(stdout, "reid audit DONE (no policy): "+f+".csv") {
+			t.Errorf("stdout lacks the report of %s:\n%s", f, stdout)
+		}
+	}
+}
+
+// TestAuditCensus audits every CENSUS masked file (REID_CENSUS_AUDIT=1; slow): each
+// report validates against the schema and the worst-case search keeps its time limit.
+func TestAuditCensus(t *testing.T) {
+	if os.Getenv("REID_CENSUS_AUDIT") == "" {
+		t.Skip("set REID_CENSUS_AUDIT=1 to audit the CENSUS files")
+	}
+	dir := filepath.Join("..", "..", "..", "shared", "datasets", "census")
+	masked, _ := filepath.Glob(filepath.Join(dir, "masked", "*.csv"))
+	if len(masked) == 0 {
+		t.Skip("no CENSUS files")
+	}
+	schema := loadSchema(t)
+	const limit, slack = 4.0, 1.5 // seconds: --time-limit 4s shared by wm and owa
+	for _, m := range masked {
+		out := t.TempDir()
+		code, _, stderr := runReid(t, "audit", "--original", filepath.Join(dir, "original.csv"), "--masked", m,
+			"--masking", maskingOf(filepath.Base(m)), "--time-limit", "4s", "--out", out)
+		if code != exitOK {
+			t.Errorf("%s: exit %d: %s", m, code, stderr)
+			continue
+		}
+		data, _ := os.ReadFile(filepath.Join(out, "report.json"))
+		var doc map[string]any
+		json.Unmarshal(data, &doc)
+		if errs := validate(schema, schema, doc, "$"); len(errs) > 0 {
+			t.Errorf("%s: %s", m, strings.Join(errs, "; "))
+		}
+		steps := doc["timings"].(map[string]any)["steps"].(map[string]any)
+		wm, owa := steps["worst_case/wm"].(float64), steps["worst_case/owa"].(float64)
+		t.Logf("%s: worst case wm %.2fs + owa %.2fs", filepath.Base(m), wm, owa)
+		if wm+owa > limit+slack {
+			t.Errorf("%s: worst case took %.2fs, limit %.0fs", m, wm+owa, limit)
+		}
+	}
+}

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/reid-sdc/reid/datasets"
+	"github.com/reid-sdc/reid/datasets/synth"
+)
+
+func benchCommand() *command {
+	return &command{
+		Name:      "bench",
+		UsageLine: "reid bench [--datasets DIR] [--dataset NAME] [--records N] [--time-limit T] [--seed S] [--csv FILE] [--md FILE]",
+		Short:     "run the grid dataset × masking method × measure (the worst-case papers' tables)",
+		Long: `
+Bench runs, for every masked file of a data set, the measures of 'reid audit' and prints
+one row per masking method and parameter with the columns of the worst-case record-linkage
+papers: Euclidean DBRL, PRL (EM), the learned WM and OWA distances (incumbent and proven
+bound; each file's search gets twice --time-limit, shared as by 'reid audit'), bilinear
+and Choquet (n/a: no learner yet), K.Reid (the masking read from the file name: mdav_kK,
+indrank_kK, rankswap_pP, argus_rankswap_pP; none otherwise), with times in seconds.
+
+The data set is DIR/NAME/original.csv with DIR/NAME/masked/*.csv (--datasets, default
+../shared/datasets; --dataset, default census). When it is absent the synthetic generator
+makes --records records (seed --seed) and masks them with MDAV k=3,5,10, individual
+ranking k=3 and rank swapping p=5,15. The table is Markdown on stdout (or --md FILE);
+--csv FILE writes it as CSV. All figures but the times are reproducible with the same
+seed when every worst-case search ends optimal (otherwise they depend on --time-limit).`,
+		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
+			dsDir := fs.String("datasets", filepath.Join("..", "shared", "datasets"), "data sets `directory`")
+			dsName := fs.String("dataset", "census", "data set `name` (a subdirectory of --datasets)")
+			records := fs.Int("records", 1000, "synthetic `records` when the data set is absent")
+			seed := fs.Uint64("seed", 1, "random seed of the synthetic data and masking")
+			timeLimit := secondsOrDuration(10 * time.Second)
+			fs.Var(&timeLimit, "time-limit", "worst-case search time per operator and file (`duration`)")
+			csvOut := fs.String("csv", "", "write the table as CSV to this `file`")
+			mdOut := fs.String("md", "", "write the Markdown table to this `file` instead of stdout")
+			return func(args []string) error {
+				if len(args) != 0 {
+					return usagef("bench takes no arguments")
+				}
+				if timeLimit <= 0 || *records < 10 {
+					return usagef("--time-limit must be positive and --records at least 10")
+				}
+				b := benchJob{timeLimit: time.Duration(timeLimit), seed: *seed}
+				files, cleanup, err := b.files(e, *dsDir, *dsName, *records)
+				if err != nil {
+					return err
+				}
+				defer cleanup()
+				rows := []benchRow{}
+				for _, f := range files {
+					row, err := b.row(e, f)
+					if err != nil {
+						return err
+					}
+					rows = append(rows, row)
+					fmt.Fprintf(e.stderr, "reid: bench: %s done (%.1fs)\n", f.name, row.Seconds["total"])
+				}
+				title := fmt.Sprintf("%s, %d records, worst-case time limit %s per file shared by WM and OWA, seed %d", files[0].dataset, rows[0].N, 2*b.timeLimit, b.seed)
+				if *csvOut != "" {
+					if err := datasets.WriteAtomic(*csvOut, func(f *os.File) error { return writeBenchCSV(f, rows) }); err != nil {
+						return err
+					}
+				}
+				return writeOutput(e, *mdOut, func(w io.Writer) error { return writeBenchMarkdown(w, title, rows) })
+			}
+		},
+	}
+}
+
+type benchJob struct {
+	timeLimit time.Duration
+	seed      uint64
+}
+
+type benchFile struct {
+	dataset, name, original, masked, masking string
+	attrs                                    []string
+}
+
+type benchRow struct {
+	Dataset, File, Masking string
+	N                      int
+	DBRL, PRL, KReid       float64
+	WM, OWA                auditWorstCase
+	Seconds                map[string]float64
+}
+
+var knowledgeFromName = regexp.MustCompile(`^(?:argus_)?(mdav|indrank|rankswap)_([kp])(\d+(?:\.\d+)?)$`)
+
+// maskingOf reads the intruder's knowledge from a masked file's name.
+func maskingOf(name string) string {
+	m := knowledgeFromName.FindStringSubmatch(strings.TrimSuffix(name, filepath.Ext(name)))
+	if m == nil {
+		return "none"
+	}
+	return m[1] + ":" + m[2] + "=" + m[3]
+}
+
+// files lists the grid's masked files: the data set's when present, else synthetic ones.
+func (b *benchJob) files(e *env, dir, name string, records int) ([]benchFile, func(), error) {
+	orig := filepath.Join(dir, name, "original.csv")
+	if matches, _ := filepath.Glob(filepath.Join(dir, name, "masked", "*.csv")); len(matches) > 0 {
+		if _, err := os.Stat(orig); err == nil {
+			sort.Strings(matches)
+			var out []benchFile
+			for _, m := range matches {
+				out = append(out, benchFile{dataset: name, name: filepath.Base(m), original: orig, masked: m, masking: maskingOf(filepath.Base(m))})
+			}
+			return out, func() {}, nil
+		}
+	}
+	fmt.Fprintf(e.stderr, "reid: bench: no %s; using %d synthetic records (seed %d)\n", orig, records, b.seed)
+	tmp, err := os.MkdirTemp("", "reid-bench-")
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() { os.RemoveAll(tmp) }
+	tab, err := synth.Generate(synth.Settings{Records: records, Seed: b.seed})
+	if err != nil {
+		cleanup()
+		return nil, nil, asInput(err)
+	}
+	orig = filepath.Join(tmp, "original.csv")
+	if err := datasets.Write(orig, tab, datasets.FormatCSV); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	var out []benchFile
+	for _, j := range []maskJob{{method: "mdav", k: 3}, {method: "mdav", k: 5}, {method: "mdav", k: 10}, {method: "indrank", k: 3},
+		{method: "rankswap", p: 5}, {method: "rankswap", p: 15}} {
+		j.seed = b.seed
+		t, err := datasets.Load(orig, datasets.LoadOptions{})
+		if err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		s, err := j.apply(t)
+		if err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		file := j.method + "_k" + strconv.Itoa(j.k) + ".csv"
+		if j.method == "rankswap" {
+			file = "rankswap_p" + strconv.FormatFloat(j.p, 'g', -1, 64) + ".csv"
+		}
+		path := filepath.Join(tmp, file)
+		if err := datasets.Write(path, t, datasets.FormatCSV); err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		out = append(out, benchFile{dataset: "synthetic", name: file, original: orig, masked: path, masking: maskingOf(file), attrs: s.Attributes})
+	}
+	return out, cleanup, nil
+}
+
+// row runs the audit's measures (no uniqueness, no report files) on one masked file.
+func (b *benchJob) row(e *env, f benchFile) (benchRow, error) {
+	pf := addPairFlags(flag.NewFlagSet("bench", flag.ContinueOnError))
+	*pf.original, *pf.masked, *pf.attrs, *pf.seed = f.original, f.masked, strings.Join(f.attrs, ","), b.seed
+	know, err := parseKnowledge(f.masking)
+	if err != nil {
+		return benchRow{}, err
+	}
+	a := auditJob{pf: pf, knowledge: know, maskingSpec: f.masking, timeLimit: 2 * b.timeLimit}
+	rep, err := a.run(e)
+	if err != nil {
+		return benchRow{}, fmt.Errorf("%s: %w", f.name, err)
+	}
+	row := benchRow{Dataset: f.dataset, File: strings.TrimSuffix(f.name, ".csv"), Masking: f.masking, Seconds: map[string]float64{}}
+	st := rep.Timings.Steps
+	for _, l := range rep.Linkage {
+		switch l.ID {
+		case "dbrl/euclidean/masked-to-original":
+			row.N, row.DBRL, row.KReid = l.N, l.Reid, l.KReid
+			row.Seconds["dbrl"] = st["dbrl/masked-to-original"]
+		case "prl/em/masked-to-original":
+			row.PRL = l.Reid
+			row.Seconds["prl"] = st["prl/em"]
+		}
+	}
+	for _, w := range rep.WorstCase {
+		switch w.Operator {
+		case "wm":
+			row.WM, row.Seconds["wm"] = w, st["worst_case/wm"]
+		case "owa":
+			row.OWA, row.Seconds["owa"] = w, st["worst_case/owa"]
+		}
+	}
+	row.Seconds["total"] = rep.Timings.TotalSeconds
+	return row, nil
+}
+
+func wcCell(w auditWorstCase) string {
+	if !w.Available {
+		return "n/a"
+	}
+	s := fmt.Sprintf("%.4f", w.IncumbentReid)
+	if w.Status != "optimal" {
+		s += fmt.Sprintf(" (≤ %.4f)", w.BoundReid)
+	}
+	return s
+}
+
+func writeBenchMarkdown(w io.Writer, title string, rows []benchRow) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Reid by masking method (%s). Learned WM/OWA: the incumbent's Reid, with the proven bound in parentheses when the search stopped on its time limit.\n\n", title)
+	b.WriteString("| masked file | K.Reid knowledge | Euclidean DBRL | PRL (EM) | learned WM | learned OWA | bilinear | Choquet | K.Reid | s DBRL | s PRL | s WM | s OWA |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s | %.4f | %.4f | %s | %s | n/a | n/a | %.4f | %.2f | %.2f | %.1f | %.1f |\n", r.File, r.Masking, r.DBRL, r.PRL,
+			wcCell(r.WM), wcCell(r.OWA), r.KReid, r.Seconds["dbrl"], r.Seconds["prl"], r.Seconds["wm"], r.Seconds["owa"])
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeBenchCSV(w io.Writer, rows []benchRow) error {
+	c := csv.NewWriter(w)
+	c.Write([]string{"dataset", "masked", "masking", "n", "dbrl_euclidean", "prl_em", "wm_incumbent", "wm_bound", "wm_status",
+		"owa_incumbent", "owa_bound", "owa_status", "bilinear", "choquet", "k_reid", "seconds_dbrl", "seconds_prl", "seconds_wm", "seconds_owa"})
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	for _, r := range rows {
+		c.Write([]string{r.Dataset, r.File, r.Masking, strconv.Itoa(r.N), f(r.DBRL), f(r.PRL), f(r.WM.IncumbentReid), f(r.WM.BoundReid), r.WM.Status,
+			f(r.OWA.IncumbentReid), f(r.OWA.BoundReid), r.OWA.Status, "n/a", "n/a", f(r.KReid),
+			f(r.Seconds["dbrl"]), f(r.Seconds["prl"]), f(r.Seconds["wm"]), f(r.Seconds["owa"])})
+	}
+	c.Flush()
+	return c.Error()
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestMaskingOf(t *testing.T) {
+	for name, want := range map[string]string{
+		"mdav_k3.csv": "mdav:k=3", "indrank_k10.csv": "indrank:k=10", "rankswap_p15.csv": "rankswap:p=15",
+		"argus_rankswap_p5.csv": "rankswap:p=5", "noise_additive_10.csv": "none", "mdav.csv": "none",
+	} {
+		if got := maskingOf(name); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestBenchSynthetic(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "bench.csv")
+	code, out, stderr := runReid(t, "bench", "--datasets", filepath.Join(dir, "none"), "--records", "40", "--time-limit", "0.5s", "--csv", csvPath)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	f, err := os.Open(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 7 || rows[0][4] != "dbrl_euclidean" {
+		t.Fatalf("%d rows, header %v", len(rows), rows[0])
+	}
+	for _, want := range []string{"| mdav_k3 | mdav:k=3 |", "| rankswap_p15 | rankswap:p=15 |", "| n/a | n/a |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, out)
+		}
+	}
+	// The worst case is anytime: optimal (incumbent = bound) or stopped by the time limit
+	// with incumbent ≤ bound.
+	for _, r := range rows[1:] {
+		for _, c := range [][3]int{{6, 7, 8}, {9, 10, 11}} {
+			inc, _ := strconv.ParseFloat(r[c[0]], 64)
+			bound, _ := strconv.ParseFloat(r[c[1]], 64)
+			status := r[c[2]]
+			if (status != "optimal" && status != "time_limit") || inc > bound || (status == "optimal" && inc != bound) {
+				t.Errorf("%s: incumbent %v bound %v status %s", r[1], inc, bound, status)
+			}
+		}
+	}
+}

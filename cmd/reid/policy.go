@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/reid-sdc/reid/datasets"
+	"github.com/reid-sdc/reid/linkage"
+)
+
+// policy is the gate of `reid audit --policy FILE`: thresholds on the report. A nil field
+// is a rule the policy does not set.
+type policy struct {
+	MaxReid          *float64 `json:"max_reid"`
+	MaxWorstCaseReid *float64 `json:"max_worst_case_reid"`
+	WorstCaseBy      *string  `json:"worst_case_by"`
+	MaxKReid         *float64 `json:"max_k_reid"`
+	MaxPPUGivenSU    *float64 `json:"max_p_pu_given_su"`
+	MinK             *int     `json:"min_k"`
+}
+
+// policyResult is the "policy" object of the report.
+type policyResult struct {
+	File       string            `json:"file"`
+	SHA256     string            `json:"sha256"`
+	Rules      []policyRule      `json:"rules"`
+	Pass       bool              `json:"pass"`
+	Violations []policyViolation `json:"violations"`
+}
+
+type policyRule struct {
+	Rule      string  `json:"rule"`
+	Threshold float64 `json:"threshold"`
+	Measure   string  `json:"measure"`
+	Value     float64 `json:"value"`
+	Pass      bool    `json:"pass"`
+}
+
+type policyViolation struct {
+	Rule      string  `json:"rule"`
+	Measure   string  `json:"measure"`
+	Value     float64 `json:"value"`
+	Threshold float64 `json:"threshold"`
+	Message   string  `json:"message"`
+}
+
+// readPolicy reads a JSON policy; unknown keys, bad values and an empty policy are input
+// errors (exit 2).
+func readPolicy(path string) (*policy, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &datasets.InputError{File: path, Err: err}
+	}
+	p, err := parsePolicy(data)
+	if err != nil {
+		return nil, &datasets.InputError{File: path, Err: err}
+	}
+	return p, nil
+}
+
+func parsePolicy(data []byte) (*policy, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var p policy
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("policy: %w (known keys: max_reid, max_worst_case_reid, worst_case_by, max_k_reid, max_p_pu_given_su, min_k)", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("policy: trailing data after the JSON object")
+	}
+	for name, v := range map[string]*float64{"max_reid": p.MaxReid, "max_worst_case_reid": p.MaxWorstCaseReid,
+		"max_k_reid": p.MaxKReid, "max_p_pu_given_su": p.MaxPPUGivenSU} {
+		if v != nil && !(*v >= 0 && *v <= 1) {
+			return nil, fmt.Errorf("policy: %s must be a share in [0, 1], not %g", name, *v)
+		}
+	}
+	if p.MinK != nil && *p.MinK < 1 {
+		return nil, fmt.Errorf("policy: min_k must be at least 1, not %d", *p.MinK)
+	}
+	if p.WorstCaseBy != nil {
+		if *p.WorstCaseBy != "bound" && *p.WorstCaseBy != "incumbent" {
+			return nil, fmt.Errorf("policy: worst_case_by must be bound or incumbent, not %q", *p.WorstCaseBy)
+		}
+		if p.MaxWorstCaseReid == nil {
+			return nil, fmt.Errorf("policy: worst_case_by goes with max_worst_case_reid")
+		}
+	}
+	if p.MaxReid == nil && p.MaxWorstCaseReid == nil && p.MaxKReid == nil && p.MaxPPUGivenSU == nil && p.MinK == nil {
+		return nil, fmt.Errorf("policy: no rule (set at least one of max_reid, max_worst_case_reid, max_k_reid, max_p_pu_given_su, min_k)")
+	}
+	return &p, nil
+}
+
+// needs refuses a policy whose rules the audit could not measure: a gate must not pass
+// because a measure was not taken.
+func (p *policy) needs(know linkage.Knowledge, keys bool) error {
+	if p.MaxKReid != nil && (know.Method == "" || know.Method == "none") {
+		return usagef("the policy sets max_k_reid: give --masking (what the intruder knows about the masking)")
+	}
+	if (p.MaxPPUGivenSU != nil || p.MinK != nil) && !keys {
+		return usagef("the policy sets max_p_pu_given_su or min_k: give --keys")
+	}
+	return nil
+}
+
+func (p *policy) worstCaseBy() string {
+	if p.WorstCaseBy == nil {
+		return "bound"
+	}
+	return *p.WorstCaseBy
+}
+
+// check evaluates the policy on a report. Each rule compares the largest (for min_k the
+// smallest) value of its measure over every source.
+func (p *policy) check(r *auditReport, path string) *policyResult {
+	res := &policyResult{File: path, Rules: []policyRule{}, Violations: []policyViolation{}, Pass: true}
+	res.SHA256, _ = fileSHA256(path)
+	rule := func(name, measure string, threshold, value float64, pass bool, source string) {
+		res.Rules = append(res.Rules, policyRule{name, threshold, measure, value, pass})
+		if pass {
+			return
+		}
+		res.Pass = false
+		op := ">"
+		if name == "min_k" {
+			op = "<"
+		}
+		msg := fmt.Sprintf("%s: %s = %.4g (%s) %s threshold %g", name, measure, value, source, op, threshold)
+		if source == "" {
+			msg = fmt.Sprintf("%s: %s not measured (no worst-case operator ran), threshold %g", name, measure, threshold)
+		}
+		res.Violations = append(res.Violations, policyViolation{name, measure, value, threshold, msg})
+	}
+	// max over the measures of that name; source names the largest.
+	maxOf := func(name string) (float64, string, bool) {
+		v, src, found := math.Inf(-1), "", false
+		for _, m := range r.Measures {
+			if m.Name == name && m.Value > v {
+				v, src, found = m.Value, m.Source, true
+			}
+		}
+		return v, src, found
+	}
+	if p.MaxReid != nil {
+		v, src, _ := maxOf("reid")
+		rule("max_reid", "reid", *p.MaxReid, v, v <= *p.MaxReid, src)
+	}
+	if p.MaxWorstCaseReid != nil {
+		name := "worst_case_reid_" + p.worstCaseBy()
+		v, src, found := maxOf(name)
+		if !found {
+			// No operator measured: the gate fails rather than passing blind.
+			rule("max_worst_case_reid", name, *p.MaxWorstCaseReid, 0, false, "")
+		} else {
+			rule("max_worst_case_reid", name, *p.MaxWorstCaseReid, v, v <= *p.MaxWorstCaseReid, src)
+		}
+	}
+	if p.MaxKReid != nil {
+		v, src, _ := maxOf("k_reid")
+		rule("max_k_reid", "k_reid", *p.MaxKReid, v, v <= *p.MaxKReid, src)
+	}
+	if p.MaxPPUGivenSU != nil {
+		v, src, _ := maxOf("p_pu_given_su")
+		rule("max_p_pu_given_su", "p_pu_given_su", *p.MaxPPUGivenSU, v, v <= *p.MaxPPUGivenSU, src)
+	}
+	if p.MinK != nil {
+		v, src, _ := maxOf("k_min")
+		rule("min_k", "k_min", float64(*p.MinK), v, v >= float64(*p.MinK), src)
+	}
+	return res
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"strings"
+)
+
+// writeReportMarkdown writes report.md: the summary tables of the audit.
+func writeReportMarkdown(w io.Writer, r *auditReport) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# reid audit report\n\n")
+	fmt.Fprintf(&b, "- engine: %s, schema %s, seed %d\n", r.Engine, r.SchemaVersion, r.Seed)
+	fmt.Fprintf(&b, "- original: `%s` (%d records, sha256 `%s`)\n", r.Inputs.Original.File, r.Inputs.Original.Records, r.Inputs.Original.SHA256)
+	fmt.Fprintf(&b, "- masked: `%s` (%d records, sha256 `%s`)\n", r.Inputs.Masked.File, r.Inputs.Masked.Records, r.Inputs.Masked.SHA256)
+	if p := r.Inputs.Population; p != nil {
+		fmt.Fprintf(&b, "- population: `%s` (%d records, sha256 `%s`)\n", p.File, p.Records, p.SHA256)
+	}
+	fmt.Fprintf(&b, "- attributes: %s\n- masking known to the intruder: %s\n- worst-case time limit: %s\n\n",
+		strings.Join(r.Options.Attributes, ", "), r.Options.Masking, r.Options.TimeLimit)
+	b.WriteString("## Verdict\n\n")
+	b.WriteString("`" + ciLine(r) + "`\n\n")
+	if p := r.Policy; p != nil {
+		b.WriteString("| rule | measure | value | threshold | result |\n|---|---|---:|---:|---|\n")
+		for _, x := range p.Rules {
+			fmt.Fprintf(&b, "| %s | %s | %.4g | %g | %s |\n", x.Rule, x.Measure, x.Value, x.Threshold, map[bool]string{true: "pass", false: "**violated**"}[x.Pass])
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("## Record linkage\n\n| linkage | n | Reid | Reid (sets) | Reid@5 | K.Reid |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, l := range r.Linkage {
+		fmt.Fprintf(&b, "| %s | %d | %.4f | %.4f | %.4f | %.4f |\n", l.ID, l.N, l.Reid, l.ReidSets, l.ReidAtK["5"], l.KReid)
+	}
+	b.WriteString("\n## Worst case (learned distances)\n\n| operator | status | incumbent (Reid) | bound (Reid) | gap |\n|---|---|---:|---:|---:|\n")
+	for _, c := range r.WorstCase {
+		if !c.Available {
+			fmt.Fprintf(&b, "| %s | not available | - | - | - |\n", c.Operator)
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d (%.4f) | %d (%.4f) | %.1f%% |\n", c.Operator, c.Status, c.Incumbent, c.IncumbentReid, c.Bound, c.BoundReid, 100*c.Gap)
+	}
+	for _, c := range r.WorstCase {
+		if !c.Available {
+			fmt.Fprintf(&b, "\n%s: %s.", c.Operator, c.Reason)
+		}
+	}
+	b.WriteString("\n")
+	if u := r.Uniqueness; u != nil {
+		b.WriteString("\n## Uniqueness\n\n")
+		fmt.Fprintf(&b, "Keys %s; model %s (%s).\n\n", strings.Join(r.Options.Keys, ", "), u.Model, u.ModelDefinition)
+		b.WriteString("| measure | value |\n|---|---:|\n")
+		fmt.Fprintf(&b, "| key classes | %d |\n| sample uniques | %d |\n| P(PU\\|SU) | %s |\n| expected re-identifications | %.4g |\n| re-identification rate | %.4f |\n| max record risk | %.4f |\n| k_min | %d |\n",
+			u.Classes, u.SampleUniques, optF(u.PPUGivenSU), u.ExpectedReidentifications, u.ReidentificationRate, u.MaxRecordRisk, u.KMin)
+	}
+	b.WriteString("\n## Definitions\n\n")
+	seen := map[string]bool{}
+	for _, m := range r.Measures {
+		def := m.Definition
+		if i := strings.Index(def, " ("); m.Name == "k_reid" && i > 0 {
+			def = def[:i]
+		}
+		if !seen[m.Name] {
+			seen[m.Name] = true
+			fmt.Fprintf(&b, "- %s\n", def)
+		}
+	}
+	fmt.Fprintf(&b, "\nTotal time %.2fs.\n", r.Timings.TotalSeconds)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+const reportCSS = `body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#222}
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}
+td:first-child,th:first-child{text-align:left}.fail{color:#b00;font-weight:bold}.pass{color:#070}
+.chart{display:inline-block;margin:8px;border:1px solid #eee}code{background:#f4f4f4}
+body:has(.chart:target)>:not(.chart:target){display:none}`
+
+// The last rule shows one chart alone when the page is opened at #chart-ID (used by
+// scripts/screenshot.sh to check each chart).
+
+// writeReportHTML writes report.html: one self-contained page (inline CSS and SVG).
+func writeReportHTML(w io.Writer, r *auditReport) error {
+	var b strings.Builder
+	esc := html.EscapeString
+	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>reid audit report</title><style>" + reportCSS + "</style></head><body>\n")
+	fmt.Fprintf(&b, "<h1>reid audit report</h1>\n<p>%s, schema %s. Masked <code>%s</code> (%d records) against original <code>%s</code> (%d records); attributes %s; masking known to the intruder: %s.</p>\n",
+		esc(r.Engine), esc(r.SchemaVersion), esc(r.Inputs.Masked.File), r.Inputs.Masked.Records, esc(r.Inputs.Original.File), r.Inputs.Original.Records,
+		esc(strings.Join(r.Options.Attributes, ", ")), esc(r.Options.Masking))
+	fmt.Fprintf(&b, "<p><code>%s</code></p>\n", esc(ciLine(r)))
+	if p := r.Policy; p != nil {
+		b.WriteString("<h2>Policy</h2><table><tr><th>rule</th><th>measure</th><th>value</th><th>threshold</th><th>result</th></tr>\n")
+		for _, x := range p.Rules {
+			cls, txt := "pass", "pass"
+			if !x.Pass {
+				cls, txt = "fail", "violated"
+			}
+			fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%.4g</td><td>%g</td><td class=\"%s\">%s</td></tr>\n", x.Rule, x.Measure, x.Value, x.Threshold, cls, txt)
+		}
+		b.WriteString("</table>\n")
+	}
+	b.WriteString("<h2>Record linkage</h2><table><tr><th>linkage</th><th>n</th><th>Reid</th><th>Reid (sets)</th><th>Reid@5</th><th>K.Reid</th></tr>\n")
+	for _, l := range r.Linkage {
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.4f</td></tr>\n", esc(l.ID), l.N, l.Reid, l.ReidSets, l.ReidAtK["5"], l.KReid)
+	}
+	b.WriteString("</table>\n<h2>Worst case</h2><table><tr><th>operator</th><th>status</th><th>incumbent</th><th>bound</th><th>gap</th></tr>\n")
+	for _, c := range r.WorstCase {
+		if !c.Available {
+			fmt.Fprintf(&b, "<tr><td>%s</td><td title=\"%s\">not available</td><td>-</td><td>-</td><td>-</td></tr>\n", c.Operator, esc(c.Reason))
+			continue
+		}
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%d (%.4f)</td><td>%d (%.4f)</td><td>%.1f%%</td></tr>\n", c.Operator, c.Status, c.Incumbent, c.IncumbentReid, c.Bound, c.BoundReid, 100*c.Gap)
+	}
+	b.WriteString("</table>\n")
+	if u := r.Uniqueness; u != nil {
+		fmt.Fprintf(&b, "<h2>Uniqueness</h2><p>Keys %s; model %s: %d classes, %d sample uniques, P(PU|SU) %s, re-identification rate %.4f, k_min %d.</p>\n",
+			esc(strings.Join(r.Options.Keys, ", ")), esc(u.Model), u.Classes, u.SampleUniques, optF(u.PPUGivenSU), u.ReidentificationRate, u.KMin)
+	}
+	b.WriteString("<h2>Charts</h2>\n")
+	charts, err := reportCharts(r)
+	if err != nil {
+		return err
+	}
+	for _, c := range charts {
+		fmt.Fprintf(&b, "<div class=\"chart\" id=\"chart-%s\">%s</div>\n", c.id, c.svg)
+	}
+	b.WriteString("</body></html>\n")
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+type chartSVG struct {
+	id, title string
+	svg       string
+}
