@@ -27,13 +27,18 @@
 //     (an LP in θ alone); while it is infeasible, CLP's verified Farkas certificate gives
 //     the records in its support, a deletion filter shrinks them to an irreducible
 //     infeasible set S (verified again), S becomes a cut, and one record of S is dropped.
-//     Further cuts come from extending the linkable set in increasing K. Every cut is a
-//     proof, so the master's bound is a proven bound at every node.
+//     The filter works on a separate small LP with the support's rows only; each step
+//     that keeps a record out is certified, and the set then shrinks at once to the new
+//     certificate's support. Records of a known cut inside the set are dropped without an
+//     LP. Further cuts come from extending the linkable set in increasing K. Every cut is
+//     a proof, so the master's bound is a proven bound at every node.
 //   - Row generation: the θ-subproblem starts from each record's nearest competitors; after
 //     each LP the pairwise check of the current θ over the record's remaining rows adds
 //     the most violated ones, until none is violated.
+//   - Records that cannot be linked even alone are found first, each in its own small LP.
 //   - Incumbents: the Euclidean θ, every feasible θ of the subproblem, and a local search
-//     that links one more record at a time by re-solving the subproblem.
+//     that links one more record at a time by re-solving the subproblem (under a time
+//     limit, one local search gets at most a tenth of the remaining time).
 //
 // The subproblem imposes the rows at ε + 1e-7 (CLP's primal tolerance set to 1e-10) so
 // that a θ it returns links with margin ≥ ε exactly; the final count is made by the

@@ -37,8 +37,12 @@ type solver struct {
 	fixed    []bool // K_i = 1 proven (dominance or a one-record cut)
 	cutKeys  map[string]bool
 	cutCount []int
-	curLo    []float64
-	curUp    []float64
+	// cutList holds the multi-record cuts, cutsOf[i] the indices in cutList of those
+	// containing record i: a set containing a known cut is known to be infeasible.
+	cutList [][]int
+	cutsOf  [][]int
+	curLo   []float64
+	curUp   []float64
 
 	bestTheta []float64
 	bestFail  int
@@ -60,7 +64,7 @@ func newSolver(d *data, s Settings, start time.Time) *solver {
 	n := len(d.recs)
 	sv := &solver{d: d, eps: s.Epsilon, epsLP: s.Epsilon + lpSlack, threads: s.Threads, initialRows: s.InitialRows,
 		start: start, progress: s.Progress, lastReport: start,
-		theta: make([]float64, d.m), fixed: make([]bool, n), cutKeys: map[string]bool{}, cutCount: make([]int, n),
+		theta: make([]float64, d.m), fixed: make([]bool, n), cutKeys: map[string]bool{}, cutCount: make([]int, n), cutsOf: make([][]int, n),
 		bestFail: n + 1, unresolved: n + 1}
 	if sv.threads <= 0 {
 		sv.threads = runtime.GOMAXPROCS(0)
@@ -141,6 +145,10 @@ func (sv *solver) addCut(S []int) bool {
 		sv.fix(S[0])
 		return true
 	}
+	for _, i := range S {
+		sv.cutsOf[i] = append(sv.cutsOf[i], len(sv.cutList))
+	}
+	sv.cutList = append(sv.cutList, S)
 	ones := make([]float64, len(S))
 	for x := range ones {
 		ones[x] = 1
@@ -183,6 +191,12 @@ func (sv *solver) report(force bool) {
 	sv.progress(Report{Incumbent: inc, Bound: bound, N: n, Gap: gap, Nodes: sv.stats.Nodes, Elapsed: now.Sub(sv.start)})
 }
 
+// polishShare and polishMin bound the time of one local search under a time limit.
+const (
+	polishShare = 0.1
+	polishMin   = time.Second
+)
+
 // polish is the local search on θ: starting from the records θ links, it tries to link
 // one more record at a time (closest to being linked first) by re-solving the subproblem;
 // a success moves θ, a failure yields an irreducible infeasible set, i.e. a cut.
@@ -200,11 +214,18 @@ func (sv *solver) polish(theta []float64) {
 		}
 	}
 	sort.Slice(cs, func(a, b int) bool { return cs[a].w > cs[b].w || cs[a].w == cs[b].w && cs[a].i < cs[b].i })
+	// With a time limit, one local search gets at most polishShare of the remaining time
+	// (at least polishMin), so that the bound keeps improving on large files.
+	var stop time.Time
+	if !sv.deadline.IsZero() {
+		now := time.Now()
+		stop = now.Add(max(polishMin, time.Duration(polishShare*float64(sv.deadline.Sub(now)))))
+	}
 	for _, c := range cs {
-		if sv.timeUp() {
+		if sv.timeUp() || !stop.IsZero() && time.Now().After(stop) {
 			return
 		}
-		if linked[c.i] || sv.fixed[c.i] {
+		if linked[c.i] || sv.fixed[c.i] || sv.knownInfeasible(linked, c.i) {
 			continue
 		}
 		L := append([]bool(nil), linked...)
@@ -244,6 +265,9 @@ func (sv *solver) extend(L []bool, K []float64) bool {
 	for _, i := range order {
 		if sv.timeUp() || fails >= extendBudget {
 			break
+		}
+		if sv.knownInfeasible(cur, i) {
+			continue
 		}
 		cur[i] = true
 		sv.activate(cur)
@@ -321,6 +345,7 @@ func (sv *solver) boundLinks() int { return len(sv.d.recs) - sv.currentLB() }
 
 func (sv *solver) run() {
 	n := len(sv.d.recs)
+	sv.report(true) // the Euclidean incumbent, at once
 	// Records that cannot be linked even alone: K_i = 1.
 	linked, _ := sv.linkedSet(sv.bestTheta)
 	for i := range sv.d.recs {
@@ -330,10 +355,14 @@ func (sv *solver) run() {
 		if linked[i] || sv.fixed[i] {
 			continue
 		}
-		L := make([]bool, n)
-		L[i] = true
-		sv.activate(L)
-		switch sv.solveSub() {
+		res := sv.checkOne(i)
+		if res == aborted && !sv.timeUp() {
+			L := make([]bool, n)
+			L[i] = true
+			sv.activate(L)
+			res = sv.solveSub()
+		}
+		switch res {
 		case feasible:
 			sv.consider(sv.theta)
 		case infeasible:
@@ -454,7 +483,7 @@ func (sv *solver) processNode(nd *node) {
 		for i := range n {
 			L[i] = K[i] < 0.5 && !sv.fixed[i]
 		}
-		_, cuts, done := sv.check(L, K)
+		linkable, cuts, done := sv.check(L, K)
 		if !done {
 			if sv.timeUp() {
 				heap.Push(&sv.open, nd)
@@ -480,7 +509,7 @@ func (sv *solver) processNode(nd *node) {
 			// Cut separation by extension: from the linkable set, try the other records
 			// in increasing K; each failure is an irreducible infeasible set containing
 			// the record, usually violated by K.
-			violated = sv.extend(L, K)
+			violated = sv.extend(linkable, K)
 		}
 		if violated {
 			continue
@@ -506,4 +535,21 @@ func (sv *solver) processNode(nd *node) {
 		}
 		return
 	}
+}
+
+// knownInfeasible reports whether set ∪ {i} contains a known cut through i.
+func (sv *solver) knownInfeasible(set []bool, i int) bool {
+	for _, c := range sv.cutsOf[i] {
+		all := true
+		for _, j := range sv.cutList[c] {
+			if j != i && !set[j] {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }

@@ -238,8 +238,10 @@ func dot(a, b []float64) float64 {
 // iis shrinks the infeasible active set, whose certificate is sv.ray, to an irreducible
 // infeasible set of records: first the records in the certificate's support, then a
 // deletion filter (switch a record off; keep it off if the rest stays infeasible). The
-// final set is verified by a Farkas certificate; if that fails the (verified) support is
-// returned. The activation is left at the returned set.
+// filter runs in a separate small LP holding only the support's rows (iisSmall), each
+// step certified; only if that fails does it run on the shared subproblem, whose final
+// set is verified by a Farkas certificate, the (verified) support being returned
+// otherwise. The activation of the shared subproblem is left arbitrary: callers set it.
 func (sv *solver) iis() []int {
 	y := sv.ray
 	mass := make(map[int]float64)
@@ -267,6 +269,9 @@ func (sv *solver) iis() []int {
 		}
 		return x < z
 	})
+	if set := sv.iisSmall(support); set != nil {
+		return set
+	}
 	for i := range sv.active {
 		sv.setActive(i, false)
 	}
@@ -312,7 +317,29 @@ func (sv *solver) iis() []int {
 func (sv *solver) check(L []bool, weight []float64) ([]bool, [][]int, bool) {
 	cur := append([]bool(nil), L...)
 	var cuts [][]int
+	dropFrom := func(S []int) {
+		drop := S[0]
+		for _, i := range S[1:] {
+			if w, wd := weight[i], weight[drop]; w > wd || w == wd && (sv.cutCount[i] > sv.cutCount[drop] || sv.cutCount[i] == sv.cutCount[drop] && i > drop) {
+				drop = i
+			}
+		}
+		cur[drop] = false
+	}
 	for {
+		// Known cuts inside the set are infeasible without an LP: drop one of their records.
+		for _, S := range sv.cutList {
+			in := true
+			for _, i := range S {
+				if !cur[i] {
+					in = false
+					break
+				}
+			}
+			if in {
+				dropFrom(S)
+			}
+		}
 		sv.activate(cur)
 		switch sv.solveSub() {
 		case aborted:
@@ -325,13 +352,8 @@ func (sv *solver) check(L []bool, weight []float64) ([]bool, [][]int, bool) {
 			return nil, cuts, false
 		}
 		cuts = append(cuts, S)
-		drop := S[0]
-		for _, i := range S[1:] {
-			if w, wd := weight[i], weight[drop]; w > wd || w == wd && (sv.cutCount[i] > sv.cutCount[drop] || sv.cutCount[i] == sv.cutCount[drop] && i > drop) {
-				drop = i
-			}
-		}
-		cur[drop] = false
+		dropFrom(S)
+		sv.report(false) // a long check (large files) still reports every second
 	}
 }
 

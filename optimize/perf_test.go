@@ -1,0 +1,38 @@
+package optimize
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPerfCase runs one case when REID_PERF=file:n:family:seconds is set (for profiling):
+// REID_PERF=rankswap_p15:100:wm:30 go test -run TestPerfCase -cpuprofile cpu.out ./optimize
+func TestPerfCase(t *testing.T) {
+	spec := os.Getenv("REID_PERF")
+	if spec == "" {
+		t.Skip("REID_PERF not set")
+	}
+	parts := strings.Split(spec, ":")
+	if len(parts) != 4 {
+		t.Fatalf("REID_PERF=%q: want file:n:family:seconds", spec)
+	}
+	n, _ := strconv.Atoi(parts[1])
+	f, err := ParseFamily(parts[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec, _ := strconv.ParseFloat(parts[3], 64)
+	p := census(t, parts[0], n)
+	p.Family = f
+	start := time.Now()
+	res, err := Learn(p, Settings{TimeLimit: time.Duration(sec * float64(time.Second)), Progress: func(r Report) {
+		t.Logf("%6.1fs inc %d bound %d gap %.3f nodes %d", r.Elapsed.Seconds(), r.Incumbent, r.Bound, r.Gap, r.Nodes)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: %v links %d bound %d gap %.3f in %v; %+v", spec, res.Status, res.CorrectLinks, res.Bound, res.Gap, time.Since(start).Round(time.Millisecond), res.Stats)
+}
