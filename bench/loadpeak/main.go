@@ -8,7 +8,6 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -18,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reid-sdc/reid/bench"
 	"github.com/reid-sdc/reid/datasets"
 )
 
@@ -81,7 +81,7 @@ func ensureFile(path string, rows, cols int) error {
 }
 
 func loadAndReport(path string) {
-	base := vmHWM()
+	base := bench.PeakRSS()
 	start := time.Now()
 	t, err := datasets.Load(path, datasets.LoadOptions{})
 	if err != nil {
@@ -89,22 +89,5 @@ func loadAndReport(path string) {
 		os.Exit(1)
 	}
 	secs := time.Since(start).Seconds()
-	fmt.Printf("%d %d %d %f\n", vmHWM(), base, t.Rows(), secs)
-}
-
-// vmHWM returns the process's peak resident set in bytes, from /proc/self/status.
-func vmHWM() int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return -1
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if rest, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return -1
+	fmt.Printf("%d %d %d %f\n", bench.PeakRSS(), base, t.Rows(), secs)
 }

@@ -44,6 +44,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/reid-sdc/reid/bench"
 	"github.com/reid-sdc/reid/distances"
 )
 
@@ -878,7 +879,7 @@ func runBig(cfg *config) (*bigResult, error) {
 // with every core and reports its own peak resident set as JSON on stdout.
 func runBigChild(n, d int, seed uint64, noise float64) {
 	data := generate(n, n, d, seed, noise)
-	before := vmHWM()
+	before := bench.PeakRSS()
 	a := sampleCPU()
 	start := time.Now()
 	res, err := distances.Search(data.queries, data.refs, data.truth, distances.NewEuclidean(d), distances.Settings{})
@@ -893,27 +894,10 @@ func runBigChild(n, d int, seed uint64, noise float64) {
 			found++
 		}
 	}
-	b := bigResult{N: n, HWM: vmHWM(), Before: before, Seconds: secs, Found: found, Others: others}
+	b := bigResult{N: n, HWM: bench.PeakRSS(), Before: before, Seconds: secs, Found: found, Others: others}
 	if err := json.NewEncoder(os.Stdout).Encode(b); err != nil {
 		fatal(err)
 	}
-}
-
-// vmHWM returns the process's peak resident set in bytes (VmHWM of /proc/self/status).
-func vmHWM() int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return -1
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if rest, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return -1
 }
 
 // ---------------------------------------------------------------------------------------
