@@ -5,17 +5,30 @@
 //
 //	go run ./bench/pairwise [-n 20000,50000] [-d 13] [-ops euclidean,wm,bilinear,mahalanobis,owa,choquet]
 //	                        [-reps 3] [-peer=true] [-python /usr/bin/python3] [-big 200000]
+//	                        [-generic=true] [-diagnose=true] [-budget 2m] [-seed 1] [-noise 0.3]
+//
+// Data: M references with correlated attributes and N = M queries that are the references
+// plus noise·N(0, 1) (truth[i] = i), each file standardised on its own; operators with
+// random non-trivial parameters (see buildOps). Embedder operators run best of -reps (more
+// while other processes disturb the run); OWA and Choquet run once, after a pilot whose
+// extrapolation must fit in -budget.
 //
 // The limit: the kernel evaluates |q − r|² = |q|² + |r|² − 2·q·r with d fused multiply-adds
 // per pair, 8 float64 pairs per 512-bit FMA, so
 //
-//	limit = cores · FMA ports · 8 lanes · clock / d   pairs per second,
+//	limit = cores · FMA ports (2) · 8 lanes · clock / d   pairs per second,
 //
-// with the clock measured by a calibrated chain of dependent one-cycle integer operations
-// and the FMA ports checked against a measured register-only zmm FMA throughput.
+// where the clock is the larger of a calibrated chain of dependent one-cycle integer
+// operations and the measured register-only zmm FMA rate divided by cores · ports (a core
+// cannot retire more than `ports` FMAs per cycle). The report also gives the fraction of
+// the measured zmm FMA rate itself.
 //
-// The 200,000 × 200,000 Euclidean run (-big) executes in a child process (this binary
-// re-executed with -child-big), which reports its own peak resident set (VmHWM) at the end.
+// The peer (peer.py, embedded) needs Debian's python3-sklearn; it runs with
+// OPENBLAS_CORETYPE=SkylakeX (Debian's OpenBLAS 0.3.21 does not recognise Sapphire Rapids
+// and would fall back to Haswell kernels) and as many OpenMP/OpenBLAS threads as
+// GOMAXPROCS. The 200,000 × 200,000 Euclidean run (-big) executes in a child process
+// (this binary re-executed with -child-big), which reports its own peak resident set
+// (VmHWM) at the end.
 package main
 
 import (
@@ -199,7 +212,7 @@ func run(cfg *config) {
 		}
 		var ourEuclid []distances.QueryResult
 		add := func(op, variant, note string, t timing, target bool) {
-			logf("  %-11s %-38s %.3f s (best of %d; other load %.2f cores)", op, variant, t.secs, t.runs, t.others)
+			logf("  %-11s %-38s %.3f s (best of %d; other load %s cores)", op, variant, t.secs, t.runs, load(t.others))
 			rows = append(rows, row{n: n, op: op, variant: variant, t: t, pairsPS: pairs(n, n) / t.secs, note: note, target: target})
 		}
 		for _, op := range ops {
@@ -238,7 +251,7 @@ func run(cfg *config) {
 			if p.err != nil {
 				logf("  sklearn peer failed: %v", p.err)
 			} else {
-				logf("  sklearn: %.3f s (best of %d; other load %.2f cores)", p.Seconds, p.Runs, p.Others)
+				logf("  sklearn: %.3f s (best of %d; other load %s cores)", p.Seconds, p.Runs, load(p.Others))
 			}
 			peers[n] = p
 		}
@@ -352,7 +365,7 @@ func timePairwise(cfg *config, data *dataset, op distances.Operator, n int) row 
 		}
 	}
 	_, t := timeSearch(data, op, distances.Settings{}, 1, 1, true)
-	logf("  %-11s %-38s %.3f s (other load %.2f cores)", name, r.variant, t.secs, t.others)
+	logf("  %-11s %-38s %.3f s (other load %s cores)", name, r.variant, t.secs, load(t.others))
 	r.t, r.pairsPS = t, pairs(data.n, data.m)/t.secs
 	r.note = "one run"
 	return r
