@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -558,9 +557,7 @@ func writeAuditFiles(dir string, r *auditReport) error {
 }
 
 func writeReportJSON(w io.Writer, r *auditReport) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return writeJSON(w, r)
 }
 
 func optF(v *float64) string {

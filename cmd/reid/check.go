@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -302,9 +301,7 @@ func printCheck(e *env, pf *pairFlags, f *pairedFiles, format string) error {
 		r.Attributes = append(r.Attributes, a)
 	}
 	if format == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return writeJSON(e.stdout, r)
 	}
 	fmt.Fprintf(e.stdout, "original %s: %d records\nmasked   %s: %d records\n", r.Original.File, r.Original.Records, r.Masked.File, r.Masked.Records)
 	fmt.Fprintf(e.stdout, "true link by %s: %d intruder records, %d masked records with their original\n", r.Link, r.IntruderRecords, r.MaskedWithOrigin)

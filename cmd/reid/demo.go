@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -296,9 +295,7 @@ func smallestGroup(t *datasets.Table) int {
 
 func printDemo(e *env, r *demoResult, format string) error {
 	if format == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return writeJSON(e.stdout, r)
 	}
 	fmt.Fprintf(e.stdout, "reid demo: %d synthetic records (seed %d), files in %s\n\n", r.Records, r.Seed, r.Dir)
 	w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)

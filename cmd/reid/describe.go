@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"text/tabwriter"
@@ -39,9 +38,7 @@ categorical ones the number of categories. Use it to check how a file will be re
 				}
 				d := describe(tab)
 				if *format == "json" {
-					enc := json.NewEncoder(e.stdout)
-					enc.SetIndent("", "  ")
-					return enc.Encode(d)
+					return writeJSON(e.stdout, d)
 				}
 				fmt.Fprintf(e.stdout, "%s: %d records, %d columns\n", d.File, d.Records, len(d.Columns))
 				w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -109,9 +108,7 @@ seconds. Every field but seconds is identical for the same inputs.`,
 				}
 				return writeOutput(e, *out, func(w io.Writer) error {
 					if *format == "json" {
-						enc := json.NewEncoder(w)
-						enc.SetIndent("", "  ")
-						return enc.Encode(r)
+						return writeJSON(w, r)
 					}
 					return printLearn(w, r)
 				})

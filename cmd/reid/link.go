@@ -119,9 +119,7 @@ linked record.` + prlHelp,
 				}
 				return writeOutput(e, *out, func(w io.Writer) error {
 					if *format == "json" {
-						enc := json.NewEncoder(w)
-						enc.SetIndent("", "  ")
-						return enc.Encode(report)
+						return writeJSON(w, report)
 					}
 					return printLink(w, report)
 				})
@@ -136,6 +134,14 @@ func writeOutput(e *env, path string, write func(io.Writer) error) error {
 		return write(e.stdout)
 	}
 	return datasets.WriteAtomic(path, func(f *os.File) error { return write(f) })
+}
+
+// writeJSON writes v as indented JSON, the one encoding of every command's machine
+// output (stable field order from the struct, so equal results give equal bytes).
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 type inputFile struct {

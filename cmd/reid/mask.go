@@ -289,9 +289,7 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 
 func printMaskSummary(e *env, s *maskSummary, format string) error {
 	if format == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
+		return writeJSON(e.stdout, s)
 	}
 	params := ""
 	switch {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -133,9 +132,7 @@ listed, worst first (at most --list, default 20; 0 lists all).
 					}
 				}
 				if *format == "json" {
-					enc := json.NewEncoder(e.stdout)
-					enc.SetIndent("", "  ")
-					return enc.Encode(rep)
+					return writeJSON(e.stdout, rep)
 				}
 				return printUniqueness(e.stdout, rep)
 			}
