@@ -151,8 +151,14 @@ func (c *Choquet) Features(dst, a, b []float64) []float64 {
 	return dst
 }
 
-// diffsAsc writes diff_i(a, b), i < len(x), into x sorted ascending and the attribute of
-// each into idx (insertion sort, stable: ties keep attribute order).
+// DiffsAscending writes diff_i(a, b), i < len(x), into x sorted ascending and the
+// attribute of each into idx (stable: ties keep attribute order): the order in which the
+// Choquet integral visits the diffs, A_(k) = {idx[k], …, idx[m−1]}. It does not allocate.
+func DiffsAscending(x []float64, idx []uint8, a, b []float64) ([]float64, []uint8) {
+	return diffsAsc(x, idx, a, b)
+}
+
+// diffsAsc is DiffsAscending (insertion sort).
 func diffsAsc(x []float64, idx []uint8, a, b []float64) ([]float64, []uint8) {
 	m := len(x)
 	a, b, idx = a[:m], b[:m], idx[:m]
@@ -214,4 +220,76 @@ func checkMeasureSize(fn string, m int) {
 	if m < 1 || m > MaxChoquetAttributes {
 		panic("distances: " + fn + ": " + strconv.Itoa(m) + " attributes (want 1 to " + strconv.Itoa(MaxChoquetAttributes) + ")")
 	}
+}
+
+// shapleyWeights returns w[k] = (n−k−1)! k! / n! for k = 0 … n−1: the weight of a
+// coalition of size k in the Shapley value of a game on n players.
+func shapleyWeights(n int) []float64 {
+	w := make([]float64, n)
+	for k := range n {
+		// (n−k−1)! k! / n! = 1 / (n · C(n−1, k))
+		c := 1.0
+		for x := 1; x <= k; x++ {
+			c = c * float64(n-1-k+x) / float64(x)
+		}
+		w[k] = 1 / (float64(n) * c)
+	}
+	return w
+}
+
+// ShapleyValues returns the Shapley value of each attribute under the fuzzy measure μ
+// (indexed by bitmask, len 2^m): its average marginal contribution to the measure,
+//
+//	φ_i = Σ_{A ⊆ V∖{i}} (m−|A|−1)! |A|! / m! · (μ(A ∪ {i}) − μ(A))
+//
+// (Shapley, "A value for n-person games", 1953; as the importance of a criterion in a
+// Choquet integral, Grabisch, "k-order additive discrete fuzzy measures and their
+// representation", Fuzzy Sets and Systems 92, 1997, eq. 5). The values sum to μ(V) − μ(∅)
+// = 1; for an additive measure φ_i = p_i, for a symmetric one 1/m.
+func ShapleyValues(mu []float64, m int) []float64 {
+	checkMeasureSize("ShapleyValues", m)
+	w := shapleyWeights(m)
+	phi := make([]float64, m)
+	for i := range m {
+		bit := 1 << i
+		for a := range mu {
+			if a&bit == 0 {
+				phi[i] += w[bits.OnesCount(uint(a))] * (mu[a|bit] - mu[a])
+			}
+		}
+	}
+	return phi
+}
+
+// InteractionIndices returns the Shapley interaction index of every pair of attributes
+// under μ (indexed by bitmask), as an m×m symmetric matrix with a zero diagonal:
+//
+//	I_ij = Σ_{A ⊆ V∖{i,j}} (m−|A|−2)! |A|! / (m−1)! · (μ(A∪{i,j}) − μ(A∪{i}) − μ(A∪{j}) + μ(A))
+//
+// (Murofushi & Soneda 1993; Grabisch 1997, Fuzzy Sets and Systems 92, eq. 6). I_ij > 0:
+// the two attributes together weigh more than apart (complementary), < 0: redundant, 0 for
+// an additive measure. For a 2-additive measure I_ij is its Möbius mass of {i, j}.
+func InteractionIndices(mu []float64, m int) [][]float64 {
+	checkMeasureSize("InteractionIndices", m)
+	in := make([][]float64, m)
+	for i := range in {
+		in[i] = make([]float64, m)
+	}
+	if m < 2 {
+		return in
+	}
+	w := shapleyWeights(m - 1) // (m−|A|−2)! |A|! / (m−1)!
+	for i := range m {
+		for j := i + 1; j < m; j++ {
+			bi, bj := 1<<i, 1<<j
+			s := 0.0
+			for a := range mu {
+				if a&(bi|bj) == 0 {
+					s += w[bits.OnesCount(uint(a))] * (mu[a|bi|bj] - mu[a|bi] - mu[a|bj] + mu[a])
+				}
+			}
+			in[i][j], in[j][i] = s, s
+		}
+	}
+	return in
 }

@@ -226,3 +226,73 @@ func BenchmarkChoquetDistance(b *testing.B) {
 	}
 	_ = sink
 }
+
+// Shapley values and interaction indices: the two-attribute case by hand, additive and
+// symmetric measures, and a 2-additive measure whose Möbius masses give both in closed
+// form (Grabisch 1997: φ_i = a_i + ½ Σ_j a_ij, I_ij = a_ij).
+func TestShapleyAndInteraction(t *testing.T) {
+	close := func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+	// m = 2, μ({1}) = 0.2, μ({2}) = 0.5: φ_1 = (1 + 0.2 − 0.5)/2, I_12 = 1 − 0.2 − 0.5.
+	mu := []float64{0, 0.2, 0.5, 1}
+	phi, in := distances.ShapleyValues(mu, 2), distances.InteractionIndices(mu, 2)
+	if !close(phi[0], 0.35) || !close(phi[1], 0.65) || !close(in[0][1], 0.3) || in[0][0] != 0 {
+		t.Errorf("m = 2: φ = %v, I = %v", phi, in)
+	}
+	p := []float64{0.1, 0.4, 0.2, 0.3}
+	phi, in = distances.ShapleyValues(distances.AdditiveMeasure(p), 4), distances.InteractionIndices(distances.AdditiveMeasure(p), 4)
+	for i := range p {
+		if !close(phi[i], p[i]) {
+			t.Errorf("additive: φ = %v, want %v", phi, p)
+		}
+		for j := range p {
+			if !close(in[i][j], 0) {
+				t.Errorf("additive: I = %v", in)
+			}
+		}
+	}
+	phi = distances.ShapleyValues(distances.SymmetricMeasure([]float64{0.5, 0.1, 0.3, 0.1}), 4)
+	for i := range phi {
+		if !close(phi[i], 0.25) {
+			t.Errorf("symmetric: φ = %v", phi)
+		}
+	}
+	// 2-additive on m = 4: singletons a_i, pairs a_ij (monotone: a_i + Σ_{j∈B} a_ij ≥ 0).
+	a := []float64{0.1, 0.2, 0.3, 0.15}
+	pair := [][]float64{{0, 0.1, -0.05, 0}, {0.1, 0, 0, 0.05}, {-0.05, 0, 0, 0.1}, {0, 0.05, 0.1, 0}}
+	// Σ a_i + Σ_{i<j} a_ij = 0.75 + 0.2 = 0.95: add 0.05 to a_4 for μ(V) = 1.
+	a[3] += 0.05
+	mu = make([]float64, 16)
+	for mask := range mu {
+		for i := range 4 {
+			if mask&(1<<i) != 0 {
+				mu[mask] += a[i]
+				for j := i + 1; j < 4; j++ {
+					if mask&(1<<j) != 0 {
+						mu[mask] += pair[i][j]
+					}
+				}
+			}
+		}
+	}
+	if _, err := distances.NewChoquet(mu, 4); err != nil {
+		t.Fatal(err)
+	}
+	phi, in = distances.ShapleyValues(mu, 4), distances.InteractionIndices(mu, 4)
+	sum := 0.0
+	for i := range 4 {
+		want := a[i]
+		for j := range 4 {
+			want += pair[i][j] / 2
+			if !close(in[i][j], pair[i][j]) {
+				t.Errorf("2-additive: I[%d][%d] = %v, want %v", i, j, in[i][j], pair[i][j])
+			}
+		}
+		if !close(phi[i], want) {
+			t.Errorf("2-additive: φ[%d] = %v, want %v", i, phi[i], want)
+		}
+		sum += phi[i]
+	}
+	if !close(sum, 1) {
+		t.Errorf("Σ φ = %v", sum)
+	}
+}

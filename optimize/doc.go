@@ -1,5 +1,5 @@
-// Package optimize learns, for a family of aggregation distances (weighted mean WM and OWA
-// today), the parameters under which distance-based record linkage re-identifies the most
+// Package optimize learns, for a family of aggregation distances (weighted mean WM, OWA,
+// the symmetric bilinear form and the Choquet integral), the parameters under which distance-based record linkage re-identifies the most
 // records: the worst case a data owner must assume. Learn(Problem, Settings) returns a
 // Result with the parameters, their correct links, a proven bound, the gap and a Status.
 //
@@ -8,15 +8,22 @@
 // Information Fusion 13(4), 2012; also Control and Cybernetics 39(2), 2010):
 //
 //	minimise Σ_i K_i  s.t.  θ·(φ(i,j) − φ(i,t(i))) + C_i K_i ≥ ε  for every record i and
-//	competitor j ≠ t(i),  θ ≥ 0, Σ θ = 1,  K_i ∈ {0,1},
+//	competitor j ≠ t(i),  θ in the family,  K_i ∈ {0,1},
 //
-// φ the family's feature map (the attribute diffs, sorted decreasingly for OWA) and
-// C_i = max_k φ_k(i, t(i)) + ε the per-record big-C (valid because these operators lie
-// between the min and the max of their inputs). N − Σ K_i records are linked with margin
+// φ the family's feature map (the attribute diffs, sorted decreasingly for OWA; the
+// products x_k x_l for bilinear; the chain of the sorted diffs for Choquet) and C_i the
+// per-record big-C: max_k diff_k(i, t(i)) + ε for WM, OWA and Choquet (they lie between
+// the min and the max of their inputs), Σ_k diff_k(i, t(i)) + ε for the trace-normalised
+// PSD bilinear form. The family's set of θ: the simplex (WM, OWA); W symmetric PSD with
+// trace 1, kept PSD by eigenvector cuts vᵀWv ≥ 0 added when an LP point has a negative
+// eigenvalue (Abril, Torra & Navarro-Arribas, Information Fusion 26, 2015); a normalised
+// monotone fuzzy measure, its monotonicity rows added when violated (Abril,
+// Navarro-Arribas & Torra, Annals of Operations Research 195, 2012). Each family is a
+// space (space.go); the search below is the same for all. N − Σ K_i records are linked with margin
 // ≥ ε. The full model has N(M−1) rows and is never built (it can be exported as MPS for
 // external solvers):
 //
-//   - Dominance: a record with a competitor whose row has max_k a_k < ε can never be
+//   - Dominance (WM, OWA, Choquet: monotone in the diffs; none for bilinear): a record with a competitor whose row has max_k a_k < ε can never be
 //     linked (K_i = 1); a row with min_k a_k ≥ ε is never violated, and a row
 //     componentwise ≥ another kept row of the same record is implied: both are dropped.
 //   - Combinatorial Benders branch and cut (Codato & Fischetti, "Combinatorial Benders'

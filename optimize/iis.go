@@ -7,58 +7,55 @@ import (
 	"github.com/reid-sdc/reid/optimize/clp"
 )
 
-// smallLP is a θ-LP over a few records only (Σ θ = 1, θ ≥ 0, and the given rows of each
-// record at ε + lpSlack), used by the deletion filter: with a handful of rows each dual
-// simplex re-solve costs microseconds, where the shared subproblem carries every generated
-// row of every record.
+// smallLP is a θ-LP over a few records only (the family's columns, rows and cuts found,
+// and the given rows of each record at ε + lpSlack), used by the deletion filter and the
+// one-record checks: with a handful of rows each dual simplex re-solve costs
+// microseconds, where the shared subproblem carries every generated row of every record.
 type smallLP struct {
 	model *clp.Model
 	rows  [][]int // rows of the model per record of the set
 }
 
 // newSmallLP builds the LP of the records recs with, for each, the candidate rows cands[x]
-// (indices into the record's cand), all switched on at lo.
+// (indices into the record's candidates), all switched on at lo.
 func (sv *solver) newSmallLP(recs []int, cands [][]int, lo float64) *smallLP {
-	m := sv.d.m
+	return sv.newSmallLPRows(recs, cands, lo, sv.famCuts)
+}
+
+// newSmallLPRows is newSmallLP with the given family cuts.
+func (sv *solver) newSmallLPRows(recs []int, cands [][]int, lo float64, cuts []famRow) *smallLP {
 	s := &smallLP{model: clp.New(), rows: make([][]int, len(recs))}
 	s.model.SetPrimalTolerance(lpPrimalTol)
-	colStart := make([]int, m+1)
-	rowIndex := make([]int, m)
-	value := make([]float64, m)
-	up := make([]float64, m)
-	for k := range m {
-		colStart[k+1] = k + 1
-		value[k], up[k] = 1, 1
+	loadColumns(s.model, sv.d.sp)
+	sv.addFamilyRows(s.model, sv.d.sp.rows())
+	sv.addFamilyRows(s.model, cuts)
+	for x, i := range recs {
+		s.addRows(sv, x, i, cands[x], lo)
 	}
-	if err := s.model.LoadProblem(1, colStart, rowIndex, value, nil, up, nil, []float64{1}, []float64{1}); err != nil {
-		panic(err)
+	return s
+}
+
+// addRows adds candidate rows of record i (local index x) at lo.
+func (s *smallLP) addRows(sv *solver, x, i int, cands []int, lo float64) {
+	if len(cands) == 0 {
+		return
 	}
+	r := &sv.d.recs[i]
 	var rlo, rup []float64
 	start := []int{0}
 	var idx []int
 	var val []float64
-	row := 1
-	for x, i := range recs {
-		r := &sv.d.recs[i]
-		for _, c := range cands[x] {
-			for k, v := range r.cand[c*m : (c+1)*m] {
-				if v != 0 {
-					idx = append(idx, k)
-					val = append(val, v)
-				}
-			}
-			start = append(start, len(idx))
-			rlo, rup = append(rlo, lo), append(rup, math.Inf(1))
-			s.rows[x] = append(s.rows[x], row)
-			row++
-		}
+	row := s.model.NumRows()
+	for _, c := range cands {
+		idx, val = sv.d.sp.row(sv.d, r, c, idx, val)
+		start = append(start, len(idx))
+		rlo, rup = append(rlo, lo), append(rup, math.Inf(1))
+		s.rows[x] = append(s.rows[x], row)
+		row++
 	}
-	if len(rlo) > 0 {
-		if err := s.model.AddRows(rlo, rup, start, idx, val); err != nil {
-			panic(err)
-		}
+	if err := s.model.AddRows(rlo, rup, start, idx, val); err != nil {
+		panic(err)
 	}
-	return s
 }
 
 func (s *smallLP) set(x int, on bool, lo float64) {
@@ -105,6 +102,9 @@ func (sv *solver) iisSmall(support []int) []int {
 	// shrink switches off the records outside the support of the certificate y (rows of
 	// records switched off have free bounds, so y is zero on them anyway).
 	rowX := make([]int, s.model.NumRows())
+	for row := range rowX {
+		rowX[row] = -1 // the family's rows
+	}
 	for x, rows := range s.rows {
 		for _, row := range rows {
 			rowX[row] = x
@@ -117,7 +117,7 @@ func (sv *solver) iisSmall(support []int) []int {
 		}
 		used := make([]bool, len(support))
 		for row, v := range y {
-			if row > 0 && math.Abs(v) > 1e-9*big {
+			if rowX[row] >= 0 && math.Abs(v) > 1e-9*big {
 				used[rowX[row]] = true
 			}
 		}
@@ -187,7 +187,6 @@ func (sv *solver) iisSmall(support []int) []int {
 // only its rows (generated from its nearest competitors on, like the subproblem): feasible
 // leaves θ in sv.theta, infeasible is certified by a verified Farkas certificate.
 func (sv *solver) checkOne(i int) outcome {
-	m := sv.d.m
 	r := &sv.d.recs[i]
 	in := make([]bool, r.ncand())
 	var cands []int
@@ -196,13 +195,16 @@ func (sv *solver) checkOne(i int) outcome {
 		in[c] = true
 	}
 	lo := sv.eps + lpSlack
-	s := sv.newSmallLP([]int{i}, [][]int{cands}, lo)
+	// The one-record LP starts from the family's rows only and adds the cuts its own points
+	// violate (each valid for the family): the cuts found for other records are dense rows
+	// that would slow every one of these LPs, solved from scratch.
+	s := sv.newSmallLPRows([]int{i}, [][]int{cands}, lo, nil)
 	defer s.model.Close()
-	type viol struct {
-		c int
-		v float64
-	}
-	var vs []viol
+	local := map[string]bool{}
+	saved := sv.epsLP
+	sv.epsLP = lo // the threshold of violations
+	defer func() { sv.epsLP = saved }()
+	rounds := 0
 	for {
 		if sv.timeUp() {
 			return aborted
@@ -218,47 +220,29 @@ func (sv *solver) checkOne(i int) outcome {
 		if st != clp.Optimal {
 			return aborted // the caller falls back to the shared subproblem
 		}
-		x := s.model.Solution(nil)
-		sum := 0.0
-		for k := range sv.theta {
-			sv.theta[k] = min(max(x[k], 0), 1)
-			sum += sv.theta[k]
-		}
-		for k := range sv.theta {
-			sv.theta[k] /= sum
-		}
-		vs = vs[:0]
-		for c := range r.ncand() {
-			if in[c] {
-				continue
-			}
-			if v := dot(sv.theta, r.cand[c*m:(c+1)*m]); v < lo {
-				vs = append(vs, viol{c, v})
-			}
-		}
-		if len(vs) == 0 {
+		cuts := sv.settle(s.model.Solution(nil))
+		add, bad := sv.violations(sv.d.sp.evaluator(sv.d, sv.theta), i, in)
+		if len(add) == 0 && !bad {
 			return feasible
 		}
-		sort.Slice(vs, func(x, y int) bool { return vs[x].v < vs[y].v || vs[x].v == vs[y].v && vs[x].c < vs[y].c })
-		var rlo, rup []float64
-		start := []int{0}
-		var idx []int
-		var val []float64
-		for _, v := range vs[:min(len(vs), maxAddPerRecord)] {
-			in[v.c] = true
-			for k, a := range r.cand[v.c*m : (v.c+1)*m] {
-				if a != 0 {
-					idx = append(idx, k)
-					val = append(val, a)
+		if bad {
+			var fresh []famRow
+			for _, c := range cuts {
+				if k := cutKey(c); !local[k] {
+					local[k] = true
+					fresh = append(fresh, c)
 				}
 			}
-			start = append(start, len(idx))
-			rlo, rup = append(rlo, lo), append(rup, math.Inf(1))
-			s.rows[0] = append(s.rows[0], s.model.NumRows()+len(rlo)-1)
+			if rounds++; len(fresh) == 0 && len(add) == 0 || rounds > maxCutRounds {
+				return aborted
+			}
+			sv.addFamilyRows(s.model, fresh)
+			sv.newCuts(fresh)
 		}
-		if err := s.model.AddRows(rlo, rup, start, idx, val); err != nil {
-			panic(err)
+		for _, c := range add {
+			in[c] = true
 		}
-		sv.stats.RowsGenerated += len(rlo)
+		s.addRows(sv, 0, i, add, lo)
+		sv.stats.RowsGenerated += len(add)
 	}
 }

@@ -168,25 +168,33 @@ func TestCensusAgainstCBC(t *testing.T) {
 		t.Run(c.file+"/"+strconv.Itoa(c.n)+"/"+c.family.String(), func(t *testing.T) {
 			p := census(t, c.file, c.n)
 			p.Family = c.family
-			mps := filepath.Join(t.TempDir(), "full.mps")
-			start := time.Now()
-			res, err := Learn(p, Settings{ExportMPS: mps})
-			if err != nil {
-				t.Fatal(err)
-			}
-			reidTime := time.Since(start)
-			start = time.Now()
-			obj := cbcOptimum(t, mps)
-			t.Logf("reid: %d links (status %v, %v, %d nodes, %d cuts); cbc: %v failures (%v)",
-				res.CorrectLinks, res.Status, reidTime.Round(time.Millisecond), res.Stats.Nodes, res.Stats.Cuts, obj, time.Since(start).Round(time.Millisecond))
-			if res.Status != Optimal {
-				t.Fatalf("status %v", res.Status)
-			}
-			if int(math.Round(obj)) != res.Failures || res.CorrectLinks != res.N-res.Failures {
-				t.Errorf("reid: %d failures (%d links of %d), cbc: %v", res.Failures, res.CorrectLinks, res.N, obj)
-			}
+			againstCBC(t, p)
 		})
 	}
+}
+
+// againstCBC learns p, exporting the full model, and checks that reid proves optimality
+// with the objective CBC finds on the export.
+func againstCBC(t *testing.T, p Problem) Result {
+	t.Helper()
+	mps := filepath.Join(t.TempDir(), "full.mps")
+	start := time.Now()
+	res, err := Learn(p, Settings{ExportMPS: mps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reidTime := time.Since(start)
+	start = time.Now()
+	obj := cbcOptimum(t, mps)
+	t.Logf("reid: %d links (status %v, %v, %d nodes, %d cuts, %d family cuts); cbc: %v failures (%v)",
+		res.CorrectLinks, res.Status, reidTime.Round(time.Millisecond), res.Stats.Nodes, res.Stats.Cuts, res.Stats.FamilyCuts, obj, time.Since(start).Round(time.Millisecond))
+	if res.Status != Optimal {
+		t.Fatalf("status %v", res.Status)
+	}
+	if int(math.Round(obj)) != res.Failures || res.CorrectLinks != res.N-res.Failures {
+		t.Errorf("reid: %d failures (%d links of %d), cbc: %v", res.Failures, res.CorrectLinks, res.N, obj)
+	}
+	return res
 }
 
 // The learned distance links at least as many records as the Euclidean distance (WM and

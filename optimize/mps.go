@@ -3,81 +3,102 @@ package optimize
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 )
 
-// mpsRecord is a record of an exported model: its K column and its competitor rows.
-type mpsRecord struct {
-	name  string
-	bigC  float64
-	fixed bool // K fixed to 1 (exported restricted model only)
-	// rows calls f for each of the record's rows with its name and coefficients a.
-	rows func(f func(name string, a []float64))
+// mpsRow is a row of an exported model: a family row (rec −1, lo ≤ θ·a ≤ up) or a
+// competitor row θ·a + C_i K_i ≥ ε of record rec.
+type mpsRow struct {
+	name   string
+	rec    int
+	idx    []int
+	val    []float64
+	lo, up float64
 }
 
-// writeFullMPS writes the full big-C model of the issue for every record with a true
-// partner and every competitor j ≠ t(i):
+// mpsModel is an exported big-C model.
+type mpsModel struct {
+	sp   space
+	eps  float64
+	recs []rec
+	rows []mpsRow
+}
+
+// writeFullMPS writes the full big-C model of the design note §4 for every record with a
+// true partner and every competitor j ≠ t(i):
 //
-//	minimise Σ K_i  s.t.  θ·(φ(i,j) − φ(i,t(i))) + C_i K_i ≥ ε,  Σ θ = 1,  0 ≤ θ ≤ 1,  K ∈ {0,1}
+//	minimise Σ K_i  s.t.  θ·(φ(i,j) − φ(i,t(i))) + C_i K_i ≥ ε,  θ in the family,  K ∈ {0,1}
 //
-// with C_i = max_k φ_k(i, t(i)) + ε. Rows are named R<query>_<reference> (1-based).
-func writeFullMPS(path string, p Problem, d *data, eps float64) error {
-	m := d.m
-	nr := len(p.Refs[0])
-	phi := featureMap(p.Family, m)
-	q := make([]float64, m)
-	refs := make([]float64, nr*m)
-	for j := range nr {
-		for k := range m {
-			refs[j*m+k] = p.Refs[k][j]
-		}
+// with the family's C_i (rec.bigC) and constraints (space.exportRows: the simplex; all
+// monotonicity rows of a fuzzy measure; the trace, the 2×2 minors and the eigenvector
+// cuts found for the PSD cone). Rows are named R<query>_<reference> (1-based), family
+// rows F<k>. The model is built in memory, column by column: keep it to a few hundred
+// records.
+func writeFullMPS(path string, sv *solver) error {
+	d := sv.d
+	op, err := d.sp.operator(d.sp.euclidean())
+	if err != nil {
+		return fmt.Errorf("optimize: export MPS: %w", err)
 	}
-	recs := make([]mpsRecord, len(d.recs))
+	md := mpsModel{sp: d.sp, eps: sv.eps, recs: d.recs}
+	md.family(sv)
+	n := d.sp.dim()
+	ft, fj := make([]float64, n), make([]float64, n)
 	for x := range d.recs {
 		r := &d.recs[x]
-		recs[x] = mpsRecord{name: "K" + strconv.Itoa(r.q+1), bigC: r.bigC, rows: func(f func(string, []float64)) {
-			ft, fj := make([]float64, m), make([]float64, m)
-			for k := range m {
-				q[k] = p.Queries[k][r.q]
+		q := d.query(r.q)
+		op.Features(ft, q, d.ref(r.t))
+		for j := range d.nr {
+			if j == r.t {
+				continue
 			}
-			phi(ft, q, refs[r.t*m:(r.t+1)*m])
-			for j := range nr {
-				if j == r.t {
-					continue
+			op.Features(fj, q, d.ref(j))
+			row := mpsRow{name: "R" + strconv.Itoa(r.q+1) + "_" + strconv.Itoa(j+1), rec: x}
+			for k := range n {
+				if v := fj[k] - ft[k]; v != 0 {
+					row.idx = append(row.idx, k)
+					row.val = append(row.val, v)
 				}
-				phi(fj, q, refs[j*m:(j+1)*m])
-				for k := range m {
-					fj[k] -= ft[k]
-				}
-				f("R"+strconv.Itoa(r.q+1)+"_"+strconv.Itoa(j+1), fj)
 			}
-		}}
+			md.rows = append(md.rows, row)
+		}
 	}
-	return writeMPS(path, m, recs, eps)
+	return md.write(path, nil)
+}
+
+// family adds the family's rows to the model.
+func (md *mpsModel) family(sv *solver) {
+	for k, r := range sv.d.sp.exportRows(sv.famCuts) {
+		md.rows = append(md.rows, mpsRow{name: "F" + strconv.Itoa(k+1), rec: -1, idx: r.idx, val: r.val, lo: r.lo, up: r.up})
+	}
 }
 
 // writeRestrictedMPS writes the big-C model restricted to the rows the search generated;
 // records that can never be linked (dominance) have K fixed to 1. Its optimum is a lower
 // bound on the full model's.
-func writeRestrictedMPS(path string, sv *solver, eps float64) error {
-	m := sv.d.m
-	recs := make([]mpsRecord, len(sv.d.recs))
-	for x := range sv.d.recs {
-		r := &sv.d.recs[x]
-		recs[x] = mpsRecord{name: "K" + strconv.Itoa(r.q+1), bigC: r.bigC, fixed: r.impossible, rows: func(f func(string, []float64)) {
-			for c, in := range sv.inLP[x] {
-				if in {
-					f("R"+strconv.Itoa(r.q+1)+"_"+strconv.Itoa(r.candRef[c]+1), r.cand[c*m:(c+1)*m])
-				}
+func writeRestrictedMPS(path string, sv *solver) error {
+	d := sv.d
+	md := mpsModel{sp: d.sp, eps: sv.eps, recs: d.recs}
+	md.family(sv)
+	fixed := make([]bool, len(d.recs))
+	for x := range d.recs {
+		r := &d.recs[x]
+		fixed[x] = r.impossible
+		for c, in := range sv.inLP[x] {
+			if in {
+				row := mpsRow{name: "R" + strconv.Itoa(r.q+1) + "_" + strconv.Itoa(r.candRef[c]+1), rec: x}
+				row.idx, row.val = d.sp.row(d, r, c, nil, nil)
+				md.rows = append(md.rows, row)
 			}
-		}}
+		}
 	}
-	return writeMPS(path, m, recs, eps)
+	return md.write(path, fixed)
 }
 
-func writeMPS(path string, m int, recs []mpsRecord, eps float64) (err error) {
+func (md *mpsModel) write(path string, fixed []bool) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".reid-mps-*")
 	if err != nil {
 		return fmt.Errorf("optimize: export MPS: %w", err)
@@ -90,42 +111,84 @@ func writeMPS(path string, m int, recs []mpsRecord, eps float64) (err error) {
 	}()
 	w := bufio.NewWriterSize(tmp, 1<<20)
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', 17, 64) }
-	fmt.Fprintf(w, "NAME reid FREE\n* free MPS (names without spaces); reid worst-case model: minimise sum K, theta on the simplex, eps = %s\nROWS\n N OBJ\n E SUM\n", num(eps))
-	for _, r := range recs {
-		r.rows(func(name string, _ []float64) { fmt.Fprintf(w, " G %s\n", name) })
+	n := md.sp.dim()
+	type entry struct {
+		row int
+		v   float64
+	}
+	cols := make([][]entry, n)
+	recRows := make([][]int, len(md.recs))
+	for x, r := range md.rows {
+		for e, k := range r.idx {
+			cols[k] = append(cols[k], entry{x, r.val[e]})
+		}
+		if r.rec >= 0 {
+			recRows[r.rec] = append(recRows[r.rec], x)
+		}
+	}
+	fmt.Fprintf(w, "NAME reid FREE\n* free MPS (names without spaces); reid worst-case model: minimise sum K, eps = %s\nROWS\n N OBJ\n", num(md.eps))
+	for _, r := range md.rows {
+		kind := "G"
+		switch {
+		case r.rec < 0 && r.lo == r.up:
+			kind = "E"
+		case r.rec < 0 && math.IsInf(r.lo, -1):
+			kind = "L"
+		}
+		fmt.Fprintf(w, " %s %s\n", kind, r.name)
 	}
 	fmt.Fprintf(w, "COLUMNS\n")
-	for k := range m {
+	for k := range n {
 		col := "T" + strconv.Itoa(k+1)
-		fmt.Fprintf(w, " %s SUM 1\n", col)
-		for _, r := range recs {
-			r.rows(func(name string, a []float64) {
-				if a[k] != 0 {
-					fmt.Fprintf(w, " %s %s %s\n", col, name, num(a[k]))
-				}
-			})
+		if len(cols[k]) == 0 {
+			fmt.Fprintf(w, " %s OBJ 0\n", col)
+		}
+		for _, e := range cols[k] {
+			fmt.Fprintf(w, " %s %s %s\n", col, md.rows[e.row].name, num(e.v))
 		}
 	}
 	fmt.Fprintf(w, " MARKER 'MARKER' 'INTORG'\n")
-	for _, r := range recs {
-		fmt.Fprintf(w, " %s OBJ 1\n", r.name)
+	for x, r := range md.recs {
+		name := "K" + strconv.Itoa(r.q+1)
+		fmt.Fprintf(w, " %s OBJ 1\n", name)
 		c := num(r.bigC)
-		r.rows(func(name string, _ []float64) { fmt.Fprintf(w, " %s %s %s\n", r.name, name, c) })
+		for _, row := range recRows[x] {
+			fmt.Fprintf(w, " %s %s %s\n", name, md.rows[row].name, c)
+		}
 	}
-	fmt.Fprintf(w, " MARKER 'MARKER' 'INTEND'\nRHS\n RHS SUM 1\n")
-	e := num(eps)
-	for _, r := range recs {
-		r.rows(func(name string, _ []float64) { fmt.Fprintf(w, " RHS %s %s\n", name, e) })
+	fmt.Fprintf(w, " MARKER 'MARKER' 'INTEND'\nRHS\n")
+	e := num(md.eps)
+	for _, r := range md.rows {
+		switch {
+		case r.rec >= 0:
+			fmt.Fprintf(w, " RHS %s %s\n", r.name, e)
+		case math.IsInf(r.lo, -1):
+			if r.up != 0 {
+				fmt.Fprintf(w, " RHS %s %s\n", r.name, num(r.up))
+			}
+		case r.lo != 0:
+			fmt.Fprintf(w, " RHS %s %s\n", r.name, num(r.lo))
+		}
 	}
 	fmt.Fprintf(w, "BOUNDS\n")
-	for k := range m {
-		fmt.Fprintf(w, " UP BND T%d 1\n", k+1)
+	lo, up := md.sp.bounds() // θ first: the aux columns are not exported
+	for k := range n {
+		col := "T" + strconv.Itoa(k+1)
+		if lo[k] == up[k] {
+			fmt.Fprintf(w, " FX BND %s %s\n", col, num(lo[k]))
+			continue
+		}
+		if lo[k] != 0 {
+			fmt.Fprintf(w, " LO BND %s %s\n", col, num(lo[k]))
+		}
+		fmt.Fprintf(w, " UP BND %s %s\n", col, num(up[k]))
 	}
-	for _, r := range recs {
-		if r.fixed {
-			fmt.Fprintf(w, " FX BND %s 1\n", r.name)
+	for x, r := range md.recs {
+		name := "K" + strconv.Itoa(r.q+1)
+		if fixed != nil && fixed[x] {
+			fmt.Fprintf(w, " FX BND %s 1\n", name)
 		} else {
-			fmt.Fprintf(w, " UP BND %s 1\n", r.name)
+			fmt.Fprintf(w, " UP BND %s 1\n", name)
 		}
 	}
 	fmt.Fprintf(w, "ENDATA\n")

@@ -28,50 +28,41 @@ type rec struct {
 	// competitors' reference indices.
 	cand    []float64
 	candRef []int
+	// chain and inc (Choquet): for each candidate, the m sets A_(k) of its diffs' chain
+	// (bitmasks, A_(1) = all attributes first) and the increments x_(k) − x_(k−1), so that
+	// C_μ = Σ_k μ(A_(k))·inc_k; tchain and tinc are the true partner's.
+	chain  []uint16
+	inc    []float64
+	tchain []uint16
+	tinc   []float64
 }
 
 func (r *rec) ncand() int { return len(r.candRef) }
 
 // data is a prepared problem.
 type data struct {
-	m      int
-	family Family
-	recs   []rec
-	pairs  int
+	m     int
+	sp    space
+	recs  []rec
+	pairs int
+	nr    int
+	// queries and refs are the standardised records, row-major (x[i*m+k]).
+	queries, refs []float64
 }
 
-// featureMap returns φ for the family: the attribute diffs, sorted decreasingly for OWA.
-func featureMap(f Family, m int) func(dst, a, b []float64) []float64 {
-	eq := make([]float64, m)
-	for k := range eq {
-		eq[k] = 1 / float64(m)
-	}
-	var op distances.Operator = distances.NewEuclidean(m)
-	if f == OWA {
-		op, _ = distances.NewOWA(eq)
-	}
-	return op.Features
-}
-
-// prepare computes, for every record with a true partner, the dominance reductions of
-// the design note §4 (1): records that can never be linked, and the competitor rows that
-// are neither never violated nor implied.
-func prepare(p Problem, eps float64, threads int) *data {
+// prepare computes, for every record with a true partner, the family's reductions (design
+// note §4 (1) for the monotone families): records that can never be linked, and the
+// competitor rows that are neither never violated nor implied.
+func prepare(p Problem, sp space, eps float64, threads int) *data {
 	m := len(p.Queries)
 	nr := len(p.Refs[0])
-	d := &data{m: m, family: p.Family}
+	d := &data{m: m, sp: sp, nr: nr, queries: rowMajor(p.Queries), refs: rowMajor(p.Refs)}
 	for q, t := range p.Truth {
 		if t >= 0 {
 			d.recs = append(d.recs, rec{q: q, t: t})
 		}
 	}
 	d.pairs = len(d.recs) * (nr - 1)
-	refs := make([]float64, nr*m) // row-major
-	for j := range nr {
-		for k := range m {
-			refs[j*m+k] = p.Refs[k][j]
-		}
-	}
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
@@ -81,9 +72,9 @@ func prepare(p Problem, eps float64, threads int) *data {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := newPrepWorker(p.Family, m)
+			w := newPrepWorker(m, eps)
 			for i := range next {
-				w.record(&d.recs[i], p.Queries, refs, nr, eps)
+				sp.prepare(d, &d.recs[i], w)
 			}
 		}()
 	}
@@ -95,10 +86,26 @@ func prepare(p Problem, eps float64, threads int) *data {
 	return d
 }
 
+// rowMajor returns the column-major matrix x (x[k][i]) row-major.
+func rowMajor(x [][]float64) []float64 {
+	m, n := len(x), len(x[0])
+	out := make([]float64, n*m)
+	for i := range n {
+		for k := range m {
+			out[i*m+k] = x[k][i]
+		}
+	}
+	return out
+}
+
+func (d *data) query(i int) []float64 { return d.queries[i*d.m : (i+1)*d.m] }
+func (d *data) ref(j int) []float64   { return d.refs[j*d.m : (j+1)*d.m] }
+
 type prepWorker struct {
 	m     int
-	phi   func(dst, a, b []float64) []float64
-	q, ft []float64
+	eps   float64
+	owa   distances.Operator // OWA with equal weights: its Features sort the diffs
+	ft    []float64
 	fj    []float64
 	a     []float64 // candidates before the Pareto filter, row-major
 	ref   []int
@@ -106,26 +113,46 @@ type prepWorker struct {
 	order []int
 }
 
-func newPrepWorker(f Family, m int) *prepWorker {
-	return &prepWorker{m: m, phi: featureMap(f, m), q: make([]float64, m), ft: make([]float64, m), fj: make([]float64, m)}
+func newPrepWorker(m int, eps float64) *prepWorker {
+	eq := make([]float64, m)
+	for k := range eq {
+		eq[k] = 1 / float64(m)
+	}
+	owa, err := distances.NewOWA(eq)
+	if err != nil {
+		panic(err) // equal weights are on the simplex
+	}
+	return &prepWorker{m: m, eps: eps, owa: owa, ft: make([]float64, m), fj: make([]float64, m)}
 }
 
-func (w *prepWorker) record(r *rec, queries [][]float64, refs []float64, nr int, eps float64) {
-	m := w.m
-	for k := range m {
-		w.q[k] = queries[k][r.q]
+// diffRows is the reduction of the families monotone in the diffs (WM, OWA, Choquet): it
+// stores the rows a = φ(i, j) − φ(i, t(i)) of φ the diffs (sorted decreasingly when
+// sorted is set, for OWA). Each of these distances lies between the min and the max of
+// its inputs and is translation-equivariant (d(x + c·1) = d(x) + c), so with a the
+// difference of the diff vectors, min_k a_k ≤ d(j) − d(t) ≤ max_k a_k: a row with
+// max_k a_k < ε can never be satisfied (the record is impossible) and one with min_k a_k ≥
+// ε + lpSlack never binds. For WM and OWA θ·a is linear in a, and a row componentwise ≥
+// another is implied; for Choquet, a competitor whose diffs are componentwise ≥ another's
+// is at least as far by monotonicity, which is the same test on these rows (the true
+// partner's diffs cancel).
+func (w *prepWorker) diffRows(d *data, r *rec, sorted bool) {
+	m, eps := w.m, w.eps
+	q := d.query(r.q)
+	phi := distances.Diffs
+	if sorted {
+		phi = w.owa.Features
 	}
-	w.phi(w.ft, w.q, refs[r.t*m:(r.t+1)*m])
+	phi(w.ft, q, d.ref(r.t))
 	r.bigC = eps
 	for _, v := range w.ft {
 		r.bigC = max(r.bigC, v+eps)
 	}
 	w.a, w.ref, w.sum = w.a[:0], w.ref[:0], w.sum[:0]
-	for j := range nr {
+	for j := range d.nr {
 		if j == r.t {
 			continue
 		}
-		w.phi(w.fj, w.q, refs[j*m:(j+1)*m])
+		phi(w.fj, q, d.ref(j))
 		lo, hi, s := math.Inf(1), math.Inf(-1), 0.0
 		for k := range m {
 			v := w.fj[k] - w.ft[k]
@@ -145,18 +172,7 @@ func (w *prepWorker) record(r *rec, queries [][]float64, refs []float64, nr int,
 	if r.impossible {
 		return
 	}
-	n := len(w.ref)
-	w.order = w.order[:0]
-	for c := range n {
-		w.order = append(w.order, c)
-	}
-	sort.SliceStable(w.order, func(x, y int) bool {
-		a, b := w.order[x], w.order[y]
-		if w.sum[a] != w.sum[b] {
-			return w.sum[a] < w.sum[b]
-		}
-		return w.ref[a] < w.ref[b]
-	})
+	w.sortBySum()
 	// A dominated row has a Σ at least its dominator's, so it comes later in this order.
 	for _, c := range w.order {
 		row := w.a[c*m : (c+1)*m]
@@ -170,6 +186,22 @@ func (w *prepWorker) record(r *rec, queries [][]float64, refs []float64, nr int,
 			r.candRef = append(r.candRef, w.ref[c])
 		}
 	}
+}
+
+// sortBySum sets w.order to the candidates by their Euclidean margin w.sum ascending,
+// ties by reference index.
+func (w *prepWorker) sortBySum() {
+	w.order = w.order[:0]
+	for c := range w.ref {
+		w.order = append(w.order, c)
+	}
+	sort.SliceStable(w.order, func(x, y int) bool {
+		a, b := w.order[x], w.order[y]
+		if w.sum[a] != w.sum[b] {
+			return w.sum[a] < w.sum[b]
+		}
+		return w.ref[a] < w.ref[b]
+	})
 }
 
 // dominates reports whether a ≤ b componentwise: then θ·b ≥ θ·a for θ ≥ 0, and b's row

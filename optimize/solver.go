@@ -31,6 +31,11 @@ type solver struct {
 	active  []bool
 	theta   []float64
 	ray     []float64
+	// famCuts are the family cuts found (PSD, monotonicity), famCutKeys their keys;
+	// margins is scratch for the evaluators.
+	famCuts    []famRow
+	famCutKeys map[string]bool
+	margins    []float64
 
 	// Master over K ∈ [0,1]^N: minimise Σ K subject to the covering cuts.
 	master   *clp.Model
@@ -46,6 +51,8 @@ type solver struct {
 
 	bestTheta []float64
 	bestFail  int
+	// euclideanLinks is the number of records the Euclidean distance links with margin ≥ ε.
+	euclideanLinks int
 
 	open nodeHeap
 	cur  *node // the node being processed
@@ -64,7 +71,7 @@ func newSolver(d *data, s Settings, start time.Time) *solver {
 	n := len(d.recs)
 	sv := &solver{d: d, eps: s.Epsilon, epsLP: s.Epsilon + lpSlack, threads: s.Threads, initialRows: s.InitialRows,
 		start: start, progress: s.Progress, lastReport: start,
-		theta: make([]float64, d.m), fixed: make([]bool, n), cutKeys: map[string]bool{}, cutCount: make([]int, n), cutsOf: make([][]int, n),
+		theta: make([]float64, d.sp.dim()), famCutKeys: map[string]bool{}, fixed: make([]bool, n), cutKeys: map[string]bool{}, cutCount: make([]int, n), cutsOf: make([][]int, n),
 		bestFail: n + 1, unresolved: n + 1}
 	if sv.threads <= 0 {
 		sv.threads = runtime.GOMAXPROCS(0)
@@ -92,12 +99,11 @@ func newSolver(d *data, s Settings, start time.Time) *solver {
 		}
 	}
 	// Euclidean θ: the incumbent every learned distance must match.
-	for k := range sv.theta {
-		sv.theta[k] = 1 / float64(d.m)
-	}
+	copy(sv.theta, d.sp.euclidean())
 	sv.bestTheta = append([]float64(nil), sv.theta...)
 	_, linked := sv.linkedSet(sv.bestTheta)
 	sv.bestFail = n - linked
+	sv.euclideanLinks = linked
 	return sv
 }
 
@@ -208,9 +214,10 @@ func (sv *solver) polish(theta []float64) {
 		w float64
 	}
 	var cs []cand
+	worst := sv.worstMargins(th)
 	for i := range sv.d.recs {
 		if !linked[i] && !sv.fixed[i] {
-			cs = append(cs, cand{i, sv.worstMargin(th, i)})
+			cs = append(cs, cand{i, worst[i]})
 		}
 	}
 	sort.Slice(cs, func(a, b int) bool { return cs[a].w > cs[b].w || cs[a].w == cs[b].w && cs[a].i < cs[b].i })

@@ -3,6 +3,8 @@ package optimize
 import (
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/reid-sdc/reid/optimize/clp"
 )
@@ -19,34 +21,26 @@ const (
 	aborted // time limit, or CLP failed
 )
 
-// The θ-subproblem: columns θ_1..θ_m in [0, 1], row 0 is Σ θ = 1, and every generated
+// The θ-subproblem: columns θ (the family's parameters, with its bounds), the family's
+// rows (normalisation first, then the cuts found: rowRec −1), and every generated
 // competitor row θ·a ≥ ε + lpSlack of every record. A record's rows are switched on
 // (lower bound ε + lpSlack) when the record must be linked and off (free row) otherwise, so
 // one model with one warm basis serves every subset of records.
 
 func (sv *solver) initSubproblem() {
-	m := sv.d.m
+	sp := sv.d.sp
 	sv.sub = clp.New()
 	sv.sub.SetPrimalTolerance(lpPrimalTol)
-	colStart := make([]int, m+1)
-	rowIndex := make([]int, m)
-	value := make([]float64, m)
-	for k := range m {
-		colStart[k+1] = k + 1
-		value[k] = 1
-	}
-	up := make([]float64, m)
-	for k := range up {
-		up[k] = 1
-	}
-	if err := sv.sub.LoadProblem(1, colStart, rowIndex, value, nil, up, nil, []float64{1}, []float64{1}); err != nil {
-		panic(err)
-	}
+	loadColumns(sv.sub, sp)
 	n := len(sv.d.recs)
 	sv.recRows = make([][]int, n)
 	sv.inLP = make([][]bool, n)
 	sv.active = make([]bool, n)
-	sv.rowRec = []int{-1}
+	sv.addFamilyRows(sv.sub, sp.rows())
+	sv.rowRec = make([]int, sv.sub.NumRows())
+	for x := range sv.rowRec {
+		sv.rowRec[x] = -1
+	}
 	var add []rowRef
 	for i := range sv.d.recs {
 		r := &sv.d.recs[i]
@@ -61,18 +55,78 @@ func (sv *solver) initSubproblem() {
 	sv.addRows(add)
 }
 
+// loadColumns loads an LP with the family's columns and bounds and no rows.
+func loadColumns(lp *clp.Model, sp space) {
+	lo, up := sp.bounds()
+	if err := lp.LoadProblem(len(lo), make([]int, len(lo)+1), nil, nil, lo, up, sp.objective(), nil, nil); err != nil {
+		panic(err)
+	}
+}
+
+// addFamilyRows adds rows of the family to an LP.
+func (sv *solver) addFamilyRows(lp *clp.Model, rows []famRow) {
+	if len(rows) == 0 {
+		return
+	}
+	lo, up := make([]float64, len(rows)), make([]float64, len(rows))
+	start := make([]int, len(rows)+1)
+	var idx []int
+	var val []float64
+	for x, r := range rows {
+		lo[x], up[x] = r.lo, r.up
+		idx = append(idx, r.idx...)
+		val = append(val, r.val...)
+		start[x+1] = len(idx)
+	}
+	if err := lp.AddRows(lo, up, start, idx, val); err != nil {
+		panic(err)
+	}
+}
+
+// newCuts keeps the family cuts not yet found, records them (sv.famCuts, for the small
+// LPs and the export) and adds them to the shared subproblem.
+func (sv *solver) newCuts(cuts []famRow) []famRow {
+	var fresh []famRow
+	for _, r := range cuts {
+		if k := cutKey(r); !sv.famCutKeys[k] {
+			sv.famCutKeys[k] = true
+			fresh = append(fresh, r)
+		}
+	}
+	if len(fresh) > 0 {
+		sv.famCuts = append(sv.famCuts, fresh...)
+		sv.addFamilyRows(sv.sub, fresh)
+		for range fresh {
+			sv.rowRec = append(sv.rowRec, -1)
+		}
+		sv.stats.FamilyCuts += len(fresh)
+	}
+	return fresh
+}
+
+// cutKey identifies a family row by its exact coefficients.
+func cutKey(r famRow) string {
+	var b strings.Builder
+	for x, c := range r.idx {
+		b.WriteString(strconv.Itoa(c))
+		b.WriteByte(':')
+		b.WriteString(strconv.FormatUint(math.Float64bits(r.val[x]), 16))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
 type rowRef struct{ rec, cand int }
 
 func (sv *solver) addRows(rows []rowRef) {
 	if len(rows) == 0 {
 		return
 	}
-	m := sv.d.m
 	lo := make([]float64, len(rows))
 	up := make([]float64, len(rows))
 	start := make([]int, len(rows)+1)
-	idx := make([]int, 0, len(rows)*m)
-	val := make([]float64, 0, len(rows)*m)
+	var idx []int
+	var val []float64
 	base := sv.sub.NumRows()
 	for x, rr := range rows {
 		r := &sv.d.recs[rr.rec]
@@ -80,12 +134,7 @@ func (sv *solver) addRows(rows []rowRef) {
 		if sv.active[rr.rec] {
 			lo[x] = sv.epsLP
 		}
-		for k, v := range r.cand[rr.cand*m : (rr.cand+1)*m] {
-			if v != 0 {
-				idx = append(idx, k)
-				val = append(val, v)
-			}
-		}
+		idx, val = sv.d.sp.row(sv.d, r, rr.cand, idx, val)
 		start[x+1] = len(idx)
 		sv.inLP[rr.rec][rr.cand] = true
 		sv.recRows[rr.rec] = append(sv.recRows[rr.rec], base+x)
@@ -144,11 +193,18 @@ func (sv *solver) dual() clp.Status {
 	return st
 }
 
+// maxCutRounds bounds the LP solves of one subproblem decision that add family cuts (PSD,
+// monotonicity) without settling: beyond it the decision is given up (aborted), which
+// keeps the bound honest.
+const maxCutRounds = 100
+
 // solveSub decides whether the active records can all be linked with margin ≥ ε + lpSlack,
 // generating rows until the pairwise check of the current θ finds no violated competitor.
-// On feasible, sv.theta holds θ; on infeasible, sv.ray holds a verified Farkas certificate.
+// On feasible, sv.theta holds θ (a member of the family); on infeasible, sv.ray holds a
+// verified Farkas certificate.
 func (sv *solver) solveSub() outcome {
 	defer sv.setThreshold(sv.eps + lpSlack)
+	rounds := 0
 	for {
 		if sv.timeUp() {
 			return aborted
@@ -173,58 +229,66 @@ func (sv *solver) solveSub() outcome {
 			}
 			return aborted
 		}
-		sv.readTheta()
-		add := sv.separate()
-		if len(add) == 0 {
+		cuts := sv.settle(sv.sub.Solution(nil))
+		ev := sv.d.sp.evaluator(sv.d, sv.theta)
+		var add []rowRef
+		bad := false
+		for i := range sv.d.recs {
+			if sv.active[i] {
+				cs, b := sv.violations(ev, i, sv.inLP[i])
+				bad = bad || b
+				for _, c := range cs {
+					add = append(add, rowRef{i, c})
+				}
+			}
+		}
+		if len(add) == 0 && !bad {
 			return feasible
+		}
+		fresh := 0
+		if bad {
+			fresh = len(sv.newCuts(cuts))
+			if rounds++; fresh == 0 && len(add) == 0 || rounds > maxCutRounds {
+				return aborted // numerical trouble: the projection breaks rows no cut fixes
+			}
 		}
 		sv.addRows(add)
 	}
 }
 
-// readTheta copies the subproblem's θ, projected on the simplex.
-func (sv *solver) readTheta() {
-	x := sv.sub.Solution(nil)
-	s := 0.0
-	for k := range sv.theta {
-		sv.theta[k] = min(max(x[k], 0), 1)
-		s += sv.theta[k]
-	}
-	for k := range sv.theta {
-		sv.theta[k] /= s
-	}
+// settle copies the θ of an LP solution x into sv.theta, projected onto the family, and
+// returns the family's cuts that x violates (nil when it is in the family up to rounding).
+func (sv *solver) settle(x []float64) []famRow {
+	copy(sv.theta, x[:len(sv.theta)])
+	cuts := sv.d.sp.cuts(sv.theta)
+	sv.d.sp.project(sv.theta)
+	return cuts
 }
 
-// separate is the separation oracle: the rows, not yet in the subproblem, of active
-// records that θ violates (θ·a < ε + lpSlack), at most maxAddPerRecord per record, most
-// violated first.
-func (sv *solver) separate() []rowRef {
-	var add []rowRef
+// violations is the separation oracle for record i under sv.theta (its evaluator ev): the
+// candidates not in the LP (inLP) that θ violates (θ·a < ε_LP), at most maxAddPerRecord,
+// most violated first; bad reports a candidate in the LP below (ε + ε_LP)/2, which only
+// the projection onto the family can cause (the LP holds its rows to CLP's tolerance).
+func (sv *solver) violations(ev evaluator, i int, inLP []bool) (add []int, bad bool) {
+	sv.margins = ev.margins(&sv.d.recs[i], sv.margins)
 	type viol struct {
 		c int
 		v float64
 	}
 	var vs []viol
-	for i := range sv.d.recs {
-		if !sv.active[i] {
-			continue
-		}
-		r := &sv.d.recs[i]
-		vs = vs[:0]
-		for c := range r.ncand() {
-			if sv.inLP[i][c] {
-				continue
-			}
-			if v := dot(sv.theta, r.cand[c*sv.d.m:(c+1)*sv.d.m]); v < sv.epsLP {
-				vs = append(vs, viol{c, v})
-			}
-		}
-		sort.Slice(vs, func(x, y int) bool { return vs[x].v < vs[y].v || vs[x].v == vs[y].v && vs[x].c < vs[y].c })
-		for _, v := range vs[:min(len(vs), maxAddPerRecord)] {
-			add = append(add, rowRef{i, v.c})
+	half := (sv.eps + sv.epsLP) / 2
+	for c, v := range sv.margins {
+		if inLP[c] {
+			bad = bad || v < half
+		} else if v < sv.epsLP {
+			vs = append(vs, viol{c, v})
 		}
 	}
-	return add
+	sort.Slice(vs, func(x, y int) bool { return vs[x].v < vs[y].v || vs[x].v == vs[y].v && vs[x].c < vs[y].c })
+	for _, v := range vs[:min(len(vs), maxAddPerRecord)] {
+		add = append(add, v.c)
+	}
+	return add, bad
 }
 
 func dot(a, b []float64) float64 {
@@ -250,7 +314,7 @@ func (sv *solver) iis() []int {
 		big = max(big, math.Abs(v))
 	}
 	for row, v := range y {
-		if row == 0 || math.Abs(v) <= 1e-9*big {
+		if sv.rowRec[row] < 0 || math.Abs(v) <= 1e-9*big {
 			continue
 		}
 		mass[sv.rowRec[row]] += math.Abs(v)
@@ -360,7 +424,7 @@ func (sv *solver) check(L []bool, weight []float64) ([]bool, [][]int, bool) {
 // linkedSet marks the records that θ links with margin ≥ ε (every competitor row
 // θ·a ≥ ε; the rows dropped by dominance are implied or never violated).
 func (sv *solver) linkedSet(theta []float64) ([]bool, int) {
-	m := sv.d.m
+	ev := sv.d.sp.evaluator(sv.d, theta)
 	linked := make([]bool, len(sv.d.recs))
 	n := 0
 	for i := range sv.d.recs {
@@ -368,9 +432,13 @@ func (sv *solver) linkedSet(theta []float64) ([]bool, int) {
 		if r.impossible {
 			continue
 		}
+		sv.margins = ev.margins(r, sv.margins)
 		ok := true
-		for c := 0; c < r.ncand() && ok; c++ {
-			ok = dot(theta, r.cand[c*m:(c+1)*m]) >= sv.eps
+		for _, v := range sv.margins {
+			if v < sv.eps {
+				ok = false
+				break
+			}
 		}
 		if ok {
 			linked[i] = true
@@ -380,13 +448,16 @@ func (sv *solver) linkedSet(theta []float64) ([]bool, int) {
 	return linked, n
 }
 
-// worstMargin is min over a record's rows of θ·a.
-func (sv *solver) worstMargin(theta []float64, i int) float64 {
-	m := sv.d.m
-	r := &sv.d.recs[i]
-	w := math.Inf(1)
-	for c := range r.ncand() {
-		w = min(w, dot(theta, r.cand[c*m:(c+1)*m]))
+// worstMargins is, for each record, min over its rows of θ·a.
+func (sv *solver) worstMargins(theta []float64) []float64 {
+	ev := sv.d.sp.evaluator(sv.d, theta)
+	w := make([]float64, len(sv.d.recs))
+	for i := range sv.d.recs {
+		w[i] = math.Inf(1)
+		sv.margins = ev.margins(&sv.d.recs[i], sv.margins)
+		for _, v := range sv.margins {
+			w[i] = min(w[i], v)
+		}
 	}
 	return w
 }

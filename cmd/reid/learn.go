@@ -4,7 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,12 +15,13 @@ import (
 	"github.com/reid-sdc/reid/distances"
 	"github.com/reid-sdc/reid/linkage"
 	"github.com/reid-sdc/reid/optimize"
+	"gonum.org/v1/gonum/mat"
 )
 
 func learnCommand() *command {
 	return &command{
 		Name:      "learn",
-		UsageLine: "reid learn --operator wm|owa --original X --masked X' [--attrs A,B] [--direction D] [--records N] [--time-limit T] [--epsilon E] [--export-mps FILE] [--params-out FILE] [--format json|text] [--out FILE]",
+		UsageLine: "reid learn --operator wm|owa|bilinear|choquet --original X --masked X' [--attrs A,B] [--direction D] [--records N] [--time-limit T] [--epsilon E] [--export-mps FILE] [--params-out FILE] [--format json|text] [--out FILE]",
 		Short:     "learn the worst-case distance of a family (exact MILP) and report its correct links",
 		Long: `
 Learn answers "what is the worst case?" for a family of distances: the most records any
@@ -27,16 +30,26 @@ masking and the true links. It learns the distance's parameters θ with the mixe
 program of Abril, Navarro-Arribas & Torra (Information Fusion 13(4), 2012):
 
   minimise Σ K_i  subject to  θ·(φ(i,j) − φ(i,t(i))) + C_i K_i ≥ ε  for every record i
-  and every competitor j ≠ t(i), θ on the simplex, K_i ∈ {0,1}
+  and every competitor j ≠ t(i), θ in the family, K_i ∈ {0,1}
 
 solved exactly on the whole file by combinatorial Benders branch and cut on CLP (package
 optimize): dominance, row generation by the pairwise core, covering cuts from irreducible
 infeasible sets. A record counts as linked when its true partner is closer than every
 other candidate by at least ε (--epsilon, default 1e-4).
 
-Operators (--operator): wm (weighted mean of the attribute diffs) and owa (ordered
-weighted average). The files are paired and standardised as by 'reid link'; --direction
-and --records N (standardise the whole files, keep the first N records) are the same.
+Operators (--operator): wm (weighted mean of the attribute diffs), owa (ordered weighted
+average), bilinear (xᵀWx with W symmetric positive semi-definite of trace 1, kept PSD by
+eigenvector cuts; Abril, Torra & Navarro-Arribas, Information Fusion 26, 2015) and
+choquet (Choquet integral of the diffs: all 2^m − 2 values of a monotone fuzzy measure,
+m ≤ 13 attributes; Abril, Navarro-Arribas & Torra, Annals of OR 195, 2012). The files
+are paired and standardised as by 'reid link'; --direction and --records N (standardise
+the whole files, keep the first N records) are the same.
+
+The families are nested: WM ⊂ bilinear (W diagonal), WM ⊂ Choquet (additive μ), OWA ⊂
+Choquet (symmetric μ). For bilinear and choquet, learn first learns the families below
+(--hierarchy=false skips this), each with a quarter of --time-limit, starts the search
+from their optima, and checks the invariants Reid(Choquet) ≥ max(Reid(WM), Reid(OWA)) and
+Reid(bilinear) ≥ Reid(WM) on every proven bound: a violation is an internal error (exit 3).
 
 --time-limit stops the search (e.g. 10m; default none) with status time_limit, the best
 parameters found and the proven bound. --export-mps FILE writes the full model (every
@@ -49,10 +62,16 @@ with margin ≥ ε under params, re-counted by the pairwise core: n − Σ K), d
 DBRL: true partner the unique nearest), euclidean_links (plain DBRL with the Euclidean
 distance), bound (proven upper bound on correct_links), gap ((bound − correct_links) /
 bound), status (optimal or time_limit), nodes, cuts, rows_generated, lp_iterations and
-seconds. Every field but seconds is identical for the same inputs.`,
+seconds; for bilinear eigenvalues (of the learned W, ascending) and family_cuts (PSD
+cuts added); for choquet shapley (each attribute's Shapley value: its average weight in
+the learned measure), interaction (each pair's Shapley interaction index: > 0 the pair
+re-identifies together more than apart, < 0 redundant) and family_cuts (monotonicity rows
+added); with the hierarchy, hierarchy (the lower families' results). Every field but
+seconds is identical for the same inputs.`,
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			pf := addPairFlags(fs)
-			operator := fs.String("operator", "wm", "operator family: wm or owa")
+			operator := fs.String("operator", "wm", "operator family: wm, owa, bilinear or choquet")
+			hierarchy := fs.Bool("hierarchy", true, "for bilinear and choquet, learn the families below first, warm-start from them and check the invariants")
 			direction := fs.String("direction", "masked-to-original", "masked-to-original or original-to-masked")
 			records := fs.Int("records", 0, "keep the first `N` records of both files after standardising (0: all)")
 			timeLimit := new(time.Duration)
@@ -91,7 +110,7 @@ seconds. Every field but seconds is identical for the same inputs.`,
 				if err != nil {
 					return err
 				}
-				job := learnJob{files: files, family: fam, direction: dir, records: *records, threads: *threads,
+				job := learnJob{files: files, family: fam, direction: dir, records: *records, threads: *threads, hierarchy: *hierarchy,
 					settings: optimize.Settings{Epsilon: *epsilon, TimeLimit: *timeLimit, Seed: int64(*pf.seed), Threads: *threads, ExportMPS: *exportMPS}}
 				r, op, err := job.run(e)
 				if err != nil {
@@ -140,14 +159,47 @@ type learnReport struct {
 	Cuts           int       `json:"cuts"`
 	RowsGenerated  int       `json:"rows_generated"`
 	LPIterations   int       `json:"lp_iterations"`
-	TimeLimit      string    `json:"time_limit,omitempty"`
-	Seed           int64     `json:"seed"`
-	Seconds        float64   `json:"seconds"`
+	FamilyCuts     int       `json:"family_cuts"`
+	// Eigenvalues of the learned W (bilinear), ascending.
+	Eigenvalues []float64 `json:"eigenvalues,omitempty"`
+	// Shapley and Interaction describe a learned Choquet measure.
+	Shapley     []attributeValue `json:"shapley,omitempty"`
+	Interaction []pairValue      `json:"interaction,omitempty"`
+	Hierarchy   []hierarchyEntry `json:"hierarchy,omitempty"`
+	TimeLimit   string           `json:"time_limit,omitempty"`
+	Seed        int64            `json:"seed"`
+	Seconds     float64          `json:"seconds"`
+}
+
+type attributeValue struct {
+	Attribute string  `json:"attribute"`
+	Value     float64 `json:"value"`
+}
+
+type pairValue struct {
+	Attributes [2]string `json:"attributes"`
+	Value      float64   `json:"value"`
+}
+
+// hierarchyEntry is a lower family's result, learned to warm-start the requested one.
+type hierarchyEntry struct {
+	Operator     string    `json:"operator"`
+	Params       []float64 `json:"params"`
+	CorrectLinks int       `json:"correct_links"`
+	Bound        int       `json:"bound"`
+	Gap          float64   `json:"gap"`
+	Status       string    `json:"status"`
+	Seconds      float64   `json:"seconds"`
 }
 
 type learnJob struct {
 	files     *pairedFiles
 	family    optimize.Family
+	hierarchy bool
+	// lower are the results of the families below learned by run (hierarchy), result
+	// the family's own.
+	lower     []optimize.Result
+	result    optimize.Result
 	direction linkage.Direction
 	records   int
 	threads   int
@@ -172,9 +224,43 @@ func (j *learnJob) run(e *env) (*learnReport, distances.Operator, error) {
 				r.Incumbent, r.Bound, 100*r.Gap, r.Nodes, r.Elapsed.Round(time.Second))
 		}
 	}
-	res, err := optimize.Learn(optimize.Problem{Queries: queries, Refs: refs, Truth: truth, Family: j.family}, j.settings)
+	if j.family == optimize.Choquet && len(p.Attributes) > optimize.MaxChoquetAttributes {
+		return nil, nil, usagef("--operator choquet learns all 2^m − 2 measure values for at most %d attributes, got %d: choose fewer with --attrs", optimize.MaxChoquetAttributes, len(p.Attributes))
+	}
+	prob := optimize.Problem{Queries: queries, Refs: refs, Truth: truth}
+	var lower []optimize.Result
+	if j.hierarchy {
+		start := time.Now()
+		settings := j.settings
+		settings.ExportMPS = ""
+		for _, g := range j.family.Lower() {
+			if j.settings.TimeLimit > 0 {
+				settings.TimeLimit = max(j.settings.TimeLimit/4, time.Millisecond)
+			}
+			prob.Family = g
+			res, err := optimize.Learn(prob, settings)
+			if err != nil {
+				return nil, nil, err
+			}
+			lower = append(lower, res)
+			w, err := j.family.Lift(g, res.Params)
+			if err != nil {
+				return nil, nil, err
+			}
+			j.settings.WarmStarts = append(j.settings.WarmStarts, w)
+		}
+		if j.settings.TimeLimit > 0 && len(lower) > 0 {
+			j.settings.TimeLimit = max(j.settings.TimeLimit-time.Since(start), time.Millisecond)
+		}
+	}
+	prob.Family = j.family
+	res, err := optimize.Learn(prob, j.settings)
 	if err != nil {
 		return nil, nil, err
+	}
+	j.lower, j.result = lower, res
+	if err := optimize.CheckHierarchy(append(lower, res)); err != nil {
+		return nil, nil, err // a wrong proof: an internal error (exit 3)
 	}
 	op, err := j.family.Operator(res.Params)
 	if err != nil {
@@ -203,16 +289,45 @@ func (j *learnJob) run(e *env) (*learnReport, distances.Operator, error) {
 		Cuts:           res.Stats.Cuts,
 		RowsGenerated:  res.Stats.RowsGenerated,
 		LPIterations:   res.Stats.LPIterations,
+		FamilyCuts:     res.Stats.FamilyCuts,
 		Seed:           j.settings.Seed,
 		Seconds:        res.Stats.Seconds,
 	}
 	if res.N > 0 {
 		r.Reid = float64(res.CorrectLinks) / float64(res.N)
 	}
+	for _, l := range lower {
+		r.Hierarchy = append(r.Hierarchy, hierarchyEntry{Operator: l.Family.String(), Params: l.Params, CorrectLinks: l.CorrectLinks,
+			Bound: l.Bound, Gap: l.Gap, Status: l.Status.String(), Seconds: l.Stats.Seconds})
+	}
+	describeParams(r, op, p.Attributes)
 	if j.settings.TimeLimit > 0 {
 		r.TimeLimit = j.settings.TimeLimit.String()
 	}
 	return r, op, nil
+}
+
+// describeParams adds what makes learned parameters interpretable: the eigenvalues of a
+// bilinear W, the Shapley values and pairwise interaction indices of a Choquet measure.
+func describeParams(r *learnReport, op distances.Operator, attrs []string) {
+	switch o := op.(type) {
+	case *distances.Bilinear:
+		var eig mat.EigenSym
+		if eig.Factorize(o.Matrix(), false) {
+			r.Eigenvalues = eig.Values(nil)
+		}
+	case *distances.Choquet:
+		m := o.Attributes()
+		for k, v := range distances.ShapleyValues(o.Measure(), m) {
+			r.Shapley = append(r.Shapley, attributeValue{attrs[k], v})
+		}
+		in := distances.InteractionIndices(o.Measure(), m)
+		for k := range m {
+			for l := k + 1; l < m; l++ {
+				r.Interaction = append(r.Interaction, pairValue{[2]string{attrs[k], attrs[l]}, in[k][l]})
+			}
+		}
+	}
 }
 
 func printLearn(w io.Writer, r *learnReport) error {
@@ -227,15 +342,42 @@ func printLearn(w io.Writer, r *learnReport) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	params := make([]string, len(r.Params))
-	for k, v := range r.Params {
-		name := fmt.Sprintf("w%d", k+1)
-		if r.Operator == "wm" && k < len(r.Attributes) {
-			name = r.Attributes[k]
-		}
-		params[k] = fmt.Sprintf("%s=%.4g", name, v)
+	for _, h := range r.Hierarchy {
+		fmt.Fprintf(w, "%s (warm start): %d links, bound %d, %s\n", h.Operator, h.CorrectLinks, h.Bound, h.Status)
 	}
-	fmt.Fprintf(w, "params: %s\n", strings.Join(params, " "))
+	switch r.Operator {
+	case "wm", "owa":
+		params := make([]string, len(r.Params))
+		for k, v := range r.Params {
+			name := fmt.Sprintf("w%d", k+1)
+			if r.Operator == "wm" && k < len(r.Attributes) {
+				name = r.Attributes[k]
+			}
+			params[k] = fmt.Sprintf("%s=%.4g", name, v)
+		}
+		fmt.Fprintf(w, "params: %s\n", strings.Join(params, " "))
+	case "bilinear":
+		ev := make([]string, len(r.Eigenvalues))
+		for k, v := range r.Eigenvalues {
+			ev[k] = fmt.Sprintf("%.4g", v)
+		}
+		fmt.Fprintf(w, "eigenvalues of W: %s (params: the upper triangle of W; --params-out writes it)\n", strings.Join(ev, " "))
+	case "choquet":
+		sh := append([]attributeValue(nil), r.Shapley...)
+		sort.SliceStable(sh, func(a, b int) bool { return sh[a].Value > sh[b].Value })
+		parts := make([]string, len(sh))
+		for k, v := range sh {
+			parts[k] = fmt.Sprintf("%s=%.3f", v.Attribute, v.Value)
+		}
+		fmt.Fprintf(w, "Shapley values: %s\n", strings.Join(parts, " "))
+		in := append([]pairValue(nil), r.Interaction...)
+		sort.SliceStable(in, func(a, b int) bool { return math.Abs(in[a].Value) > math.Abs(in[b].Value) })
+		parts = parts[:0]
+		for _, v := range in[:min(5, len(in))] {
+			parts = append(parts, fmt.Sprintf("%s×%s=%+.3f", v.Attributes[0], v.Attributes[1], v.Value))
+		}
+		fmt.Fprintf(w, "strongest interactions: %s\n", strings.Join(parts, " "))
+	}
 	fmt.Fprintf(w, "search: %d nodes, %d cuts, %d rows generated, %d LP iterations, %.2fs\n",
 		r.Nodes, r.Cuts, r.RowsGenerated, r.LPIterations, r.Seconds)
 	return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -64,13 +65,89 @@ func TestLearnToy(t *testing.T) {
 func TestLearnUsage(t *testing.T) {
 	_, orig, masked := toyFiles(t)
 	for _, args := range [][]string{
-		{"--operator", "choquet", orig, masked},
+		{"--operator", "sugeno", orig, masked},
 		{"--epsilon", "0", orig, masked},
 		{"--time-limit", "-1s", orig, masked},
 		{"--format", "xml", orig, masked},
 	} {
 		if code, _, _ := runReid(t, append([]string{"learn"}, args...)...); code != exitInput {
 			t.Errorf("%v: exit %d, want %d", args, code, exitInput)
+		}
+	}
+}
+
+// learn --operator choquet and bilinear on the first CENSUS records: the hierarchy's
+// warm starts and invariants (Choquet ≥ max(WM, OWA), bilinear ≥ WM, all proven), the
+// Shapley values sum to 1 and the interaction indices cover every pair, the eigenvalues of
+// W are ≥ −1e-9, and the written parameters give reid link the reported DBRL links.
+func TestLearnChoquetBilinear(t *testing.T) {
+	const census = "../../../shared/datasets/census"
+	orig, masked := filepath.Join(census, "original.csv"), filepath.Join(census, "masked", "rankswap_p15.csv")
+	if _, err := os.Stat(masked); err != nil {
+		t.Skipf("CENSUS benchmark files absent (%v): see README.md", err)
+	}
+	attrs := "AFNLWGT,AGI,EMCONTRB,FEDTAX,PTOTVAL"
+	for _, op := range []string{"choquet", "bilinear"} {
+		params := filepath.Join(t.TempDir(), "params.json")
+		code, out, stderr := runReid(t, "learn", "--operator", op, "--attrs", attrs, "--records", "40", "--format", "json", "--params-out", params, orig, masked)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", op, code, stderr)
+		}
+		var doc struct {
+			Status       string `json:"status"`
+			CorrectLinks int    `json:"correct_links"`
+			DBRLLinks    int    `json:"dbrl_links"`
+			Bound        int    `json:"bound"`
+			Hierarchy    []struct {
+				Operator     string `json:"operator"`
+				CorrectLinks int    `json:"correct_links"`
+				Status       string `json:"status"`
+			} `json:"hierarchy"`
+			Shapley []struct {
+				Attribute string  `json:"attribute"`
+				Value     float64 `json:"value"`
+			} `json:"shapley"`
+			Interaction []struct {
+				Attributes [2]string `json:"attributes"`
+			} `json:"interaction"`
+			Eigenvalues []float64 `json:"eigenvalues"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]int{"choquet": 2, "bilinear": 1}[op]
+		if doc.Status != "optimal" || len(doc.Hierarchy) != want {
+			t.Fatalf("%s: status %s, hierarchy %+v", op, doc.Status, doc.Hierarchy)
+		}
+		for _, h := range doc.Hierarchy {
+			if h.Status == "optimal" && h.CorrectLinks > doc.CorrectLinks {
+				t.Errorf("%s links %d < %s's %d", op, doc.CorrectLinks, h.Operator, h.CorrectLinks)
+			}
+		}
+		switch op {
+		case "choquet":
+			sum := 0.0
+			for _, s := range doc.Shapley {
+				sum += s.Value
+			}
+			if len(doc.Shapley) != 5 || math.Abs(sum-1) > 1e-9 || len(doc.Interaction) != 10 || doc.Shapley[0].Attribute != "AFNLWGT" {
+				t.Errorf("choquet: shapley %+v (Σ %v), %d interactions", doc.Shapley, sum, len(doc.Interaction))
+			}
+		case "bilinear":
+			if len(doc.Eigenvalues) != 5 || doc.Eigenvalues[0] < -1e-9 {
+				t.Errorf("bilinear: eigenvalues %v", doc.Eigenvalues)
+			}
+		}
+		code, out, stderr = runReid(t, "link", "--operator", op, "--params", params, "--attrs", attrs, "--records", "40", "--format", "json", orig, masked)
+		if code != exitOK {
+			t.Fatalf("%s link: exit %d: %s", op, code, stderr)
+		}
+		var link map[string]any
+		if err := json.Unmarshal([]byte(out), &link); err != nil {
+			t.Fatal(err)
+		}
+		if int(link["correct"].(float64)) != doc.DBRLLinks {
+			t.Errorf("%s: reid link with the learned parameters: %v correct, learn reported %d DBRL links", op, link["correct"], doc.DBRLLinks)
 		}
 	}
 }
