@@ -25,9 +25,9 @@ func benchCommand() *command {
 		Long: `
 Bench runs, for every masked file of a data set, the measures of 'reid audit' and prints
 one row per masking method and parameter with the columns of the worst-case record-linkage
-papers: Euclidean DBRL, PRL (EM), the learned WM and OWA distances (incumbent and proven
-bound; each file's search gets twice --time-limit, shared as by 'reid audit'), bilinear
-and Choquet (n/a: no learner yet), K.Reid (the masking read from the file name: mdav_kK,
+papers: Euclidean DBRL, PRL (EM), the learned WM, OWA, bilinear and Choquet distances
+(incumbent and proven bound; each file's search gets twice --time-limit, shared as by
+'reid audit'; Choquet n/a on more than 13 attributes), K.Reid (the masking read from the file name: mdav_kK,
 indrank_kK, rankswap_pP, argus_rankswap_pP; none otherwise), with times in seconds.
 
 The data set is DIR/NAME/original.csv with DIR/NAME/masked/*.csv (--datasets, default
@@ -94,6 +94,7 @@ type benchRow struct {
 	N                      int
 	DBRL, PRL, KReid       float64
 	WM, OWA                auditWorstCase
+	Bilinear, Choquet      auditWorstCase
 	Seconds                map[string]float64
 }
 
@@ -196,6 +197,10 @@ func (b *benchJob) row(e *env, f benchFile) (benchRow, error) {
 			row.WM, row.Seconds["wm"] = w, st["worst_case/wm"]
 		case "owa":
 			row.OWA, row.Seconds["owa"] = w, st["worst_case/owa"]
+		case "bilinear":
+			row.Bilinear, row.Seconds["bilinear"] = w, st["worst_case/bilinear"]
+		case "choquet":
+			row.Choquet, row.Seconds["choquet"] = w, st["worst_case/choquet"]
 		}
 	}
 	row.Seconds["total"] = rep.Timings.TotalSeconds
@@ -215,12 +220,13 @@ func wcCell(w auditWorstCase) string {
 
 func writeBenchMarkdown(w io.Writer, title string, rows []benchRow) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Reid by masking method (%s). Learned WM/OWA: the incumbent's Reid, with the proven bound in parentheses when the search stopped on its time limit.\n\n", title)
-	b.WriteString("| masked file | K.Reid knowledge | Euclidean DBRL | PRL (EM) | learned WM | learned OWA | bilinear | Choquet | K.Reid | s DBRL | s PRL | s WM | s OWA |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "Reid by masking method (%s). Learned distances: the incumbent's Reid, with the proven bound in parentheses when the search stopped on its time limit.\n\n", title)
+	b.WriteString("| masked file | K.Reid knowledge | Euclidean DBRL | PRL (EM) | learned WM | learned OWA | bilinear | Choquet | K.Reid | s DBRL | s PRL | s WM | s OWA | s bilinear | s Choquet |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s | %.4f | %.4f | %s | %s | n/a | n/a | %.4f | %.2f | %.2f | %.1f | %.1f |\n", r.File, r.Masking, r.DBRL, r.PRL,
-			wcCell(r.WM), wcCell(r.OWA), r.KReid, r.Seconds["dbrl"], r.Seconds["prl"], r.Seconds["wm"], r.Seconds["owa"])
+		fmt.Fprintf(&b, "| %s | %s | %.4f | %.4f | %s | %s | %s | %s | %.4f | %.2f | %.2f | %.1f | %.1f | %.1f | %.1f |\n", r.File, r.Masking, r.DBRL, r.PRL,
+			wcCell(r.WM), wcCell(r.OWA), wcCell(r.Bilinear), wcCell(r.Choquet), r.KReid, r.Seconds["dbrl"], r.Seconds["prl"], r.Seconds["wm"], r.Seconds["owa"],
+			r.Seconds["bilinear"], r.Seconds["choquet"])
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -229,12 +235,24 @@ func writeBenchMarkdown(w io.Writer, title string, rows []benchRow) error {
 func writeBenchCSV(w io.Writer, rows []benchRow) error {
 	c := csv.NewWriter(w)
 	c.Write([]string{"dataset", "masked", "masking", "n", "dbrl_euclidean", "prl_em", "wm_incumbent", "wm_bound", "wm_status",
-		"owa_incumbent", "owa_bound", "owa_status", "bilinear", "choquet", "k_reid", "seconds_dbrl", "seconds_prl", "seconds_wm", "seconds_owa"})
+		"owa_incumbent", "owa_bound", "owa_status", "bilinear", "choquet", "k_reid", "seconds_dbrl", "seconds_prl", "seconds_wm", "seconds_owa",
+		"bilinear_incumbent", "bilinear_bound", "bilinear_status", "choquet_incumbent", "choquet_bound", "choquet_status", "seconds_bilinear", "seconds_choquet"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	// bilinear and choquet (the columns of the first version) hold the incumbent's Reid or
+	// n/a; the _incumbent, _bound and _status columns were added with the learners.
+	cell := func(w auditWorstCase, v float64) string {
+		if !w.Available {
+			return "n/a"
+		}
+		return f(v)
+	}
 	for _, r := range rows {
 		c.Write([]string{r.Dataset, r.File, r.Masking, strconv.Itoa(r.N), f(r.DBRL), f(r.PRL), f(r.WM.IncumbentReid), f(r.WM.BoundReid), r.WM.Status,
-			f(r.OWA.IncumbentReid), f(r.OWA.BoundReid), r.OWA.Status, "n/a", "n/a", f(r.KReid),
-			f(r.Seconds["dbrl"]), f(r.Seconds["prl"]), f(r.Seconds["wm"]), f(r.Seconds["owa"])})
+			f(r.OWA.IncumbentReid), f(r.OWA.BoundReid), r.OWA.Status, cell(r.Bilinear, r.Bilinear.IncumbentReid), cell(r.Choquet, r.Choquet.IncumbentReid), f(r.KReid),
+			f(r.Seconds["dbrl"]), f(r.Seconds["prl"]), f(r.Seconds["wm"]), f(r.Seconds["owa"]),
+			cell(r.Bilinear, r.Bilinear.IncumbentReid), cell(r.Bilinear, r.Bilinear.BoundReid), r.Bilinear.Status,
+			cell(r.Choquet, r.Choquet.IncumbentReid), cell(r.Choquet, r.Choquet.BoundReid), r.Choquet.Status,
+			f(r.Seconds["bilinear"]), f(r.Seconds["choquet"])})
 	}
 	c.Flush()
 	return c.Error()

@@ -39,7 +39,7 @@ func TestBenchSynthetic(t *testing.T) {
 	if len(rows) != 7 || rows[0][4] != "dbrl_euclidean" {
 		t.Fatalf("%d rows, header %v", len(rows), rows[0])
 	}
-	for _, want := range []string{"| mdav_k3 | mdav:k=3 |", "| rankswap_p15 | rankswap:p=15 |", "| n/a | n/a |"} {
+	for _, want := range []string{"| mdav_k3 | mdav:k=3 |", "| rankswap_p15 | rankswap:p=15 |", "| s bilinear | s Choquet |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, out)
 		}
@@ -47,7 +47,7 @@ func TestBenchSynthetic(t *testing.T) {
 	// The worst case is anytime: optimal (incumbent = bound) or stopped by the time limit
 	// with incumbent ≤ bound.
 	for _, r := range rows[1:] {
-		for _, c := range [][3]int{{6, 7, 8}, {9, 10, 11}} {
+		for _, c := range [][3]int{{6, 7, 8}, {9, 10, 11}, {19, 20, 21}, {22, 23, 24}} {
 			inc, _ := strconv.ParseFloat(r[c[0]], 64)
 			bound, _ := strconv.ParseFloat(r[c[1]], 64)
 			status := r[c[2]]
