@@ -288,6 +288,14 @@ func Learn(p Problem, s Settings) (Result, error) {
 		}
 	}
 	d := prepare(p, sp, s.Epsilon, s.Threads)
+	if s.TimeLimit > 0 {
+		// The final recount by the pairwise core runs after the search: reserve its time.
+		reserve, err := recountTime(p, sp, s.Threads)
+		if err != nil {
+			return Result{}, err
+		}
+		s.TimeLimit = max(s.TimeLimit-reserve, time.Millisecond)
+	}
 	if len(d.recs) == 0 {
 		return Result{}, ErrNoRecords
 	}
@@ -308,6 +316,27 @@ func Learn(p Problem, s Settings) (Result, error) {
 		}
 	}
 	return sv.result(p)
+}
+
+// recountTime estimates the time of the final recount (a distances.Search of every query
+// under the learned operator) from a search of the first queries, with a 25 % margin.
+func recountTime(p Problem, sp space, threads int) (time.Duration, error) {
+	const sample = 64
+	nq := len(p.Truth)
+	k := min(sample, nq)
+	op, err := sp.operator(sp.euclidean())
+	if err != nil {
+		return 0, err
+	}
+	q := make([][]float64, len(p.Queries))
+	for a := range q {
+		q[a] = p.Queries[a][:k]
+	}
+	start := time.Now()
+	if _, err := distances.Search(q, p.Refs, p.Truth[:k], op, distances.Settings{Threads: threads, Closer: true, Margin: DefaultEpsilon}); err != nil {
+		return 0, err
+	}
+	return time.Since(start) * time.Duration(nq) / time.Duration(k) * 5 / 4, nil
 }
 
 func checkShape(p Problem) error {

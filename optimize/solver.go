@@ -440,29 +440,54 @@ func (sv *solver) applyBounds(nd *node) bool {
 	return true
 }
 
-// solveMaster solves the master LP at the current bounds; ok is false when it is
-// infeasible (proven by a verified Farkas certificate).
-func (sv *solver) solveMaster() (obj float64, K []float64, ok bool) {
+// masterState is the outcome of a master LP solve.
+type masterState int
+
+const (
+	masterSolved masterState = iota
+	masterInfeasible
+	masterStopped // the time limit stopped CLP
+)
+
+// solveMaster solves the master LP at the current bounds; masterInfeasible is proven by a
+// verified Farkas certificate.
+func (sv *solver) solveMaster() (obj float64, K []float64, state masterState) {
+	sv.limit(sv.master)
 	st := sv.master.Dual()
 	sv.stats.LPIterations += sv.master.Iterations()
 	if st == clp.PrimalInfeasible {
 		if _, cert := sv.master.FarkasCertificate(); cert {
-			return 0, nil, false
+			return 0, nil, masterInfeasible
 		}
 	}
 	if st != clp.Optimal {
+		if sv.timeUp() {
+			return 0, nil, masterStopped
+		}
 		st = sv.master.Primal()
 		sv.stats.LPIterations += sv.master.Iterations()
 		if st == clp.PrimalInfeasible {
 			if _, cert := sv.master.FarkasCertificate(); cert {
-				return 0, nil, false
+				return 0, nil, masterInfeasible
 			}
 		}
 		if st != clp.Optimal {
+			if sv.timeUp() {
+				return 0, nil, masterStopped
+			}
 			panic("optimize: CLP failed on the master problem: " + st.String())
 		}
 	}
-	return sv.master.ObjectiveValue(), sv.master.Solution(nil), true
+	return sv.master.ObjectiveValue(), sv.master.Solution(nil), masterSolved
+}
+
+// limit caps the next solve of lp at the time left (CLP counts CPU seconds, which a
+// single-threaded solve spends at most as fast as wall time): one long LP then cannot
+// overrun the time limit.
+func (sv *solver) limit(lp *clp.Model) {
+	if !sv.deadline.IsZero() {
+		lp.SetMaxSeconds(max(time.Until(sv.deadline).Seconds(), 1e-3))
+	}
 }
 
 const intTol = 1e-6
@@ -477,8 +502,12 @@ func (sv *solver) processNode(nd *node) {
 		if !sv.applyBounds(nd) {
 			return
 		}
-		obj, K, ok := sv.solveMaster()
-		if !ok {
+		obj, K, state := sv.solveMaster()
+		if state == masterStopped {
+			heap.Push(&sv.open, nd)
+			return
+		}
+		if state == masterInfeasible {
 			return
 		}
 		nd.lb = max(nd.lb, int(math.Ceil(obj-intTol)))
