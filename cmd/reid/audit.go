@@ -35,10 +35,10 @@ every masked file. It pairs the files as 'reid check' does and runs:
   DBRL        distance-based record linkage, Euclidean distance, both directions
   PRL         probabilistic record linkage (Fellegi-Sunter), EM and supervised (worst case)
   K.Reid      the links the intruder knows are correct, under --masking
-  worst case  the learned distances of the WM and OWA families (exact MILP, anytime):
-              --time-limit is split between the operators; each reports its incumbent,
-              proven bound, gap and status. Bilinear and Choquet are reported as not
-              available (no learner yet).
+  worst case  the learned distances of the WM, OWA, bilinear and Choquet families (exact
+              MILP, anytime): --time-limit is split between the operators; each reports
+              its incumbent, proven bound, gap and status. Bilinear and Choquet start from
+              the WM and OWA optima; Choquet is not available on more than 13 attributes.
   uniqueness  with --keys: sample and population uniques, P(PU|SU), record risk and
               k-anonymity of the masked file on those keys (--population counts F_j)
 

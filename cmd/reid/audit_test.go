@@ -498,3 +498,32 @@ func TestAuditCensus(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateReports validates report files against the schema when
+// REID_VALIDATE is a glob of report.json files (for audits run by hand, e.g. on every
+// CENSUS masked file: see bench/README.md).
+func TestValidateReports(t *testing.T) {
+	glob := os.Getenv("REID_VALIDATE")
+	if glob == "" {
+		t.Skip("REID_VALIDATE not set")
+	}
+	files, err := filepath.Glob(glob)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("REID_VALIDATE=%q matches no file (%v)", glob, err)
+	}
+	schema := loadSchema(t)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if errs := validate(schema, schema, doc, "$"); len(errs) > 0 {
+			t.Errorf("%s: %v", f, errs)
+		}
+	}
+	t.Logf("%d reports valid", len(files))
+}
