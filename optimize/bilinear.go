@@ -52,13 +52,21 @@ func (s *bilinearSpace) dim() int { return s.n }
 // (a zero objective made the eigenvector cuts converge slowly: Kelley's cutting planes
 // from extreme points). The aux columns and their rows are not part of the family and
 // not exported.
-func (s *bilinearSpace) naux() int { return s.m * (s.m - 1) / 2 }
+func (s *bilinearSpace) naux() int { return s.m*(s.m-1)/2 + 1 }
+
+// tcol is the column of t, the depth of the PSD cuts: every cut vᵀWv ≥ 0 enters the LP as
+// vᵀWv − t ≥ 0 with t ≥ 0 maximised, so that the LP's point lies as deep inside the cuts
+// found as the rows allow (a central cutting-plane method, Elzinga & Moore, Mathematical
+// Programming 8, 1975) instead of on them; t ≥ 0 keeps every cut valid, and an LP
+// infeasible with t free to be 0 proves the same as with t = 0.
+func (s *bilinearSpace) tcol() int { return s.n + s.naux() - 1 }
 
 func (s *bilinearSpace) objective() []float64 {
 	c := make([]float64, s.n+s.naux())
-	for x := s.n; x < len(c); x++ {
-		c[x] = 1
+	for x := s.n; x < s.tcol(); x++ {
+		c[x] = 0.01
 	}
+	c[s.tcol()] = -1
 	return c
 }
 
@@ -67,6 +75,7 @@ func (s *bilinearSpace) bounds() (lo, up []float64) {
 	for x := s.n; x < len(up); x++ {
 		up[x] = 0.5
 	}
+	up[s.tcol()] = 1
 	for k := range s.m {
 		for l := k; l < s.m; l++ {
 			c := s.col(k, l)
@@ -105,7 +114,7 @@ func (s *bilinearSpace) familyRows() []famRow {
 	for k := range s.m {
 		for l := k + 1; l < s.m; l++ {
 			for _, sign := range []float64{1, -1} {
-				rows = append(rows, famRow{idx: []int{s.col(k, k), s.col(k, l), s.col(l, l)}, val: []float64{1, 2 * sign, 1}, lo: 0, up: math.Inf(1)})
+				rows = append(rows, famRow{idx: []int{s.col(k, k), s.col(k, l), s.col(l, l), s.tcol()}, val: []float64{1, 2 * sign, 1, -1}, lo: 0, up: math.Inf(1)})
 			}
 		}
 	}
@@ -167,6 +176,8 @@ func (s *bilinearSpace) cuts(theta []float64) []famRow {
 				}
 			}
 		}
+		r.idx = append(r.idx, s.tcol())
+		r.val = append(r.val, -1)
 		rows = append(rows, r)
 	}
 	return rows

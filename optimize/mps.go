@@ -71,8 +71,17 @@ func writeFullMPS(path string, sv *solver) error {
 
 // family adds the family's rows to the model.
 func (md *mpsModel) family(sv *solver) {
+	n := sv.d.sp.dim()
 	for k, r := range sv.d.sp.exportRows(sv.famCuts) {
-		md.rows = append(md.rows, mpsRow{name: "F" + strconv.Itoa(k+1), rec: -1, idx: r.idx, val: r.val, lo: r.lo, up: r.up})
+		// Aux columns (the depth t of bilinear cuts, 0 in the model) are not exported.
+		row := mpsRow{name: "F" + strconv.Itoa(k+1), rec: -1, lo: r.lo, up: r.up}
+		for e, c := range r.idx {
+			if c < n {
+				row.idx = append(row.idx, c)
+				row.val = append(row.val, r.val[e])
+			}
+		}
+		md.rows = append(md.rows, row)
 	}
 }
 
