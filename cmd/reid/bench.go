@@ -67,7 +67,7 @@ seed when every worst-case search ends optimal (otherwise they depend on --time-
 					rows = append(rows, row)
 					fmt.Fprintf(e.stderr, "reid: bench: %s done (%.1fs)\n", f.name, row.Seconds["total"])
 				}
-				title := fmt.Sprintf("%s, %d records, worst-case time limit %s per file shared by WM and OWA, seed %d", files[0].dataset, rows[0].N, 2*b.timeLimit, b.seed)
+				title := fmt.Sprintf("%s, %d records, worst-case time limit %s per file shared by the four families, seed %d", files[0].dataset, rows[0].N, 2*b.timeLimit, b.seed)
 				if *csvOut != "" {
 					if err := datasets.WriteAtomic(*csvOut, func(f *os.File) error { return writeBenchCSV(f, rows) }); err != nil {
 						return err
