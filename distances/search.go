@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -86,7 +87,7 @@ type Settings struct {
 // distances stay in L2.
 const (
 	queryBlock = 64
-	refBlock   = 512
+	refBlock   = 504
 )
 
 // ErrShape reports inputs of inconsistent sizes.
@@ -149,6 +150,7 @@ type scanner struct {
 	q, qn      []float64
 	r, rn      []float64
 	rnMax      []float64 // largest reference norm of each reference block
+	rnAll      float64   // largest reference norm
 	rT         []float64 // transformed references row-major, for the direct re-check
 	stride     int
 	generic    bool
@@ -208,6 +210,9 @@ func (sc *scanner) prepareEmbedded(queries, refs [][]float64, t *mat.Dense) {
 	for j := 0; j < nr; j++ {
 		b := j / refBlock
 		sc.rnMax[b] = math.Max(sc.rnMax[b], sc.rn[j])
+		if sc.rn[j] > sc.rnAll { // not math.Max: a NaN norm only disables its own block, as in scanBlock
+			sc.rnAll = sc.rn[j]
+		}
 	}
 }
 
@@ -278,6 +283,8 @@ type workspace struct {
 	sc    *scanner
 	out   []float64
 	state [queryBlock]queryState
+	lim   [queryBlock]float64 // filterLimit of each query of the block
+	hits  [queryBlock]uint64  // the kernel's hit masks of the current reference block
 }
 
 func newWorkspace(sc *scanner) *workspace {
@@ -425,21 +432,47 @@ func (ws *workspace) block(results []QueryResult, lo, hi int) {
 	}
 	nq := hi - lo
 	d := sc.d
+	for qi := 0; qi < nq; qi++ {
+		ws.lim[qi] = ws.filterLimit(&ws.state[qi], lo+qi)
+	}
 	for j0 := 0; j0 < sc.nr; j0 += refBlock {
 		n := min(refBlock, sc.nr-j0)
 		stride := kernel.Pad(n)
 		if sc.generic {
-			kernel.Generic(ws.out, stride, sc.q[lo*d:hi*d], sc.qn[lo:hi], nq, d, sc.r[j0:], sc.rn[j0:], sc.stride, n)
+			kernel.GenericFiltered(ws.out, stride, sc.q[lo*d:hi*d], sc.qn[lo:hi], nq, d, sc.r[j0:], sc.rn[j0:], sc.stride, n, ws.lim[:nq], ws.hits[:nq])
 		} else {
-			kernel.SquaredExpanded(ws.out, stride, sc.q[lo*d:hi*d], sc.qn[lo:hi], nq, d, sc.r[j0:], sc.rn[j0:], sc.stride, n)
+			kernel.SquaredFiltered(ws.out, stride, sc.q[lo*d:hi*d], sc.qn[lo:hi], nq, d, sc.r[j0:], sc.rn[j0:], sc.stride, n, ws.lim[:nq], ws.hits[:nq])
 		}
-		for qi := 0; qi < nq; qi++ {
-			ws.scanBlock(&ws.state[qi], lo+qi, ws.out[qi*stride:qi*stride+n], j0)
+		for qi, h := range ws.hits[:nq] {
+			if h == 0 {
+				continue // nothing in the block is at most the query's limit
+			}
+			st := &ws.state[qi]
+			ws.scanBlock(st, lo+qi, ws.out[qi*stride:qi*stride+n], j0, h)
+			ws.lim[qi] = ws.filterLimit(st, lo+qi)
 		}
 	}
 	for qi := 0; qi < nq; qi++ {
 		ws.state[qi].finish()
 	}
+}
+
+// filterLimit is the limit the kernel filters query i's distances with: every
+// approximate distance that scanBlock would visit (or count in the rank-only band) now or
+// later is at most it. It is scanBlock's limit + slack with the error bound of the
+// largest reference norm of all blocks; scanBlock's limit only decreases as the query's
+// state improves (the best distance and the worst of the top k only decrease) and its
+// band lies below its limit, so a block with nothing at most filterLimit needs no scan.
+func (ws *workspace) filterLimit(st *queryState, i int) float64 {
+	bestUpper := st.best
+	if st.hasTrue && st.trueD < bestUpper {
+		bestUpper = st.trueD
+	}
+	if math.IsInf(bestUpper, 1) {
+		return math.Inf(1) // scanBlock takes the block minimum: the kernel must keep all
+	}
+	sc := ws.sc
+	return directSlack(st.threshold(bestUpper)) + kernel.ErrorBound(sc.qn[i], sc.rnAll, sc.d)
 }
 
 // scanBlock re-evaluates exactly the candidates of one reference block whose approximate
@@ -448,7 +481,11 @@ func (ws *workspace) block(results []QueryResult, lo, hi int) {
 // candidate that is certainly closer than the true partner and certainly not among the
 // best, tied, top-k or closer candidates only counts towards the true partner's rank: its
 // exact distance cannot change anything.
-func (ws *workspace) scanBlock(st *queryState, i int, approx []float64, j0 int) {
+//
+// Only the groups of references whose bit is set in hits (see kernel.SquaredFiltered)
+// were written and are read: every entry of the other groups is above the query's
+// filterLimit, hence above the limit and the band here.
+func (ws *workspace) scanBlock(st *queryState, i int, approx []float64, j0 int, hits uint64) {
 	sc := ws.sc
 	slack := kernel.ErrorBound(sc.qn[i], sc.rnMax[j0/refBlock], sc.d)
 	bestUpper := st.best // an upper bound on the final best distance
@@ -457,33 +494,48 @@ func (ws *workspace) scanBlock(st *queryState, i int, approx []float64, j0 int) 
 	}
 	if math.IsInf(bestUpper, 1) {
 		minA := math.Inf(1)
-		for _, a := range approx {
-			if a < minA {
-				minA = a
+		for h := hits; h != 0; h &= h - 1 {
+			g := bits.TrailingZeros64(h) * kernel.Group
+			for _, a := range approx[g:min(g+kernel.Group, len(approx))] {
+				if a < minA {
+					minA = a
+				}
 			}
 		}
 		bestUpper = minA + slack
 	}
 	limit := directSlack(st.threshold(bestUpper))
 	below, above := st.rankOnlyBand(bestUpper, slack)
-	// Count the rank-only candidates in bulk. The band only widens as the best distance
-	// improves, so what it holds now stays rank-only; visit everything else one by one.
-	bandLo, bandHi := above, below
-	next := func(from int) int { return from + kernel.FirstAtMost(approx[from:], limit+slack) }
-	if bandLo < bandHi { // the usual case of a well-linked record has an empty band: one pass
-		st.res.TrueRank += kernel.CountBetween(approx, bandLo, bandHi)
-		next = func(from int) int { return from + kernel.FirstNotBetween(approx[from:], bandLo, bandHi, limit+slack) }
-	}
-	for j := next(0); j < len(approx); j = next(j + 1) {
-		a := approx[j]
-		if a < below && a > above { // in the band as it has widened since
-			st.res.TrueRank++
-			continue
+	for ; hits != 0; hits &= hits - 1 {
+		g := bits.TrailingZeros64(hits) * kernel.Group
+		seg := approx[g:min(g+kernel.Group, len(approx))]
+		// Count the rank-only candidates in bulk. The band only widens as the best
+		// distance improves, so what it holds now stays rank-only; visit everything else
+		// one by one.
+		bandLo, bandHi := above, below
+		inBand := bandLo < bandHi // the usual case of a well-linked record has an empty band
+		if inBand {
+			st.res.TrueRank += kernel.CountBetween(seg, bandLo, bandHi)
 		}
-		st.consider(j0+j, sc.exact(i, j0+j))
-		bestUpper = math.Min(bestUpper, st.best)
-		limit = directSlack(st.threshold(bestUpper))
-		below, above = st.rankOnlyBand(bestUpper, slack)
+		for j := 0; ; j++ {
+			if inBand {
+				j += kernel.FirstNotBetween(seg[j:], bandLo, bandHi, limit+slack)
+			} else {
+				j += kernel.FirstAtMost(seg[j:], limit+slack)
+			}
+			if j >= len(seg) {
+				break
+			}
+			a := seg[j]
+			if a < below && a > above { // in the band as it has widened since
+				st.res.TrueRank++
+				continue
+			}
+			st.consider(j0+g+j, sc.exact(i, j0+g+j))
+			bestUpper = math.Min(bestUpper, st.best)
+			limit = directSlack(st.threshold(bestUpper))
+			below, above = st.rankOnlyBand(bestUpper, slack)
+		}
 	}
 }
 

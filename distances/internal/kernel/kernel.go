@@ -89,6 +89,77 @@ func Generic(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []f
 	generic(out, outStride, q, qn, nq, d, r, rn, stride, n)
 }
 
+// Group is the number of references per bit of SquaredFiltered's hit masks: bit g of a
+// mask stands for the references g·Group ≤ j < (g+1)·Group. It is the width of the
+// AVX-512 register tile, so that the kernel stores or skips a tile row as a whole.
+const Group = 24
+
+// MaxFiltered is the largest reference block SquaredFiltered takes: one bit per group in
+// a uint64.
+const MaxFiltered = 64 * Group
+
+// SquaredFiltered is SquaredExpanded for a caller that only wants the entries at most a
+// limit per query, lim[i] (+Inf: all of them). For i < nq it sets hits[i] to the mask
+// whose bit g is set exactly when some entry j of group g (see Group) has
+// out[i*outStride+j] ≤ lim[i] (never for NaN), and writes every entry of every group
+// whose bit is set; the entries of the other groups may or may not be written. The
+// values are those SquaredExpanded of the same implementation writes. n ≤ MaxFiltered,
+// len(lim) ≥ nq and len(hits) ≥ nq; other sizes as for SquaredExpanded.
+//
+// The distances of a block of the scanner of package distances are mostly far above every
+// query's limit: the AVX-512 implementation then compares each tile row with the limit
+// while it is still in registers and neither stores it nor leaves the caller anything to
+// scan. Other implementations write the whole block and compute the masks after.
+func SquaredFiltered(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int, lim []float64, hits []uint64) {
+	if !checkFiltered(out, outStride, q, qn, nq, d, r, rn, stride, n, lim, hits) {
+		return
+	}
+	impl.filtered(out, outStride, q, qn, nq, d, r, rn, stride, n, lim, hits)
+}
+
+// GenericFiltered is SquaredFiltered forced onto the portable implementation.
+func GenericFiltered(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int, lim []float64, hits []uint64) {
+	if !checkFiltered(out, outStride, q, qn, nq, d, r, rn, stride, n, lim, hits) {
+		return
+	}
+	filterAfter(generic)(out, outStride, q, qn, nq, d, r, rn, stride, n, lim, hits)
+}
+
+func checkFiltered(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int, lim []float64, hits []uint64) bool {
+	if n > MaxFiltered {
+		panic(fmt.Sprintf("kernel: SquaredFiltered: n=%d > MaxFiltered=%d", n, MaxFiltered))
+	}
+	if nq > 0 && (len(lim) < nq || len(hits) < nq) {
+		panic(fmt.Sprintf("kernel: SquaredFiltered: len(lim)=%d, len(hits)=%d < nq=%d", len(lim), len(hits), nq))
+	}
+	if !check(out, outStride, q, qn, nq, d, r, rn, stride, n) {
+		if nq > 0 {
+			clear(hits[:nq])
+		}
+		return false
+	}
+	clear(hits[:nq])
+	return true
+}
+
+// filterAfter makes a filtered kernel of an unfiltered one: the whole block is written,
+// then each row is compared with its limit. hits[:nq] is zero on entry.
+func filterAfter(fn kernelFunc) filteredFunc {
+	return func(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int, lim []float64, hits []uint64) {
+		fn(out, outStride, q, qn, nq, d, r, rn, stride, n)
+		for i := range nq {
+			row, l := out[i*outStride:i*outStride+n], lim[i]
+			var mask uint64
+			for j, x := range row {
+				if x <= l {
+					mask |= 1 << (j / Group)
+				}
+			}
+			hits[i] = mask
+		}
+	}
+}
+
 // Accelerated reports whether SquaredExpanded runs an assembly implementation.
 func Accelerated() bool { return impl.name != "generic" }
 
@@ -98,9 +169,12 @@ func Implementation() string { return impl.name }
 
 type kernelFunc func(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int)
 
+type filteredFunc func(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int, lim []float64, hits []uint64)
+
 type implementation struct {
 	name            string
 	fn              kernelFunc
+	filtered        filteredFunc
 	first           func(x []float64, limit float64) int
 	between         func(x []float64, lo, hi float64) int
 	firstNotBetween func(x []float64, lo, hi, limit float64) int
@@ -110,7 +184,7 @@ type implementation struct {
 // variable: set once by the architecture file's init from CPU feature detection (before
 // any other code of the package can run) and never written again, so reading it needs no
 // synchronisation.
-var impl = implementation{"generic", generic, firstAtMostGeneric, countBetweenGeneric, firstNotBetweenGeneric}
+var impl = implementation{"generic", generic, filterAfter(generic), firstAtMostGeneric, countBetweenGeneric, firstNotBetweenGeneric}
 
 // check validates the sizes (panicking on inconsistent ones) and reports whether there is
 // anything to compute.
