@@ -283,7 +283,7 @@ type workspace struct {
 	sc    *scanner
 	out   []float64
 	state [queryBlock]queryState
-	lim   [queryBlock]float64 // filterLimit of each query of the block
+	lim   [queryBlock]float64 // the kernel's row limit of each query of the block (see setLimit)
 	hits  [queryBlock]uint64  // the kernel's hit masks of the current reference block
 }
 
@@ -433,7 +433,7 @@ func (ws *workspace) block(results []QueryResult, lo, hi int) {
 	nq := hi - lo
 	d := sc.d
 	for qi := 0; qi < nq; qi++ {
-		ws.lim[qi] = ws.filterLimit(&ws.state[qi], lo+qi)
+		ws.setLimit(qi, lo+qi)
 	}
 	for j0 := 0; j0 < sc.nr; j0 += refBlock {
 		n := min(refBlock, sc.nr-j0)
@@ -449,12 +449,18 @@ func (ws *workspace) block(results []QueryResult, lo, hi int) {
 			}
 			st := &ws.state[qi]
 			ws.scanBlock(st, lo+qi, ws.out[qi*stride:qi*stride+n], j0, h)
-			ws.lim[qi] = ws.filterLimit(st, lo+qi)
+			ws.setLimit(qi, lo+qi)
 		}
 	}
 	for qi := 0; qi < nq; qi++ {
 		ws.state[qi].finish()
 	}
+}
+
+// setLimit sets the kernel's row limit of query i (the qi-th of the block) from its
+// current state.
+func (ws *workspace) setLimit(qi, i int) {
+	ws.lim[qi] = kernel.RowLimit(ws.sc.qn[i], ws.filterLimit(&ws.state[qi], i))
 }
 
 // filterLimit is the limit the kernel filters query i's distances with: every

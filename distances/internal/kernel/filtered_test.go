@@ -7,24 +7,48 @@ import (
 )
 
 // runFiltered calls im's filtered kernel the way SquaredFiltered does (sizes checked,
-// hits zeroed first).
+// hits zeroed first) with the row limits of lim.
 func runFiltered(im implementation, out []float64, outStride int, b *block, lim []float64, hits []uint64) {
-	if checkFiltered(out, outStride, b.q, b.qn, b.nq, b.d, b.r, b.rn, b.stride, b.n, lim, hits) {
-		im.filtered(out, outStride, b.q, b.qn, b.nq, b.d, b.r, b.rn, b.stride, b.n, lim, hits)
+	rlim := make([]float64, len(lim))
+	for i, l := range lim {
+		rlim[i] = RowLimit(b.qn[i], l)
+	}
+	if checkFiltered(out, outStride, b.q, b.qn, b.nq, b.d, b.r, b.rn, b.stride, b.n, rlim, hits) {
+		im.filtered(out, outStride, b.q, b.qn, b.nq, b.d, b.r, b.rn, b.stride, b.n, rlim, hits)
 	}
 }
 
+// filteredValues is what im's filtered kernel writes: qn + t, with t from the unfiltered
+// kernel on norms of zero (which writes (0 + rn) − 2·dot = rn − 2·dot exactly).
+func filteredValues(im implementation, b *block, outStride int) []float64 {
+	ref := make([]float64, (b.nq-1)*outStride+b.n)
+	im.fn(ref, outStride, b.q, make([]float64, b.nq), b.nq, b.d, b.r, b.rn, b.stride, b.n)
+	for i := range b.nq {
+		for j := range b.n {
+			ref[i*outStride+j] += b.qn[i]
+		}
+	}
+	return ref
+}
+
 // checkFilteredBlock runs every implementation's filtered kernel on b with the limits lim
-// and checks the contract against the same implementation's unfiltered output: a group's
-// bit is set exactly when one of its entries is ≤ the limit, every entry of such a group
-// is written with the unfiltered value, any other entry is either that value or left
-// alone, and nothing beyond n is touched.
-func checkFilteredBlock(t *testing.T, b *block, outStride int, lim []float64, what string) {
+// (through RowLimit) and checks the contract against the values of filteredValues: a
+// group's bit is set exactly when one of its entries is ≤ the limit, every entry of such
+// a group is written with its value, any other entry is either that value or left alone,
+// and nothing beyond n is touched. With exact (the exact distances, or nil) it also
+// checks the values against ErrorBound.
+func checkFilteredBlock(t *testing.T, b *block, outStride int, lim []float64, exact [][]float64, what string) {
 	t.Helper()
 	const sentinel = -12345.5
 	for _, im := range implementations() {
-		ref := make([]float64, (b.nq-1)*outStride+b.n)
-		im.fn(ref, outStride, b.q, b.qn, b.nq, b.d, b.r, b.rn, b.stride, b.n)
+		ref := filteredValues(im, b, outStride)
+		for i := range exact {
+			for j, want := range exact[i] {
+				if got, bound := ref[i*outStride+j], ErrorBound(b.qn[i], b.rn[j], b.d); !(math.Abs(got-want) <= bound) {
+					t.Fatalf("%s %s d=%d: entry [%d,%d] = %g, exact %g, error %g > bound %g", im.name, what, b.d, i, j, got, want, math.Abs(got-want), bound)
+				}
+			}
+		}
 		out := make([]float64, len(ref)+outStride) // room to detect writes beyond n
 		for i := range out {
 			out[i] = sentinel
@@ -68,7 +92,11 @@ func checkFilteredBlock(t *testing.T, b *block, outStride int, lim []float64, wh
 			// The dispatched entry point runs this implementation.
 			out2 := make([]float64, len(out))
 			hits2 := make([]uint64, b.nq)
-			SquaredFiltered(out2, outStride, b.q, b.qn, b.nq, b.d, b.r, b.rn, b.stride, b.n, lim, hits2)
+			rlim := make([]float64, b.nq)
+			for i := range rlim {
+				rlim[i] = RowLimit(b.qn[i], lim[i])
+			}
+			SquaredFiltered(out2, outStride, b.q, b.qn, b.nq, b.d, b.r, b.rn, b.stride, b.n, rlim, hits2)
 			for i := range b.nq {
 				if hits2[i] != hits[i] {
 					t.Fatalf("SquaredFiltered differs from %s: hits[%d] = %#x vs %#x", im.name, i, hits2[i], hits[i])
@@ -128,7 +156,17 @@ func TestFiltered(t *testing.T) {
 					}
 				}
 			}
-			checkFilteredBlock(t, b, outStride, lim, ds.name)
+			var ex [][]float64
+			if n <= 100 {
+				ex = make([][]float64, nq)
+				for i := range ex {
+					ex[i] = make([]float64, n)
+					for j := range ex[i] {
+						ex[i][j] = exact(t, qs[i], rs[j])
+					}
+				}
+			}
+			checkFilteredBlock(t, b, outStride, lim, ex, ds.name)
 		}
 	}
 }
@@ -149,7 +187,7 @@ func TestFilteredDuplicates(t *testing.T) {
 		for i := range lim {
 			lim[i] = l
 		}
-		checkFilteredBlock(t, b, n, lim, "duplicates")
+		checkFilteredBlock(t, b, n, lim, nil, "duplicates")
 	}
 }
 
@@ -174,5 +212,48 @@ func TestFilteredPanics(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// TestRowLimit checks that RowLimit(qn, lim) is the largest t with fl(qn + t) ≤ lim, also
+// where qn + t cancels (lim ≈ qn: the answer is then many units in the last place of t
+// away from fl(lim − qn)), and its special values.
+func TestRowLimit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	check := func(qn, lim float64) {
+		r := RowLimit(qn, lim)
+		if !(qn+r <= lim) || qn+math.Nextafter(r, math.Inf(1)) <= lim {
+			t.Fatalf("RowLimit(%v, %v) = %v: fl(qn + r) = %v, fl(qn + next(r)) = %v", qn, lim, r, qn+r, qn+math.Nextafter(r, math.Inf(1)))
+		}
+	}
+	for range 20000 {
+		qn := math.Abs(rng.NormFloat64()) * math.Ldexp(1, rng.IntN(40)-20)
+		var lim float64
+		switch rng.IntN(5) {
+		case 0:
+			lim = qn // t = 0 region: the cancellation case
+		case 1:
+			lim = math.Nextafter(qn, math.Inf(int(rng.IntN(2))*2-1))
+		case 2:
+			lim = qn * (1 + 1e-12*rng.NormFloat64())
+		case 3:
+			lim = -rng.Float64() * 1e-10
+		default:
+			lim = rng.NormFloat64() * 3 * qn
+		}
+		check(qn, lim)
+	}
+	check(0, 0)
+	check(0, -1)
+	check(1e300, math.MaxFloat64)
+	check(1, -math.MaxFloat64)
+	check(1, math.Inf(-1))
+	if r := RowLimit(1, math.Inf(1)); !math.IsInf(r, 1) {
+		t.Errorf("RowLimit(1, +Inf) = %v", r)
+	}
+	for _, c := range [][2]float64{{1, math.NaN()}, {math.NaN(), 1}, {math.Inf(1), 1}} {
+		if r := RowLimit(c[0], c[1]); !math.IsNaN(r) {
+			t.Errorf("RowLimit(%v, %v) = %v, want NaN", c[0], c[1], r)
+		}
 	}
 }

@@ -50,9 +50,9 @@ func asmKernel(f func(out *float64, outStride int, q, qn *float64, nq, d int, r,
 
 // asmFiltered adapts a generated filtered kernel to the slice signature (sizes checked and
 // hits[:nq] zeroed by the caller).
-func asmFiltered(f func(out *float64, outStride int, q, qn *float64, nq, d int, r, rn *float64, stride, n int, lim *float64, hits *uint64)) filteredFunc {
-	return func(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int, lim []float64, hits []uint64) {
+func asmFiltered(f func(out *float64, outStride int, q, qn *float64, nq, d int, r, rn *float64, stride, n int, rlim *float64, hits *uint64)) filteredFunc {
+	return func(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int, rlim []float64, hits []uint64) {
 		f(unsafe.SliceData(out), outStride, unsafe.SliceData(q), unsafe.SliceData(qn), nq, d,
-			unsafe.SliceData(r), unsafe.SliceData(rn), stride, n, unsafe.SliceData(lim), unsafe.SliceData(hits))
+			unsafe.SliceData(r), unsafe.SliceData(rn), stride, n, unsafe.SliceData(rlim), unsafe.SliceData(hits))
 	}
 }

@@ -754,7 +754,7 @@ squaredAVX512_done_3:
 	VZEROUPPER
 	RET
 
-// func squaredFilteredAVX512(out *float64, outStride int, q *float64, qn *float64, nq int, d int, r *float64, rn *float64, stride int, n int, lim *float64, hits *uint64)
+// func squaredFilteredAVX512(out *float64, outStride int, q *float64, qn *float64, nq int, d int, r *float64, rn *float64, stride int, n int, rlim *float64, hits *uint64)
 // Requires: AVX, AVX512F, CMOV
 TEXT ·squaredFilteredAVX512(SB), NOSPLIT, $0-96
 	// m2 = −2.0 in every lane; d8 = 8·d; j = 0
@@ -872,173 +872,173 @@ squaredFilteredAVX512_epilogue_7:
 	MOVQ         qn+24(FP), R12
 	NEGQ         R12
 	ADDQ         DI, R12
-	MOVQ         lim+80(FP), R13
+	MOVQ         rlim+80(FP), R13
 	MOVQ         hits+88(FP), R14
 	ADDQ         R12, R13
 	ADDQ         R12, R14
-	VBROADCASTSD (DI), Z27
 	VBROADCASTSD (R13), Z30
-	VADDPD       Z24, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z0
-	VADDPD       Z25, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z1
-	VADDPD       Z26, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z2
+	VFMADD213PD  Z24, Z31, Z0
+	VFMADD213PD  Z25, Z31, Z1
+	VFMADD213PD  Z26, Z31, Z2
 	VCMPPD       $0x06, Z30, Z0, K2
 	VCMPPD       $0x06, Z30, Z1, K2, K2
 	VCMPPD       $0x06, Z30, Z2, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
 	JE           squaredFilteredAVX512_skip_8
+	VBROADCASTSD (DI), Z27
+	VADDPD       Z0, Z27, Z0
 	VMOVUPD      Z0, (R11)
+	VADDPD       Z1, Z27, Z1
 	VMOVUPD      Z1, 64(R11)
+	VADDPD       Z2, Z27, Z2
 	VMOVUPD      Z2, 128(R11)
 	ORQ          BX, (R14)
 
 squaredFilteredAVX512_skip_8:
-	VBROADCASTSD 8(DI), Z28
 	VBROADCASTSD 8(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z3
-	VADDPD       Z25, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z4
-	VADDPD       Z26, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z5
+	VFMADD213PD  Z24, Z31, Z3
+	VFMADD213PD  Z25, Z31, Z4
+	VFMADD213PD  Z26, Z31, Z5
 	VCMPPD       $0x06, Z30, Z3, K2
 	VCMPPD       $0x06, Z30, Z4, K2, K2
 	VCMPPD       $0x06, Z30, Z5, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
 	JE           squaredFilteredAVX512_skip_9
+	VBROADCASTSD 8(DI), Z28
+	VADDPD       Z3, Z28, Z3
 	VMOVUPD      Z3, (R11)
+	VADDPD       Z4, Z28, Z4
 	VMOVUPD      Z4, 64(R11)
+	VADDPD       Z5, Z28, Z5
 	VMOVUPD      Z5, 128(R11)
 	ORQ          BX, 8(R14)
 
 squaredFilteredAVX512_skip_9:
-	VBROADCASTSD 16(DI), Z27
 	VBROADCASTSD 16(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z6
-	VADDPD       Z25, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z7
-	VADDPD       Z26, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z8
+	VFMADD213PD  Z24, Z31, Z6
+	VFMADD213PD  Z25, Z31, Z7
+	VFMADD213PD  Z26, Z31, Z8
 	VCMPPD       $0x06, Z30, Z6, K2
 	VCMPPD       $0x06, Z30, Z7, K2, K2
 	VCMPPD       $0x06, Z30, Z8, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
 	JE           squaredFilteredAVX512_skip_10
+	VBROADCASTSD 16(DI), Z27
+	VADDPD       Z6, Z27, Z6
 	VMOVUPD      Z6, (R11)
+	VADDPD       Z7, Z27, Z7
 	VMOVUPD      Z7, 64(R11)
+	VADDPD       Z8, Z27, Z8
 	VMOVUPD      Z8, 128(R11)
 	ORQ          BX, 16(R14)
 
 squaredFilteredAVX512_skip_10:
-	VBROADCASTSD 24(DI), Z28
 	VBROADCASTSD 24(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z9
-	VADDPD       Z25, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z10
-	VADDPD       Z26, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z11
+	VFMADD213PD  Z24, Z31, Z9
+	VFMADD213PD  Z25, Z31, Z10
+	VFMADD213PD  Z26, Z31, Z11
 	VCMPPD       $0x06, Z30, Z9, K2
 	VCMPPD       $0x06, Z30, Z10, K2, K2
 	VCMPPD       $0x06, Z30, Z11, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
 	JE           squaredFilteredAVX512_skip_11
+	VBROADCASTSD 24(DI), Z28
+	VADDPD       Z9, Z28, Z9
 	VMOVUPD      Z9, (R11)
+	VADDPD       Z10, Z28, Z10
 	VMOVUPD      Z10, 64(R11)
+	VADDPD       Z11, Z28, Z11
 	VMOVUPD      Z11, 128(R11)
 	ORQ          BX, 24(R14)
 
 squaredFilteredAVX512_skip_11:
-	VBROADCASTSD 32(DI), Z27
 	VBROADCASTSD 32(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z12
-	VADDPD       Z25, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z13
-	VADDPD       Z26, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z14
+	VFMADD213PD  Z24, Z31, Z12
+	VFMADD213PD  Z25, Z31, Z13
+	VFMADD213PD  Z26, Z31, Z14
 	VCMPPD       $0x06, Z30, Z12, K2
 	VCMPPD       $0x06, Z30, Z13, K2, K2
 	VCMPPD       $0x06, Z30, Z14, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
 	JE           squaredFilteredAVX512_skip_12
+	VBROADCASTSD 32(DI), Z27
+	VADDPD       Z12, Z27, Z12
 	VMOVUPD      Z12, (R11)
+	VADDPD       Z13, Z27, Z13
 	VMOVUPD      Z13, 64(R11)
+	VADDPD       Z14, Z27, Z14
 	VMOVUPD      Z14, 128(R11)
 	ORQ          BX, 32(R14)
 
 squaredFilteredAVX512_skip_12:
-	VBROADCASTSD 40(DI), Z28
 	VBROADCASTSD 40(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z15
-	VADDPD       Z25, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z16
-	VADDPD       Z26, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z17
+	VFMADD213PD  Z24, Z31, Z15
+	VFMADD213PD  Z25, Z31, Z16
+	VFMADD213PD  Z26, Z31, Z17
 	VCMPPD       $0x06, Z30, Z15, K2
 	VCMPPD       $0x06, Z30, Z16, K2, K2
 	VCMPPD       $0x06, Z30, Z17, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
 	JE           squaredFilteredAVX512_skip_13
+	VBROADCASTSD 40(DI), Z28
+	VADDPD       Z15, Z28, Z15
 	VMOVUPD      Z15, (R11)
+	VADDPD       Z16, Z28, Z16
 	VMOVUPD      Z16, 64(R11)
+	VADDPD       Z17, Z28, Z17
 	VMOVUPD      Z17, 128(R11)
 	ORQ          BX, 40(R14)
 
 squaredFilteredAVX512_skip_13:
-	VBROADCASTSD 48(DI), Z27
 	VBROADCASTSD 48(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z18
-	VADDPD       Z25, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z19
-	VADDPD       Z26, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z20
+	VFMADD213PD  Z24, Z31, Z18
+	VFMADD213PD  Z25, Z31, Z19
+	VFMADD213PD  Z26, Z31, Z20
 	VCMPPD       $0x06, Z30, Z18, K2
 	VCMPPD       $0x06, Z30, Z19, K2, K2
 	VCMPPD       $0x06, Z30, Z20, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
 	JE           squaredFilteredAVX512_skip_14
+	VBROADCASTSD 48(DI), Z27
+	VADDPD       Z18, Z27, Z18
 	VMOVUPD      Z18, (R11)
+	VADDPD       Z19, Z27, Z19
 	VMOVUPD      Z19, 64(R11)
+	VADDPD       Z20, Z27, Z20
 	VMOVUPD      Z20, 128(R11)
 	ORQ          BX, 48(R14)
 
 squaredFilteredAVX512_skip_14:
-	VBROADCASTSD 56(DI), Z28
 	VBROADCASTSD 56(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z21
-	VADDPD       Z25, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z22
-	VADDPD       Z26, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z23
+	VFMADD213PD  Z24, Z31, Z21
+	VFMADD213PD  Z25, Z31, Z22
+	VFMADD213PD  Z26, Z31, Z23
 	VCMPPD       $0x06, Z30, Z21, K2
 	VCMPPD       $0x06, Z30, Z22, K2, K2
 	VCMPPD       $0x06, Z30, Z23, K2, K2
 	KMOVW        K2, R10
 	CMPL         R10, $0x000000ff
 	JE           squaredFilteredAVX512_skip_15
+	VBROADCASTSD 56(DI), Z28
+	VADDPD       Z21, Z28, Z21
 	VMOVUPD      Z21, (R11)
+	VADDPD       Z22, Z28, Z22
 	VMOVUPD      Z22, 64(R11)
+	VADDPD       Z23, Z28, Z23
 	VMOVUPD      Z23, 128(R11)
 	ORQ          BX, 56(R14)
 
@@ -1117,89 +1117,89 @@ squaredFilteredAVX512_epilogue_18:
 	MOVQ         qn+24(FP), R12
 	NEGQ         R12
 	ADDQ         DI, R12
-	MOVQ         lim+80(FP), R13
+	MOVQ         rlim+80(FP), R13
 	MOVQ         hits+88(FP), R14
 	ADDQ         R12, R13
 	ADDQ         R12, R14
-	VBROADCASTSD (DI), Z27
 	VBROADCASTSD (R13), Z30
-	VADDPD       Z24, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z0
-	VADDPD       Z25, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z1
-	VADDPD       Z26, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z2
+	VFMADD213PD  Z24, Z31, Z0
+	VFMADD213PD  Z25, Z31, Z1
+	VFMADD213PD  Z26, Z31, Z2
 	VCMPPD       $0x06, Z30, Z0, K2
 	VCMPPD       $0x06, Z30, Z1, K2, K2
 	VCMPPD       $0x06, Z30, Z2, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
 	JE           squaredFilteredAVX512_skip_19
+	VBROADCASTSD (DI), Z27
+	VADDPD       Z0, Z27, Z0
 	VMOVUPD      Z0, (R11)
+	VADDPD       Z1, Z27, Z1
 	VMOVUPD      Z1, 64(R11)
+	VADDPD       Z2, Z27, Z2
 	VMOVUPD      Z2, 128(R11)
 	ORQ          BX, (R14)
 
 squaredFilteredAVX512_skip_19:
-	VBROADCASTSD 8(DI), Z28
 	VBROADCASTSD 8(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z3
-	VADDPD       Z25, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z4
-	VADDPD       Z26, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z5
+	VFMADD213PD  Z24, Z31, Z3
+	VFMADD213PD  Z25, Z31, Z4
+	VFMADD213PD  Z26, Z31, Z5
 	VCMPPD       $0x06, Z30, Z3, K2
 	VCMPPD       $0x06, Z30, Z4, K2, K2
 	VCMPPD       $0x06, Z30, Z5, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
 	JE           squaredFilteredAVX512_skip_20
+	VBROADCASTSD 8(DI), Z28
+	VADDPD       Z3, Z28, Z3
 	VMOVUPD      Z3, (R11)
+	VADDPD       Z4, Z28, Z4
 	VMOVUPD      Z4, 64(R11)
+	VADDPD       Z5, Z28, Z5
 	VMOVUPD      Z5, 128(R11)
 	ORQ          BX, 8(R14)
 
 squaredFilteredAVX512_skip_20:
-	VBROADCASTSD 16(DI), Z27
 	VBROADCASTSD 16(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z6
-	VADDPD       Z25, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z7
-	VADDPD       Z26, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z8
+	VFMADD213PD  Z24, Z31, Z6
+	VFMADD213PD  Z25, Z31, Z7
+	VFMADD213PD  Z26, Z31, Z8
 	VCMPPD       $0x06, Z30, Z6, K2
 	VCMPPD       $0x06, Z30, Z7, K2, K2
 	VCMPPD       $0x06, Z30, Z8, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
 	JE           squaredFilteredAVX512_skip_21
+	VBROADCASTSD 16(DI), Z27
+	VADDPD       Z6, Z27, Z6
 	VMOVUPD      Z6, (R11)
+	VADDPD       Z7, Z27, Z7
 	VMOVUPD      Z7, 64(R11)
+	VADDPD       Z8, Z27, Z8
 	VMOVUPD      Z8, 128(R11)
 	ORQ          BX, 16(R14)
 
 squaredFilteredAVX512_skip_21:
-	VBROADCASTSD 24(DI), Z28
 	VBROADCASTSD 24(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z9
-	VADDPD       Z25, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z10
-	VADDPD       Z26, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z11
+	VFMADD213PD  Z24, Z31, Z9
+	VFMADD213PD  Z25, Z31, Z10
+	VFMADD213PD  Z26, Z31, Z11
 	VCMPPD       $0x06, Z30, Z9, K2
 	VCMPPD       $0x06, Z30, Z10, K2, K2
 	VCMPPD       $0x06, Z30, Z11, K2, K2
 	KMOVW        K2, R10
 	CMPL         R10, $0x000000ff
 	JE           squaredFilteredAVX512_skip_22
+	VBROADCASTSD 24(DI), Z28
+	VADDPD       Z9, Z28, Z9
 	VMOVUPD      Z9, (R11)
+	VADDPD       Z10, Z28, Z10
 	VMOVUPD      Z10, 64(R11)
+	VADDPD       Z11, Z28, Z11
 	VMOVUPD      Z11, 128(R11)
 	ORQ          BX, 24(R14)
 
@@ -1261,47 +1261,47 @@ squaredFilteredAVX512_epilogue_25:
 	MOVQ         qn+24(FP), R12
 	NEGQ         R12
 	ADDQ         DI, R12
-	MOVQ         lim+80(FP), R13
+	MOVQ         rlim+80(FP), R13
 	MOVQ         hits+88(FP), R14
 	ADDQ         R12, R13
 	ADDQ         R12, R14
-	VBROADCASTSD (DI), Z27
 	VBROADCASTSD (R13), Z30
-	VADDPD       Z24, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z0
-	VADDPD       Z25, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z1
-	VADDPD       Z26, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z2
+	VFMADD213PD  Z24, Z31, Z0
+	VFMADD213PD  Z25, Z31, Z1
+	VFMADD213PD  Z26, Z31, Z2
 	VCMPPD       $0x06, Z30, Z0, K2
 	VCMPPD       $0x06, Z30, Z1, K2, K2
 	VCMPPD       $0x06, Z30, Z2, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
 	JE           squaredFilteredAVX512_skip_26
+	VBROADCASTSD (DI), Z27
+	VADDPD       Z0, Z27, Z0
 	VMOVUPD      Z0, (R11)
+	VADDPD       Z1, Z27, Z1
 	VMOVUPD      Z1, 64(R11)
+	VADDPD       Z2, Z27, Z2
 	VMOVUPD      Z2, 128(R11)
 	ORQ          BX, (R14)
 
 squaredFilteredAVX512_skip_26:
-	VBROADCASTSD 8(DI), Z28
 	VBROADCASTSD 8(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z3
-	VADDPD       Z25, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z4
-	VADDPD       Z26, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z5
+	VFMADD213PD  Z24, Z31, Z3
+	VFMADD213PD  Z25, Z31, Z4
+	VFMADD213PD  Z26, Z31, Z5
 	VCMPPD       $0x06, Z30, Z3, K2
 	VCMPPD       $0x06, Z30, Z4, K2, K2
 	VCMPPD       $0x06, Z30, Z5, K2, K2
 	KMOVW        K2, R10
 	CMPL         R10, $0x000000ff
 	JE           squaredFilteredAVX512_skip_27
+	VBROADCASTSD 8(DI), Z28
+	VADDPD       Z3, Z28, Z3
 	VMOVUPD      Z3, (R11)
+	VADDPD       Z4, Z28, Z4
 	VMOVUPD      Z4, 64(R11)
+	VADDPD       Z5, Z28, Z5
 	VMOVUPD      Z5, 128(R11)
 	ORQ          BX, 8(R14)
 
@@ -1355,26 +1355,26 @@ squaredFilteredAVX512_epilogue_30:
 	MOVQ         qn+24(FP), R8
 	NEGQ         R8
 	ADDQ         DI, R8
-	MOVQ         lim+80(FP), R9
+	MOVQ         rlim+80(FP), R9
 	MOVQ         hits+88(FP), R10
 	ADDQ         R8, R9
 	ADDQ         R8, R10
-	VBROADCASTSD (DI), Z27
 	VBROADCASTSD (R9), Z30
-	VADDPD       Z24, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z0
-	VADDPD       Z25, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z1
-	VADDPD       Z26, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z2
+	VFMADD213PD  Z24, Z31, Z0
+	VFMADD213PD  Z25, Z31, Z1
+	VFMADD213PD  Z26, Z31, Z2
 	VCMPPD       $0x06, Z30, Z0, K2
 	VCMPPD       $0x06, Z30, Z1, K2, K2
 	VCMPPD       $0x06, Z30, Z2, K2, K2
-	KMOVW        K2, DI
-	CMPL         DI, $0x000000ff
+	KMOVW        K2, R8
+	CMPL         R8, $0x000000ff
 	JE           squaredFilteredAVX512_skip_31
+	VBROADCASTSD (DI), Z27
+	VADDPD       Z0, Z27, Z0
 	VMOVUPD      Z0, (SI)
+	VADDPD       Z1, Z27, Z1
 	VMOVUPD      Z1, 64(SI)
+	VADDPD       Z2, Z27, Z2
 	VMOVUPD      Z2, 128(SI)
 	ORQ          BX, (R10)
 
@@ -1462,100 +1462,100 @@ squaredFilteredAVX512_epilogue_35:
 	MOVQ         qn+24(FP), R12
 	NEGQ         R12
 	ADDQ         DI, R12
-	MOVQ         lim+80(FP), R13
+	MOVQ         rlim+80(FP), R13
 	MOVQ         hits+88(FP), R14
 	ADDQ         R12, R13
 	ADDQ         R12, R14
-	VBROADCASTSD (DI), Z27
 	VBROADCASTSD (R13), Z30
-	VADDPD       Z24, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z0
-	VMOVUPD      Z0, K1, (R11)
+	VFMADD213PD  Z24, Z31, Z0
 	VCMPPD       $0x02, Z30, Z0, K1, K2
+	VBROADCASTSD (DI), Z27
+	VADDPD       Z0, Z27, Z0
+	VMOVUPD      Z0, K1, (R11)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_36
 	ORQ          BX, (R14)
 
 squaredFilteredAVX512_skip_36:
-	VBROADCASTSD 8(DI), Z28
 	VBROADCASTSD 8(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z1
-	VMOVUPD      Z1, K1, (R11)
+	VFMADD213PD  Z24, Z31, Z1
 	VCMPPD       $0x02, Z30, Z1, K1, K2
+	VBROADCASTSD 8(DI), Z28
+	VADDPD       Z1, Z28, Z1
+	VMOVUPD      Z1, K1, (R11)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_37
 	ORQ          BX, 8(R14)
 
 squaredFilteredAVX512_skip_37:
-	VBROADCASTSD 16(DI), Z27
 	VBROADCASTSD 16(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z2
-	VMOVUPD      Z2, K1, (R11)
+	VFMADD213PD  Z24, Z31, Z2
 	VCMPPD       $0x02, Z30, Z2, K1, K2
+	VBROADCASTSD 16(DI), Z27
+	VADDPD       Z2, Z27, Z2
+	VMOVUPD      Z2, K1, (R11)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_38
 	ORQ          BX, 16(R14)
 
 squaredFilteredAVX512_skip_38:
-	VBROADCASTSD 24(DI), Z28
 	VBROADCASTSD 24(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z3
-	VMOVUPD      Z3, K1, (R11)
+	VFMADD213PD  Z24, Z31, Z3
 	VCMPPD       $0x02, Z30, Z3, K1, K2
+	VBROADCASTSD 24(DI), Z28
+	VADDPD       Z3, Z28, Z3
+	VMOVUPD      Z3, K1, (R11)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_39
 	ORQ          BX, 24(R14)
 
 squaredFilteredAVX512_skip_39:
-	VBROADCASTSD 32(DI), Z27
 	VBROADCASTSD 32(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z4
-	VMOVUPD      Z4, K1, (R11)
+	VFMADD213PD  Z24, Z31, Z4
 	VCMPPD       $0x02, Z30, Z4, K1, K2
+	VBROADCASTSD 32(DI), Z27
+	VADDPD       Z4, Z27, Z4
+	VMOVUPD      Z4, K1, (R11)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_40
 	ORQ          BX, 32(R14)
 
 squaredFilteredAVX512_skip_40:
-	VBROADCASTSD 40(DI), Z28
 	VBROADCASTSD 40(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z5
-	VMOVUPD      Z5, K1, (R11)
+	VFMADD213PD  Z24, Z31, Z5
 	VCMPPD       $0x02, Z30, Z5, K1, K2
+	VBROADCASTSD 40(DI), Z28
+	VADDPD       Z5, Z28, Z5
+	VMOVUPD      Z5, K1, (R11)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_41
 	ORQ          BX, 40(R14)
 
 squaredFilteredAVX512_skip_41:
-	VBROADCASTSD 48(DI), Z27
 	VBROADCASTSD 48(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z6
-	VMOVUPD      Z6, K1, (R11)
+	VFMADD213PD  Z24, Z31, Z6
 	VCMPPD       $0x02, Z30, Z6, K1, K2
+	VBROADCASTSD 48(DI), Z27
+	VADDPD       Z6, Z27, Z6
+	VMOVUPD      Z6, K1, (R11)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_42
 	ORQ          BX, 48(R14)
 
 squaredFilteredAVX512_skip_42:
-	VBROADCASTSD 56(DI), Z28
 	VBROADCASTSD 56(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z7
-	VMOVUPD      Z7, K1, (R11)
+	VFMADD213PD  Z24, Z31, Z7
 	VCMPPD       $0x02, Z30, Z7, K1, K2
+	VBROADCASTSD 56(DI), Z28
+	VADDPD       Z7, Z28, Z7
+	VMOVUPD      Z7, K1, (R11)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_43
 	ORQ          BX, 56(R14)
@@ -1615,52 +1615,52 @@ squaredFilteredAVX512_epilogue_46:
 	MOVQ         qn+24(FP), R12
 	NEGQ         R12
 	ADDQ         DI, R12
-	MOVQ         lim+80(FP), R13
+	MOVQ         rlim+80(FP), R13
 	MOVQ         hits+88(FP), R14
 	ADDQ         R12, R13
 	ADDQ         R12, R14
-	VBROADCASTSD (DI), Z27
 	VBROADCASTSD (R13), Z30
-	VADDPD       Z24, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z0
-	VMOVUPD      Z0, K1, (R11)
+	VFMADD213PD  Z24, Z31, Z0
 	VCMPPD       $0x02, Z30, Z0, K1, K2
+	VBROADCASTSD (DI), Z27
+	VADDPD       Z0, Z27, Z0
+	VMOVUPD      Z0, K1, (R11)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_47
 	ORQ          BX, (R14)
 
 squaredFilteredAVX512_skip_47:
-	VBROADCASTSD 8(DI), Z28
 	VBROADCASTSD 8(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z1
-	VMOVUPD      Z1, K1, (R11)
+	VFMADD213PD  Z24, Z31, Z1
 	VCMPPD       $0x02, Z30, Z1, K1, K2
+	VBROADCASTSD 8(DI), Z28
+	VADDPD       Z1, Z28, Z1
+	VMOVUPD      Z1, K1, (R11)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_48
 	ORQ          BX, 8(R14)
 
 squaredFilteredAVX512_skip_48:
-	VBROADCASTSD 16(DI), Z27
 	VBROADCASTSD 16(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z2
-	VMOVUPD      Z2, K1, (R11)
+	VFMADD213PD  Z24, Z31, Z2
 	VCMPPD       $0x02, Z30, Z2, K1, K2
+	VBROADCASTSD 16(DI), Z27
+	VADDPD       Z2, Z27, Z2
+	VMOVUPD      Z2, K1, (R11)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_49
 	ORQ          BX, 16(R14)
 
 squaredFilteredAVX512_skip_49:
-	VBROADCASTSD 24(DI), Z28
 	VBROADCASTSD 24(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z3
-	VMOVUPD      Z3, K1, (R11)
+	VFMADD213PD  Z24, Z31, Z3
 	VCMPPD       $0x02, Z30, Z3, K1, K2
+	VBROADCASTSD 24(DI), Z28
+	VADDPD       Z3, Z28, Z3
+	VMOVUPD      Z3, K1, (R11)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_50
 	ORQ          BX, 24(R14)
@@ -1711,28 +1711,28 @@ squaredFilteredAVX512_epilogue_53:
 	MOVQ         qn+24(FP), R12
 	NEGQ         R12
 	ADDQ         DI, R12
-	MOVQ         lim+80(FP), R13
+	MOVQ         rlim+80(FP), R13
 	MOVQ         hits+88(FP), R14
 	ADDQ         R12, R13
 	ADDQ         R12, R14
-	VBROADCASTSD (DI), Z27
 	VBROADCASTSD (R13), Z30
-	VADDPD       Z24, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z0
-	VMOVUPD      Z0, K1, (R11)
+	VFMADD213PD  Z24, Z31, Z0
 	VCMPPD       $0x02, Z30, Z0, K1, K2
+	VBROADCASTSD (DI), Z27
+	VADDPD       Z0, Z27, Z0
+	VMOVUPD      Z0, K1, (R11)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_54
 	ORQ          BX, (R14)
 
 squaredFilteredAVX512_skip_54:
-	VBROADCASTSD 8(DI), Z28
 	VBROADCASTSD 8(R13), Z30
 	ADDQ         R10, R11
-	VADDPD       Z24, Z28, Z29
-	VFMADD213PD  Z29, Z31, Z1
-	VMOVUPD      Z1, K1, (R11)
+	VFMADD213PD  Z24, Z31, Z1
 	VCMPPD       $0x02, Z30, Z1, K1, K2
+	VBROADCASTSD 8(DI), Z28
+	VADDPD       Z1, Z28, Z1
+	VMOVUPD      Z1, K1, (R11)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_55
 	ORQ          BX, 8(R14)
@@ -1779,16 +1779,16 @@ squaredFilteredAVX512_epilogue_58:
 	MOVQ         qn+24(FP), R8
 	NEGQ         R8
 	ADDQ         DI, R8
-	MOVQ         lim+80(FP), R9
+	MOVQ         rlim+80(FP), R9
 	MOVQ         hits+88(FP), R10
 	ADDQ         R8, R9
 	ADDQ         R8, R10
-	VBROADCASTSD (DI), Z27
 	VBROADCASTSD (R9), Z30
-	VADDPD       Z24, Z27, Z29
-	VFMADD213PD  Z29, Z31, Z0
-	VMOVUPD      Z0, K1, (SI)
+	VFMADD213PD  Z24, Z31, Z0
 	VCMPPD       $0x02, Z30, Z0, K1, K2
+	VBROADCASTSD (DI), Z27
+	VADDPD       Z0, Z27, Z0
+	VMOVUPD      Z0, K1, (SI)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_59
 	ORQ          BX, (R10)
