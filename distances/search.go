@@ -174,44 +174,58 @@ func (sc *scanner) prepareEmbedded(queries, refs [][]float64, t *mat.Dense) {
 	}
 	sc.q = make([]float64, nq*d)
 	sc.qn = make([]float64, nq)
-	rec := make([]float64, m)
-	for i := 0; i < nq; i++ {
-		for a := range rec {
-			rec[a] = queries[a][i]
-		}
-		row := sc.q[i*d : i*d+d]
-		for k := range row {
-			row[k] = dot(tr[k], rec)
-		}
-	}
-	kernel.QueryNorms(sc.qn, sc.q, nq, d)
 	// Stride, not Pad: rows exactly a power of two apart would share L1 sets.
 	sc.stride = kernel.Stride(nr)
 	sc.r = make([]float64, d*sc.stride)
 	sc.rn = make([]float64, sc.stride)
-	for j := 0; j < nr; j++ {
-		for a := range rec {
-			rec[a] = refs[a][j]
-		}
-		for k := 0; k < d; k++ {
-			sc.r[k*sc.stride+j] = dot(tr[k], rec)
-		}
-	}
-	kernel.RefNorms(sc.rn, sc.r, d, sc.stride, nr)
 	// Row-major copy for the direct re-check: one or two cache lines per candidate
 	// instead of d.
 	sc.rT = make([]float64, nr*d)
-	for j := 0; j < nr; j++ {
-		for k := 0; k < d; k++ {
-			sc.rT[j*d+k] = sc.r[k*sc.stride+j]
+	// Transforming both files is the only work of Search that is not per query block; it
+	// is split over the threads too (every record on its own, so the result does not
+	// depend on the split).
+	sc.parallel(nq+nr, 1024, func() func(lo, hi int) {
+		rec := make([]float64, m)
+		return func(lo, hi int) {
+			sc.transform(queries, refs, tr, rec, lo, hi)
 		}
-	}
+	})
+	kernel.RefNorms(sc.rn, sc.r, d, sc.stride, nr)
 	sc.rnMax = make([]float64, (nr+refBlock-1)/refBlock)
 	for j := 0; j < nr; j++ {
 		b := j / refBlock
 		sc.rnMax[b] = math.Max(sc.rnMax[b], sc.rn[j])
 		if sc.rn[j] > sc.rnAll { // not math.Max: a NaN norm only disables its own block, as in scanBlock
 			sc.rnAll = sc.rn[j]
+		}
+	}
+}
+
+// transform computes the transformed records lo ≤ x < hi of the queries (x < nq) and
+// references (x − nq) into sc.q, sc.qn, sc.r and sc.rT, with rec as scratch.
+func (sc *scanner) transform(queries, refs, tr [][]float64, rec []float64, lo, hi int) {
+	d, nq := sc.d, len(sc.qn)
+	for x := lo; x < hi; x++ {
+		if x < nq {
+			i := x
+			for a := range rec {
+				rec[a] = queries[a][i]
+			}
+			row := sc.q[i*d : i*d+d]
+			for k := range row {
+				row[k] = dot(tr[k], rec)
+			}
+			kernel.QueryNorms(sc.qn[i:i+1], row, 1, d)
+			continue
+		}
+		j := x - nq
+		for a := range rec {
+			rec[a] = refs[a][j]
+		}
+		row := sc.rT[j*d : j*d+d]
+		for k := range row {
+			row[k] = dot(tr[k], rec)
+			sc.r[k*sc.stride+j] = row[k]
 		}
 	}
 }
@@ -247,35 +261,45 @@ func rowMajor(cols [][]float64, n, m int) []float64 {
 // query's result depends only on that query, so the output is the same for any order.
 func (sc *scanner) run(nq, nr int) []QueryResult {
 	results := make([]QueryResult, nq)
+	sc.parallel(nq, queryBlock, func() func(lo, hi int) {
+		ws := newWorkspace(sc)
+		return func(lo, hi int) {
+			ws.block(results, lo, hi)
+			if sc.settings.Progress != nil {
+				sc.settings.Progress(hi - lo)
+			}
+		}
+	})
+	return results
+}
+
+// parallel splits [0, n) into chunks of the given size taken in any order by
+// Settings.Threads goroutines, each of which calls worker once for its function of a chunk
+// (so that it can own scratch memory).
+func (sc *scanner) parallel(n, chunk int, worker func() func(lo, hi int)) {
 	threads := sc.settings.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	blocks := (nq + queryBlock - 1) / queryBlock
-	threads = max(1, min(threads, blocks))
+	chunks := (n + chunk - 1) / chunk
+	threads = max(1, min(threads, chunks))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := 0; w < threads; w++ {
+	for range threads {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ws := newWorkspace(sc)
+			f := worker()
 			for {
-				b := int(next.Add(1)) - 1
-				if b >= blocks {
+				c := int(next.Add(1)) - 1
+				if c >= chunks {
 					return
 				}
-				lo := b * queryBlock
-				hi := min(lo+queryBlock, nq)
-				ws.block(results, lo, hi)
-				if sc.settings.Progress != nil {
-					sc.settings.Progress(hi - lo)
-				}
+				f(c*chunk, min(c*chunk+chunk, n))
 			}
 		}()
 	}
 	wg.Wait()
-	return results
 }
 
 // workspace is one goroutine's scratch memory; nothing is allocated per pair.
