@@ -83,8 +83,10 @@ type Settings struct {
 // references in one kernel call, which reads each reference tile once into L1 for all of
 // its queries. With 8 queries per block, the references (2 MB at N = 20,000, d = 13)
 // streamed from L3 once per 8 queries and bounded the speed; with 64, the traffic is 8×
-// smaller, and 13 × 512 × 8 B = 52 KiB of references plus 64 × 512 × 8 B = 256 KiB of
-// distances stay in L2.
+// smaller. refBlock = 21 × 24 is a whole number of the filtered kernel's 8 × 24 register
+// tiles (kernel.Group), so that only the last block of a file has a partial tile, and at
+// most kernel.MaxFiltered; the 64 × 504 distances of a call (252 KiB) are only written
+// where a query has a candidate (see block).
 const (
 	queryBlock = 64
 	refBlock   = 504

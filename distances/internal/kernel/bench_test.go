@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -91,25 +92,45 @@ func BenchmarkSearchPattern(b *testing.B) {
 		for i := range lim {
 			lim[i] = RowLimit(all.qn[i], -1)
 		}
-		hits := make([]uint64, sz.nq)
 		for _, filtered := range []bool{false, true} {
 			name := fmt.Sprintf("%s/filtered=%v/nq=%d/blk=%d", Implementation(), filtered, sz.nq, sz.blk)
-			b.Run(name, func(b *testing.B) {
-				for b.Loop() {
-					for j0 := 0; j0 < n; j0 += sz.blk {
-						m := min(sz.blk, n-j0)
-						if filtered {
-							SquaredFiltered(out, Pad(m), all.q, all.qn, sz.nq, d, all.r[j0:], all.rn[j0:], all.stride, m, lim, hits)
-						} else {
-							SquaredExpanded(out, Pad(m), all.q, all.qn, sz.nq, d, all.r[j0:], all.rn[j0:], all.stride, m)
-						}
+			pass := func(out []float64, hits []uint64) {
+				for j0 := 0; j0 < n; j0 += sz.blk {
+					m := min(sz.blk, n-j0)
+					if filtered {
+						SquaredFiltered(out, Pad(m), all.q, all.qn, sz.nq, d, all.r[j0:], all.rn[j0:], all.stride, m, lim, hits)
+					} else {
+						SquaredExpanded(out, Pad(m), all.q, all.qn, sz.nq, d, all.r[j0:], all.rn[j0:], all.stride, m)
 					}
+				}
+			}
+			b.Run(name, func(b *testing.B) {
+				hits := make([]uint64, sz.nq)
+				for b.Loop() {
+					pass(out, hits)
 				}
 				nsPair := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / float64(sz.nq*n)
 				b.ReportMetric(nsPair, "ns/pair")
 				if p := measuredPeak(); p > 0 {
 					b.ReportMetric(100*float64(d)/8/p/nsPair, "%measured-peak")
 				}
+			})
+			// The same on every core at once, each with its own output (as the scanner's
+			// threads): ns per pair and thread, to compare with one thread.
+			b.Run(name+"/all-cores", func(b *testing.B) {
+				threads := runtime.GOMAXPROCS(0)
+				for b.Loop() {
+					var wg sync.WaitGroup
+					for range threads {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							pass(make([]float64, len(out)), make([]uint64, sz.nq))
+						}()
+					}
+					wg.Wait()
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(sz.nq*n), "ns/pair/thread")
 			})
 		}
 	}

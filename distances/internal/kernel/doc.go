@@ -32,6 +32,22 @@
 // covers them all; any two agree within twice the bound. For unit-scale data the bound is
 // ~10⁻¹⁴·(qn + rn); the errors observed in the tests use ~7% of it.
 //
+// # Filtering
+//
+// The scanner needs, of each block, only the few entries of each query that are near its
+// best distance so far. SquaredFiltered takes a limit per query (as a row limit from
+// RowLimit) and returns a bit per group of 24 references (Group, one register tile
+// wide) that has an entry at most the limit, writing only those groups. The AVX-512
+// implementation ("squaredFilteredAVX512", same 8×3 tile) forms t = rn − 2·dot with one
+// FMA into each accumulator, compares it with the row limit (one VCMPPD per vector, the
+// three of a tile row chained through the opmask), and only for a row with a hit adds
+// qn and stores; the next tile's reference rows are prefetched while the current one
+// runs over the query blocks. So a row without candidates costs 2 vector operations per
+// 8 pairs beside the 13 FMAs, against the unfiltered kernel's add and FMA plus a store
+// of every distance (and the scanner's read of it). Other implementations run their
+// unfiltered kernel on zero norms (which yields t exactly) and add qn and compute the
+// masks after.
+//
 // # Implementations
 //
 // SquaredExpanded dispatches, once at init, to the fastest implementation the CPU has

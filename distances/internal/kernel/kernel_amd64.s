@@ -755,7 +755,7 @@ squaredAVX512_done_3:
 	RET
 
 // func squaredFilteredAVX512(out *float64, outStride int, q *float64, qn *float64, nq int, d int, r *float64, rn *float64, stride int, n int, rlim *float64, hits *uint64)
-// Requires: AVX, AVX512F, CMOV
+// Requires: AVX, AVX512F, CMOV, MMX+
 TEXT ·squaredFilteredAVX512(SB), NOSPLIT, $0-96
 	// m2 = −2.0 in every lane; d8 = 8·d; j = 0
 	VBROADCASTSD minustwo<>+0(SB), Z31
@@ -767,19 +767,36 @@ TEXT ·squaredFilteredAVX512(SB), NOSPLIT, $0-96
 
 	// Full tiles of 24 references.
 squaredFilteredAVX512_full_1:
-	MOVQ CX, SI
-	SUBQ AX, SI
-	CMPQ SI, $0x00000018
-	JL   squaredFilteredAVX512_tail_2
+	MOVQ  CX, SI
+	SUBQ  AX, SI
+	CMPQ  SI, $0x00000018
+	JL    squaredFilteredAVX512_tail_2
+	MOVQ  r+48(FP), SI
+	LEAQ  192(SI)(AX*8), SI
+	MOVQ  stride+64(FP), DI
+	SHLQ  $0x03, DI
+	MOVQ  d+40(FP), R8
+	TESTQ R8, R8
+	JZ    squaredFilteredAVX512_prefetched_5
+
+squaredFilteredAVX512_prefetch_4:
+	PREFETCHT0 (SI)
+	PREFETCHT0 64(SI)
+	PREFETCHT0 128(SI)
+	ADDQ       DI, SI
+	DECQ       R8
+	JNZ        squaredFilteredAVX512_prefetch_4
+
+squaredFilteredAVX512_prefetched_5:
 	MOVQ q+16(FP), SI
 	MOVQ qn+24(FP), DI
 	MOVQ out+0(FP), R8
 	LEAQ (R8)(AX*8), R8
 	MOVQ nq+32(FP), R9
 
-squaredFilteredAVX512_qblock_4:
+squaredFilteredAVX512_qblock_6:
 	CMPQ R9, $0x00000008
-	JL   squaredFilteredAVX512_qrest_5
+	JL   squaredFilteredAVX512_qrest_7
 
 	// Tile of 8 queries × 24 references.
 	MOVQ   r+48(FP), R10
@@ -815,9 +832,9 @@ squaredFilteredAVX512_qblock_4:
 	VPXORQ Z23, Z23, Z23
 	MOVQ   d+40(FP), R15
 	TESTQ  R15, R15
-	JZ     squaredFilteredAVX512_epilogue_7
+	JZ     squaredFilteredAVX512_epilogue_9
 
-squaredFilteredAVX512_k_6:
+squaredFilteredAVX512_k_8:
 	VMOVUPD      (R10), Z24
 	VMOVUPD      64(R10), Z25
 	VMOVUPD      128(R10), Z26
@@ -857,9 +874,9 @@ squaredFilteredAVX512_k_6:
 	ADDQ         $0x08, R12
 	ADDQ         $0x08, R14
 	DECQ         R15
-	JNZ          squaredFilteredAVX512_k_6
+	JNZ          squaredFilteredAVX512_k_8
 
-squaredFilteredAVX512_epilogue_7:
+squaredFilteredAVX512_epilogue_9:
 	// out = (qn + rn) − 2·acc
 	MOVQ         rn+56(FP), R10
 	LEAQ         (R10)(AX*8), R10
@@ -885,7 +902,7 @@ squaredFilteredAVX512_epilogue_7:
 	VCMPPD       $0x06, Z30, Z2, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
-	JE           squaredFilteredAVX512_skip_8
+	JE           squaredFilteredAVX512_skip_10
 	VBROADCASTSD (DI), Z27
 	VADDPD       Z0, Z27, Z0
 	VMOVUPD      Z0, (R11)
@@ -895,7 +912,7 @@ squaredFilteredAVX512_epilogue_7:
 	VMOVUPD      Z2, 128(R11)
 	ORQ          BX, (R14)
 
-squaredFilteredAVX512_skip_8:
+squaredFilteredAVX512_skip_10:
 	VBROADCASTSD 8(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z3
@@ -906,7 +923,7 @@ squaredFilteredAVX512_skip_8:
 	VCMPPD       $0x06, Z30, Z5, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
-	JE           squaredFilteredAVX512_skip_9
+	JE           squaredFilteredAVX512_skip_11
 	VBROADCASTSD 8(DI), Z28
 	VADDPD       Z3, Z28, Z3
 	VMOVUPD      Z3, (R11)
@@ -916,7 +933,7 @@ squaredFilteredAVX512_skip_8:
 	VMOVUPD      Z5, 128(R11)
 	ORQ          BX, 8(R14)
 
-squaredFilteredAVX512_skip_9:
+squaredFilteredAVX512_skip_11:
 	VBROADCASTSD 16(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z6
@@ -927,7 +944,7 @@ squaredFilteredAVX512_skip_9:
 	VCMPPD       $0x06, Z30, Z8, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
-	JE           squaredFilteredAVX512_skip_10
+	JE           squaredFilteredAVX512_skip_12
 	VBROADCASTSD 16(DI), Z27
 	VADDPD       Z6, Z27, Z6
 	VMOVUPD      Z6, (R11)
@@ -937,7 +954,7 @@ squaredFilteredAVX512_skip_9:
 	VMOVUPD      Z8, 128(R11)
 	ORQ          BX, 16(R14)
 
-squaredFilteredAVX512_skip_10:
+squaredFilteredAVX512_skip_12:
 	VBROADCASTSD 24(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z9
@@ -948,7 +965,7 @@ squaredFilteredAVX512_skip_10:
 	VCMPPD       $0x06, Z30, Z11, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
-	JE           squaredFilteredAVX512_skip_11
+	JE           squaredFilteredAVX512_skip_13
 	VBROADCASTSD 24(DI), Z28
 	VADDPD       Z9, Z28, Z9
 	VMOVUPD      Z9, (R11)
@@ -958,7 +975,7 @@ squaredFilteredAVX512_skip_10:
 	VMOVUPD      Z11, 128(R11)
 	ORQ          BX, 24(R14)
 
-squaredFilteredAVX512_skip_11:
+squaredFilteredAVX512_skip_13:
 	VBROADCASTSD 32(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z12
@@ -969,7 +986,7 @@ squaredFilteredAVX512_skip_11:
 	VCMPPD       $0x06, Z30, Z14, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
-	JE           squaredFilteredAVX512_skip_12
+	JE           squaredFilteredAVX512_skip_14
 	VBROADCASTSD 32(DI), Z27
 	VADDPD       Z12, Z27, Z12
 	VMOVUPD      Z12, (R11)
@@ -979,7 +996,7 @@ squaredFilteredAVX512_skip_11:
 	VMOVUPD      Z14, 128(R11)
 	ORQ          BX, 32(R14)
 
-squaredFilteredAVX512_skip_12:
+squaredFilteredAVX512_skip_14:
 	VBROADCASTSD 40(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z15
@@ -990,7 +1007,7 @@ squaredFilteredAVX512_skip_12:
 	VCMPPD       $0x06, Z30, Z17, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
-	JE           squaredFilteredAVX512_skip_13
+	JE           squaredFilteredAVX512_skip_15
 	VBROADCASTSD 40(DI), Z28
 	VADDPD       Z15, Z28, Z15
 	VMOVUPD      Z15, (R11)
@@ -1000,7 +1017,7 @@ squaredFilteredAVX512_skip_12:
 	VMOVUPD      Z17, 128(R11)
 	ORQ          BX, 40(R14)
 
-squaredFilteredAVX512_skip_13:
+squaredFilteredAVX512_skip_15:
 	VBROADCASTSD 48(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z18
@@ -1011,7 +1028,7 @@ squaredFilteredAVX512_skip_13:
 	VCMPPD       $0x06, Z30, Z20, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
-	JE           squaredFilteredAVX512_skip_14
+	JE           squaredFilteredAVX512_skip_16
 	VBROADCASTSD 48(DI), Z27
 	VADDPD       Z18, Z27, Z18
 	VMOVUPD      Z18, (R11)
@@ -1021,7 +1038,7 @@ squaredFilteredAVX512_skip_13:
 	VMOVUPD      Z20, 128(R11)
 	ORQ          BX, 48(R14)
 
-squaredFilteredAVX512_skip_14:
+squaredFilteredAVX512_skip_16:
 	VBROADCASTSD 56(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z21
@@ -1032,7 +1049,7 @@ squaredFilteredAVX512_skip_14:
 	VCMPPD       $0x06, Z30, Z23, K2, K2
 	KMOVW        K2, R10
 	CMPL         R10, $0x000000ff
-	JE           squaredFilteredAVX512_skip_15
+	JE           squaredFilteredAVX512_skip_17
 	VBROADCASTSD 56(DI), Z28
 	VADDPD       Z21, Z28, Z21
 	VMOVUPD      Z21, (R11)
@@ -1042,7 +1059,7 @@ squaredFilteredAVX512_skip_14:
 	VMOVUPD      Z23, 128(R11)
 	ORQ          BX, 56(R14)
 
-squaredFilteredAVX512_skip_15:
+squaredFilteredAVX512_skip_17:
 	IMUL3Q $0x00000008, DX, R10
 	ADDQ   R10, SI
 	ADDQ   $0x00000040, DI
@@ -1050,11 +1067,11 @@ squaredFilteredAVX512_skip_15:
 	IMUL3Q $0x00000040, R10, R10
 	ADDQ   R10, R8
 	SUBQ   $0x00000008, R9
-	JMP    squaredFilteredAVX512_qblock_4
+	JMP    squaredFilteredAVX512_qblock_6
 
-squaredFilteredAVX512_qrest_5:
+squaredFilteredAVX512_qrest_7:
 	TESTQ $0x00000004, R9
-	JZ    squaredFilteredAVX512_skip_16
+	JZ    squaredFilteredAVX512_skip_18
 
 	// Tile of 4 queries × 24 references.
 	MOVQ   r+48(FP), R10
@@ -1077,9 +1094,9 @@ squaredFilteredAVX512_qrest_5:
 	VPXORQ Z11, Z11, Z11
 	MOVQ   d+40(FP), R14
 	TESTQ  R14, R14
-	JZ     squaredFilteredAVX512_epilogue_18
+	JZ     squaredFilteredAVX512_epilogue_20
 
-squaredFilteredAVX512_k_17:
+squaredFilteredAVX512_k_19:
 	VMOVUPD      (R10), Z24
 	VMOVUPD      64(R10), Z25
 	VMOVUPD      128(R10), Z26
@@ -1102,9 +1119,9 @@ squaredFilteredAVX512_k_17:
 	ADDQ         R11, R10
 	ADDQ         $0x08, R12
 	DECQ         R14
-	JNZ          squaredFilteredAVX512_k_17
+	JNZ          squaredFilteredAVX512_k_19
 
-squaredFilteredAVX512_epilogue_18:
+squaredFilteredAVX512_epilogue_20:
 	// out = (qn + rn) − 2·acc
 	MOVQ         rn+56(FP), R10
 	LEAQ         (R10)(AX*8), R10
@@ -1130,7 +1147,7 @@ squaredFilteredAVX512_epilogue_18:
 	VCMPPD       $0x06, Z30, Z2, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
-	JE           squaredFilteredAVX512_skip_19
+	JE           squaredFilteredAVX512_skip_21
 	VBROADCASTSD (DI), Z27
 	VADDPD       Z0, Z27, Z0
 	VMOVUPD      Z0, (R11)
@@ -1140,7 +1157,7 @@ squaredFilteredAVX512_epilogue_18:
 	VMOVUPD      Z2, 128(R11)
 	ORQ          BX, (R14)
 
-squaredFilteredAVX512_skip_19:
+squaredFilteredAVX512_skip_21:
 	VBROADCASTSD 8(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z3
@@ -1151,7 +1168,7 @@ squaredFilteredAVX512_skip_19:
 	VCMPPD       $0x06, Z30, Z5, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
-	JE           squaredFilteredAVX512_skip_20
+	JE           squaredFilteredAVX512_skip_22
 	VBROADCASTSD 8(DI), Z28
 	VADDPD       Z3, Z28, Z3
 	VMOVUPD      Z3, (R11)
@@ -1161,7 +1178,7 @@ squaredFilteredAVX512_skip_19:
 	VMOVUPD      Z5, 128(R11)
 	ORQ          BX, 8(R14)
 
-squaredFilteredAVX512_skip_20:
+squaredFilteredAVX512_skip_22:
 	VBROADCASTSD 16(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z6
@@ -1172,7 +1189,7 @@ squaredFilteredAVX512_skip_20:
 	VCMPPD       $0x06, Z30, Z8, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
-	JE           squaredFilteredAVX512_skip_21
+	JE           squaredFilteredAVX512_skip_23
 	VBROADCASTSD 16(DI), Z27
 	VADDPD       Z6, Z27, Z6
 	VMOVUPD      Z6, (R11)
@@ -1182,7 +1199,7 @@ squaredFilteredAVX512_skip_20:
 	VMOVUPD      Z8, 128(R11)
 	ORQ          BX, 16(R14)
 
-squaredFilteredAVX512_skip_21:
+squaredFilteredAVX512_skip_23:
 	VBROADCASTSD 24(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z9
@@ -1193,7 +1210,7 @@ squaredFilteredAVX512_skip_21:
 	VCMPPD       $0x06, Z30, Z11, K2, K2
 	KMOVW        K2, R10
 	CMPL         R10, $0x000000ff
-	JE           squaredFilteredAVX512_skip_22
+	JE           squaredFilteredAVX512_skip_24
 	VBROADCASTSD 24(DI), Z28
 	VADDPD       Z9, Z28, Z9
 	VMOVUPD      Z9, (R11)
@@ -1203,7 +1220,7 @@ squaredFilteredAVX512_skip_21:
 	VMOVUPD      Z11, 128(R11)
 	ORQ          BX, 24(R14)
 
-squaredFilteredAVX512_skip_22:
+squaredFilteredAVX512_skip_24:
 	IMUL3Q $0x00000004, DX, R10
 	ADDQ   R10, SI
 	ADDQ   $0x00000020, DI
@@ -1211,9 +1228,9 @@ squaredFilteredAVX512_skip_22:
 	IMUL3Q $0x00000020, R10, R10
 	ADDQ   R10, R8
 
-squaredFilteredAVX512_skip_16:
+squaredFilteredAVX512_skip_18:
 	TESTQ $0x00000002, R9
-	JZ    squaredFilteredAVX512_skip_23
+	JZ    squaredFilteredAVX512_skip_25
 
 	// Tile of 2 queries × 24 references.
 	MOVQ   r+48(FP), R10
@@ -1229,9 +1246,9 @@ squaredFilteredAVX512_skip_16:
 	VPXORQ Z5, Z5, Z5
 	MOVQ   d+40(FP), R13
 	TESTQ  R13, R13
-	JZ     squaredFilteredAVX512_epilogue_25
+	JZ     squaredFilteredAVX512_epilogue_27
 
-squaredFilteredAVX512_k_24:
+squaredFilteredAVX512_k_26:
 	VMOVUPD      (R10), Z24
 	VMOVUPD      64(R10), Z25
 	VMOVUPD      128(R10), Z26
@@ -1246,9 +1263,9 @@ squaredFilteredAVX512_k_24:
 	ADDQ         R11, R10
 	ADDQ         $0x08, R12
 	DECQ         R13
-	JNZ          squaredFilteredAVX512_k_24
+	JNZ          squaredFilteredAVX512_k_26
 
-squaredFilteredAVX512_epilogue_25:
+squaredFilteredAVX512_epilogue_27:
 	// out = (qn + rn) − 2·acc
 	MOVQ         rn+56(FP), R10
 	LEAQ         (R10)(AX*8), R10
@@ -1274,7 +1291,7 @@ squaredFilteredAVX512_epilogue_25:
 	VCMPPD       $0x06, Z30, Z2, K2, K2
 	KMOVW        K2, R12
 	CMPL         R12, $0x000000ff
-	JE           squaredFilteredAVX512_skip_26
+	JE           squaredFilteredAVX512_skip_28
 	VBROADCASTSD (DI), Z27
 	VADDPD       Z0, Z27, Z0
 	VMOVUPD      Z0, (R11)
@@ -1284,7 +1301,7 @@ squaredFilteredAVX512_epilogue_25:
 	VMOVUPD      Z2, 128(R11)
 	ORQ          BX, (R14)
 
-squaredFilteredAVX512_skip_26:
+squaredFilteredAVX512_skip_28:
 	VBROADCASTSD 8(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z3
@@ -1295,7 +1312,7 @@ squaredFilteredAVX512_skip_26:
 	VCMPPD       $0x06, Z30, Z5, K2, K2
 	KMOVW        K2, R10
 	CMPL         R10, $0x000000ff
-	JE           squaredFilteredAVX512_skip_27
+	JE           squaredFilteredAVX512_skip_29
 	VBROADCASTSD 8(DI), Z28
 	VADDPD       Z3, Z28, Z3
 	VMOVUPD      Z3, (R11)
@@ -1305,7 +1322,7 @@ squaredFilteredAVX512_skip_26:
 	VMOVUPD      Z5, 128(R11)
 	ORQ          BX, 8(R14)
 
-squaredFilteredAVX512_skip_27:
+squaredFilteredAVX512_skip_29:
 	IMUL3Q $0x00000002, DX, R10
 	ADDQ   R10, SI
 	ADDQ   $0x00000010, DI
@@ -1313,9 +1330,9 @@ squaredFilteredAVX512_skip_27:
 	IMUL3Q $0x00000010, R10, R10
 	ADDQ   R10, R8
 
-squaredFilteredAVX512_skip_23:
+squaredFilteredAVX512_skip_25:
 	TESTQ $0x00000001, R9
-	JZ    squaredFilteredAVX512_skip_28
+	JZ    squaredFilteredAVX512_skip_30
 
 	// Tile of 1 queries × 24 references.
 	MOVQ   r+48(FP), R9
@@ -1327,9 +1344,9 @@ squaredFilteredAVX512_skip_23:
 	VPXORQ Z2, Z2, Z2
 	MOVQ   d+40(FP), R11
 	TESTQ  R11, R11
-	JZ     squaredFilteredAVX512_epilogue_30
+	JZ     squaredFilteredAVX512_epilogue_32
 
-squaredFilteredAVX512_k_29:
+squaredFilteredAVX512_k_31:
 	VMOVUPD      (R9), Z24
 	VMOVUPD      64(R9), Z25
 	VMOVUPD      128(R9), Z26
@@ -1340,9 +1357,9 @@ squaredFilteredAVX512_k_29:
 	ADDQ         R10, R9
 	ADDQ         $0x08, SI
 	DECQ         R11
-	JNZ          squaredFilteredAVX512_k_29
+	JNZ          squaredFilteredAVX512_k_31
 
-squaredFilteredAVX512_epilogue_30:
+squaredFilteredAVX512_epilogue_32:
 	// out = (qn + rn) − 2·acc
 	MOVQ         rn+56(FP), SI
 	LEAQ         (SI)(AX*8), SI
@@ -1368,7 +1385,7 @@ squaredFilteredAVX512_epilogue_30:
 	VCMPPD       $0x06, Z30, Z2, K2, K2
 	KMOVW        K2, R8
 	CMPL         R8, $0x000000ff
-	JE           squaredFilteredAVX512_skip_31
+	JE           squaredFilteredAVX512_skip_33
 	VBROADCASTSD (DI), Z27
 	VADDPD       Z0, Z27, Z0
 	VMOVUPD      Z0, (SI)
@@ -1378,8 +1395,8 @@ squaredFilteredAVX512_epilogue_30:
 	VMOVUPD      Z2, 128(SI)
 	ORQ          BX, (R10)
 
-squaredFilteredAVX512_skip_31:
-squaredFilteredAVX512_skip_28:
+squaredFilteredAVX512_skip_33:
+squaredFilteredAVX512_skip_30:
 	ADDQ $0x00000018, AX
 	SHLQ $0x01, BX
 	JMP  squaredFilteredAVX512_full_1
@@ -1403,9 +1420,9 @@ squaredFilteredAVX512_tail_2:
 	LEAQ    (R8)(AX*8), R8
 	MOVQ    nq+32(FP), R9
 
-squaredFilteredAVX512_qblock_32:
+squaredFilteredAVX512_qblock_34:
 	CMPQ R9, $0x00000008
-	JL   squaredFilteredAVX512_qrest_33
+	JL   squaredFilteredAVX512_qrest_35
 
 	// Tile of 8 queries × 8 references.
 	MOVQ   r+48(FP), R10
@@ -1425,9 +1442,9 @@ squaredFilteredAVX512_qblock_32:
 	VPXORQ Z7, Z7, Z7
 	MOVQ   d+40(FP), R15
 	TESTQ  R15, R15
-	JZ     squaredFilteredAVX512_epilogue_35
+	JZ     squaredFilteredAVX512_epilogue_37
 
-squaredFilteredAVX512_k_34:
+squaredFilteredAVX512_k_36:
 	VMOVUPD      (R10), Z24
 	VBROADCASTSD (R12), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -1449,9 +1466,9 @@ squaredFilteredAVX512_k_34:
 	ADDQ         $0x08, R12
 	ADDQ         $0x08, R14
 	DECQ         R15
-	JNZ          squaredFilteredAVX512_k_34
+	JNZ          squaredFilteredAVX512_k_36
 
-squaredFilteredAVX512_epilogue_35:
+squaredFilteredAVX512_epilogue_37:
 	// out = (qn + rn) − 2·acc
 	MOVQ         rn+56(FP), R10
 	LEAQ         (R10)(AX*8), R10
@@ -1473,10 +1490,10 @@ squaredFilteredAVX512_epilogue_35:
 	VADDPD       Z0, Z27, Z0
 	VMOVUPD      Z0, K1, (R11)
 	KORTESTW     K2, K2
-	JZ           squaredFilteredAVX512_skip_36
+	JZ           squaredFilteredAVX512_skip_38
 	ORQ          BX, (R14)
 
-squaredFilteredAVX512_skip_36:
+squaredFilteredAVX512_skip_38:
 	VBROADCASTSD 8(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z1
@@ -1485,10 +1502,10 @@ squaredFilteredAVX512_skip_36:
 	VADDPD       Z1, Z28, Z1
 	VMOVUPD      Z1, K1, (R11)
 	KORTESTW     K2, K2
-	JZ           squaredFilteredAVX512_skip_37
+	JZ           squaredFilteredAVX512_skip_39
 	ORQ          BX, 8(R14)
 
-squaredFilteredAVX512_skip_37:
+squaredFilteredAVX512_skip_39:
 	VBROADCASTSD 16(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z2
@@ -1497,10 +1514,10 @@ squaredFilteredAVX512_skip_37:
 	VADDPD       Z2, Z27, Z2
 	VMOVUPD      Z2, K1, (R11)
 	KORTESTW     K2, K2
-	JZ           squaredFilteredAVX512_skip_38
+	JZ           squaredFilteredAVX512_skip_40
 	ORQ          BX, 16(R14)
 
-squaredFilteredAVX512_skip_38:
+squaredFilteredAVX512_skip_40:
 	VBROADCASTSD 24(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z3
@@ -1509,10 +1526,10 @@ squaredFilteredAVX512_skip_38:
 	VADDPD       Z3, Z28, Z3
 	VMOVUPD      Z3, K1, (R11)
 	KORTESTW     K2, K2
-	JZ           squaredFilteredAVX512_skip_39
+	JZ           squaredFilteredAVX512_skip_41
 	ORQ          BX, 24(R14)
 
-squaredFilteredAVX512_skip_39:
+squaredFilteredAVX512_skip_41:
 	VBROADCASTSD 32(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z4
@@ -1521,10 +1538,10 @@ squaredFilteredAVX512_skip_39:
 	VADDPD       Z4, Z27, Z4
 	VMOVUPD      Z4, K1, (R11)
 	KORTESTW     K2, K2
-	JZ           squaredFilteredAVX512_skip_40
+	JZ           squaredFilteredAVX512_skip_42
 	ORQ          BX, 32(R14)
 
-squaredFilteredAVX512_skip_40:
+squaredFilteredAVX512_skip_42:
 	VBROADCASTSD 40(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z5
@@ -1533,10 +1550,10 @@ squaredFilteredAVX512_skip_40:
 	VADDPD       Z5, Z28, Z5
 	VMOVUPD      Z5, K1, (R11)
 	KORTESTW     K2, K2
-	JZ           squaredFilteredAVX512_skip_41
+	JZ           squaredFilteredAVX512_skip_43
 	ORQ          BX, 40(R14)
 
-squaredFilteredAVX512_skip_41:
+squaredFilteredAVX512_skip_43:
 	VBROADCASTSD 48(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z6
@@ -1545,10 +1562,10 @@ squaredFilteredAVX512_skip_41:
 	VADDPD       Z6, Z27, Z6
 	VMOVUPD      Z6, K1, (R11)
 	KORTESTW     K2, K2
-	JZ           squaredFilteredAVX512_skip_42
+	JZ           squaredFilteredAVX512_skip_44
 	ORQ          BX, 48(R14)
 
-squaredFilteredAVX512_skip_42:
+squaredFilteredAVX512_skip_44:
 	VBROADCASTSD 56(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z7
@@ -1557,10 +1574,10 @@ squaredFilteredAVX512_skip_42:
 	VADDPD       Z7, Z28, Z7
 	VMOVUPD      Z7, K1, (R11)
 	KORTESTW     K2, K2
-	JZ           squaredFilteredAVX512_skip_43
+	JZ           squaredFilteredAVX512_skip_45
 	ORQ          BX, 56(R14)
 
-squaredFilteredAVX512_skip_43:
+squaredFilteredAVX512_skip_45:
 	IMUL3Q $0x00000008, DX, R10
 	ADDQ   R10, SI
 	ADDQ   $0x00000040, DI
@@ -1568,11 +1585,11 @@ squaredFilteredAVX512_skip_43:
 	IMUL3Q $0x00000040, R10, R10
 	ADDQ   R10, R8
 	SUBQ   $0x00000008, R9
-	JMP    squaredFilteredAVX512_qblock_32
+	JMP    squaredFilteredAVX512_qblock_34
 
-squaredFilteredAVX512_qrest_33:
+squaredFilteredAVX512_qrest_35:
 	TESTQ $0x00000004, R9
-	JZ    squaredFilteredAVX512_skip_44
+	JZ    squaredFilteredAVX512_skip_46
 
 	// Tile of 4 queries × 8 references.
 	MOVQ   r+48(FP), R10
@@ -1587,9 +1604,9 @@ squaredFilteredAVX512_qrest_33:
 	VPXORQ Z3, Z3, Z3
 	MOVQ   d+40(FP), R14
 	TESTQ  R14, R14
-	JZ     squaredFilteredAVX512_epilogue_46
+	JZ     squaredFilteredAVX512_epilogue_48
 
-squaredFilteredAVX512_k_45:
+squaredFilteredAVX512_k_47:
 	VMOVUPD      (R10), Z24
 	VBROADCASTSD (R12), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -1602,9 +1619,9 @@ squaredFilteredAVX512_k_45:
 	ADDQ         R11, R10
 	ADDQ         $0x08, R12
 	DECQ         R14
-	JNZ          squaredFilteredAVX512_k_45
+	JNZ          squaredFilteredAVX512_k_47
 
-squaredFilteredAVX512_epilogue_46:
+squaredFilteredAVX512_epilogue_48:
 	// out = (qn + rn) − 2·acc
 	MOVQ         rn+56(FP), R10
 	LEAQ         (R10)(AX*8), R10
@@ -1626,10 +1643,10 @@ squaredFilteredAVX512_epilogue_46:
 	VADDPD       Z0, Z27, Z0
 	VMOVUPD      Z0, K1, (R11)
 	KORTESTW     K2, K2
-	JZ           squaredFilteredAVX512_skip_47
+	JZ           squaredFilteredAVX512_skip_49
 	ORQ          BX, (R14)
 
-squaredFilteredAVX512_skip_47:
+squaredFilteredAVX512_skip_49:
 	VBROADCASTSD 8(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z1
@@ -1638,10 +1655,10 @@ squaredFilteredAVX512_skip_47:
 	VADDPD       Z1, Z28, Z1
 	VMOVUPD      Z1, K1, (R11)
 	KORTESTW     K2, K2
-	JZ           squaredFilteredAVX512_skip_48
+	JZ           squaredFilteredAVX512_skip_50
 	ORQ          BX, 8(R14)
 
-squaredFilteredAVX512_skip_48:
+squaredFilteredAVX512_skip_50:
 	VBROADCASTSD 16(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z2
@@ -1650,10 +1667,10 @@ squaredFilteredAVX512_skip_48:
 	VADDPD       Z2, Z27, Z2
 	VMOVUPD      Z2, K1, (R11)
 	KORTESTW     K2, K2
-	JZ           squaredFilteredAVX512_skip_49
+	JZ           squaredFilteredAVX512_skip_51
 	ORQ          BX, 16(R14)
 
-squaredFilteredAVX512_skip_49:
+squaredFilteredAVX512_skip_51:
 	VBROADCASTSD 24(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z3
@@ -1662,10 +1679,10 @@ squaredFilteredAVX512_skip_49:
 	VADDPD       Z3, Z28, Z3
 	VMOVUPD      Z3, K1, (R11)
 	KORTESTW     K2, K2
-	JZ           squaredFilteredAVX512_skip_50
+	JZ           squaredFilteredAVX512_skip_52
 	ORQ          BX, 24(R14)
 
-squaredFilteredAVX512_skip_50:
+squaredFilteredAVX512_skip_52:
 	IMUL3Q $0x00000004, DX, R10
 	ADDQ   R10, SI
 	ADDQ   $0x00000020, DI
@@ -1673,9 +1690,9 @@ squaredFilteredAVX512_skip_50:
 	IMUL3Q $0x00000020, R10, R10
 	ADDQ   R10, R8
 
-squaredFilteredAVX512_skip_44:
+squaredFilteredAVX512_skip_46:
 	TESTQ $0x00000002, R9
-	JZ    squaredFilteredAVX512_skip_51
+	JZ    squaredFilteredAVX512_skip_53
 
 	// Tile of 2 queries × 8 references.
 	MOVQ   r+48(FP), R10
@@ -1687,9 +1704,9 @@ squaredFilteredAVX512_skip_44:
 	VPXORQ Z1, Z1, Z1
 	MOVQ   d+40(FP), R13
 	TESTQ  R13, R13
-	JZ     squaredFilteredAVX512_epilogue_53
+	JZ     squaredFilteredAVX512_epilogue_55
 
-squaredFilteredAVX512_k_52:
+squaredFilteredAVX512_k_54:
 	VMOVUPD      (R10), Z24
 	VBROADCASTSD (R12), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -1698,9 +1715,9 @@ squaredFilteredAVX512_k_52:
 	ADDQ         R11, R10
 	ADDQ         $0x08, R12
 	DECQ         R13
-	JNZ          squaredFilteredAVX512_k_52
+	JNZ          squaredFilteredAVX512_k_54
 
-squaredFilteredAVX512_epilogue_53:
+squaredFilteredAVX512_epilogue_55:
 	// out = (qn + rn) − 2·acc
 	MOVQ         rn+56(FP), R10
 	LEAQ         (R10)(AX*8), R10
@@ -1722,10 +1739,10 @@ squaredFilteredAVX512_epilogue_53:
 	VADDPD       Z0, Z27, Z0
 	VMOVUPD      Z0, K1, (R11)
 	KORTESTW     K2, K2
-	JZ           squaredFilteredAVX512_skip_54
+	JZ           squaredFilteredAVX512_skip_56
 	ORQ          BX, (R14)
 
-squaredFilteredAVX512_skip_54:
+squaredFilteredAVX512_skip_56:
 	VBROADCASTSD 8(R13), Z30
 	ADDQ         R10, R11
 	VFMADD213PD  Z24, Z31, Z1
@@ -1734,10 +1751,10 @@ squaredFilteredAVX512_skip_54:
 	VADDPD       Z1, Z28, Z1
 	VMOVUPD      Z1, K1, (R11)
 	KORTESTW     K2, K2
-	JZ           squaredFilteredAVX512_skip_55
+	JZ           squaredFilteredAVX512_skip_57
 	ORQ          BX, 8(R14)
 
-squaredFilteredAVX512_skip_55:
+squaredFilteredAVX512_skip_57:
 	IMUL3Q $0x00000002, DX, R10
 	ADDQ   R10, SI
 	ADDQ   $0x00000010, DI
@@ -1745,9 +1762,9 @@ squaredFilteredAVX512_skip_55:
 	IMUL3Q $0x00000010, R10, R10
 	ADDQ   R10, R8
 
-squaredFilteredAVX512_skip_51:
+squaredFilteredAVX512_skip_53:
 	TESTQ $0x00000001, R9
-	JZ    squaredFilteredAVX512_skip_56
+	JZ    squaredFilteredAVX512_skip_58
 
 	// Tile of 1 queries × 8 references.
 	MOVQ   r+48(FP), R9
@@ -1757,18 +1774,18 @@ squaredFilteredAVX512_skip_51:
 	VPXORQ Z0, Z0, Z0
 	MOVQ   d+40(FP), R11
 	TESTQ  R11, R11
-	JZ     squaredFilteredAVX512_epilogue_58
+	JZ     squaredFilteredAVX512_epilogue_60
 
-squaredFilteredAVX512_k_57:
+squaredFilteredAVX512_k_59:
 	VMOVUPD      (R9), Z24
 	VBROADCASTSD (SI), Z27
 	VFMADD231PD  Z24, Z27, Z0
 	ADDQ         R10, R9
 	ADDQ         $0x08, SI
 	DECQ         R11
-	JNZ          squaredFilteredAVX512_k_57
+	JNZ          squaredFilteredAVX512_k_59
 
-squaredFilteredAVX512_epilogue_58:
+squaredFilteredAVX512_epilogue_60:
 	// out = (qn + rn) − 2·acc
 	MOVQ         rn+56(FP), SI
 	LEAQ         (SI)(AX*8), SI
@@ -1790,11 +1807,11 @@ squaredFilteredAVX512_epilogue_58:
 	VADDPD       Z0, Z27, Z0
 	VMOVUPD      Z0, K1, (SI)
 	KORTESTW     K2, K2
-	JZ           squaredFilteredAVX512_skip_59
+	JZ           squaredFilteredAVX512_skip_61
 	ORQ          BX, (R10)
 
-squaredFilteredAVX512_skip_59:
-squaredFilteredAVX512_skip_56:
+squaredFilteredAVX512_skip_61:
+squaredFilteredAVX512_skip_58:
 	ADDQ $0x00000008, AX
 	JMP  squaredFilteredAVX512_tail_2
 

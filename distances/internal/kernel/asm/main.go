@@ -15,6 +15,9 @@
 // Two instruction sets: AVX-512F (zmm, 8 doubles, 32 registers, opmask tail) with an
 // 8×3 tile, and AVX2+FMA (ymm, 4 doubles, 16 registers, VMASKMOVPD tail) with a 4×2
 // tile. The tile shapes were chosen by measurement (see the package documentation).
+// For AVX-512 also the filtered kernel of SquaredFiltered (always 8×3: one tile row is
+// one group of its hit masks), which compares each tile row with its query's limit in
+// registers and stores only rows with a hit.
 package main
 
 import (
@@ -175,6 +178,9 @@ func generate(is isa, Q, V int, m2, tailMask Mem, filter bool) {
 	SUBQ(f.j, rem)
 	CMPQ(rem, U32(L*V))
 	JL(LabelRef(tail))
+	if f.filter {
+		f.prefetchNextTile(V)
+	}
 	f.queries(Q, V, false)
 	ADDQ(U32(L*V), f.j)
 	if f.filter {
@@ -246,6 +252,30 @@ func (f *fn) queries(Q, V int, masked bool) {
 		}
 		Label(skip)
 	}
+}
+
+// prefetchNextTile asks for the d rows of the next reference tile (references j + L·V …,
+// V vectors each) to be brought into L1 while this tile runs over the query blocks: the
+// rows of a tile are d streams one reference stride apart, which the hardware prefetchers
+// follow badly, and each tile is needed from L2 or L3 once per kernel call. Prefetches
+// never fault, so reading past the end of r is harmless.
+func (f *fn) prefetchNextTile(V int) {
+	p := ld("r")
+	LEAQ(Mem{Base: p, Index: f.j, Scale: 8, Disp: 8 * f.lanes * V}, p)
+	stride8 := ld("stride")
+	SHLQ(U8(3), stride8)
+	cnt := ld("d")
+	loop, done := f.label("prefetch"), f.label("prefetched")
+	TESTQ(cnt, cnt)
+	JZ(LabelRef(done))
+	Label(loop)
+	for v := 0; v < V; v++ {
+		PREFETCHT0(Mem{Base: p, Disp: 8 * f.lanes * v})
+	}
+	ADDQ(stride8, p)
+	DECQ(cnt)
+	JNZ(LabelRef(loop))
+	Label(done)
 }
 
 // advance moves the query pointers on by s queries.
