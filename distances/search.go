@@ -169,10 +169,12 @@ func (sc *scanner) prepareEmbedded(queries, refs [][]float64, t *mat.Dense) {
 	nq, nr := len(queries[0]), len(refs[0])
 	sc.nr = nr
 	sc.generic = sc.settings.Generic
-	// T's rows, read directly (At's bounds checks cost more than the products).
-	tr := make([][]float64, d)
-	for k := range tr {
-		tr[k] = mat.Row(nil, k, t)
+	// T transposed, read directly (At's bounds checks cost more than the products).
+	tT := make([]float64, m*d)
+	for k := 0; k < d; k++ {
+		for a, v := range mat.Row(nil, k, t) {
+			tT[a*d+k] = v
+		}
 	}
 	sc.q = make([]float64, nq*d)
 	sc.qn = make([]float64, nq)
@@ -187,10 +189,7 @@ func (sc *scanner) prepareEmbedded(queries, refs [][]float64, t *mat.Dense) {
 	// is split over the threads too (every record on its own, so the result does not
 	// depend on the split).
 	sc.parallel(nq+nr, 1024, func() func(lo, hi int) {
-		rec := make([]float64, m)
-		return func(lo, hi int) {
-			sc.transform(queries, refs, tr, rec, lo, hi)
-		}
+		return func(lo, hi int) { sc.transform(queries, refs, tT, lo, hi) }
 	})
 	kernel.RefNorms(sc.rn, sc.r, d, sc.stride, nr)
 	sc.rnMax = make([]float64, (nr+refBlock-1)/refBlock)
@@ -204,30 +203,34 @@ func (sc *scanner) prepareEmbedded(queries, refs [][]float64, t *mat.Dense) {
 }
 
 // transform computes the transformed records lo ≤ x < hi of the queries (x < nq) and
-// references (x − nq) into sc.q, sc.qn, sc.r and sc.rT, with rec as scratch.
-func (sc *scanner) transform(queries, refs, tr [][]float64, rec []float64, lo, hi int) {
+// references (x − nq) into sc.q, sc.qn, sc.r and sc.rT. tT is T transposed, row-major
+// (tT[a*d+k] = T[k][a]): each output attribute k is still the sum over a in increasing
+// order from zero (the same value as a dot product of row k with the record), but the d
+// sums advance together, so the loop is not one chain of dependent additions.
+func (sc *scanner) transform(queries, refs [][]float64, tT []float64, lo, hi int) {
 	d, nq := sc.d, len(sc.qn)
 	for x := lo; x < hi; x++ {
+		cols, rec, row := queries, x, []float64(nil)
 		if x < nq {
-			i := x
-			for a := range rec {
-				rec[a] = queries[a][i]
-			}
-			row := sc.q[i*d : i*d+d]
+			row = sc.q[x*d : x*d+d]
+		} else {
+			cols, rec = refs, x-nq
+			row = sc.rT[rec*d : rec*d+d]
+		}
+		clear(row)
+		for a, col := range cols {
+			v, t := col[rec], tT[a*d:a*d+d]
+			t = t[:len(row)] // no bounds check in the loop
 			for k := range row {
-				row[k] = dot(tr[k], rec)
+				row[k] += t[k] * v
 			}
-			kernel.QueryNorms(sc.qn[i:i+1], row, 1, d)
+		}
+		if x < nq {
+			kernel.QueryNorms(sc.qn[x:x+1], row, 1, d)
 			continue
 		}
-		j := x - nq
-		for a := range rec {
-			rec[a] = refs[a][j]
-		}
-		row := sc.rT[j*d : j*d+d]
-		for k := range row {
-			row[k] = dot(tr[k], rec)
-			sc.r[k*sc.stride+j] = row[k]
+		for k, v := range row {
+			sc.r[k*sc.stride+rec] = v
 		}
 	}
 }
@@ -239,14 +242,6 @@ func (sc *scanner) preparePairwise(queries, refs [][]float64, op Operator) {
 	sc.nr = nr
 	sc.qRows = rowMajor(queries, nq, m)
 	sc.rRows = rowMajor(refs, nr, m)
-}
-
-func dot(x, y []float64) float64 {
-	s := 0.0
-	for i, v := range x {
-		s += v * y[i]
-	}
-	return s
 }
 
 func rowMajor(cols [][]float64, n, m int) []float64 {

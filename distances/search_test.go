@@ -360,3 +360,37 @@ func TestSearchFilteredBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestTransformSumOrder: the transformed records are, bit for bit, the dot products of
+// T's rows with the record summed in attribute order from zero (the order the row-wise
+// loop of earlier versions used), for both files and each embedded operator.
+func TestTransformSumOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	const m, nq, nr = 9, 3000, 2500 // more than one chunk of the parallel transform
+	q, r, _ := searchData(rng, nq, nr, m)
+	for _, op := range testOperators(t, rng, m)[:3] {
+		T := op.(Embedder).Transform()
+		sc := scanner{settings: Settings{Threads: 3}}
+		sc.prepareEmbedded(q, r, T)
+		d, _ := T.Dims()
+		want := func(x [][]float64, i, k int) float64 {
+			s := 0.0
+			for a := range m {
+				s += T.At(k, a) * x[a][i]
+			}
+			return s
+		}
+		for k := range d {
+			for i := range nq {
+				if w := want(q, i, k); w != sc.q[i*d+k] {
+					t.Fatalf("%s: query %d attribute %d: %v, want %v", op.Name(), i, k, sc.q[i*d+k], w)
+				}
+			}
+			for j := range nr {
+				if w := want(r, j, k); w != sc.r[k*sc.stride+j] || w != sc.rT[j*d+k] {
+					t.Fatalf("%s: reference %d attribute %d: %v / %v, want %v", op.Name(), j, k, sc.r[k*sc.stride+j], sc.rT[j*d+k], w)
+				}
+			}
+		}
+	}
+}
