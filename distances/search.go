@@ -169,12 +169,10 @@ func (sc *scanner) prepareEmbedded(queries, refs [][]float64, t *mat.Dense) {
 	nq, nr := len(queries[0]), len(refs[0])
 	sc.nr = nr
 	sc.generic = sc.settings.Generic
-	// T transposed, read directly (At's bounds checks cost more than the products).
-	tT := make([]float64, m*d)
-	for k := 0; k < d; k++ {
-		for a, v := range mat.Row(nil, k, t) {
-			tT[a*d+k] = v
-		}
+	// T's rows, read directly (At's bounds checks cost more than the products).
+	tr := make([][]float64, d)
+	for k := range tr {
+		tr[k] = mat.Row(nil, k, t)
 	}
 	sc.q = make([]float64, nq*d)
 	sc.qn = make([]float64, nq)
@@ -189,7 +187,7 @@ func (sc *scanner) prepareEmbedded(queries, refs [][]float64, t *mat.Dense) {
 	// is split over the threads too (every record on its own, so the result does not
 	// depend on the split).
 	sc.parallel(nq+nr, 1024, func() func(lo, hi int) {
-		return func(lo, hi int) { sc.transform(queries, refs, tT, lo, hi) }
+		return func(lo, hi int) { sc.transform(queries, refs, tr, lo, hi) }
 	})
 	kernel.RefNorms(sc.rn, sc.r, d, sc.stride, nr)
 	sc.rnMax = make([]float64, (nr+refBlock-1)/refBlock)
@@ -203,34 +201,54 @@ func (sc *scanner) prepareEmbedded(queries, refs [][]float64, t *mat.Dense) {
 }
 
 // transform computes the transformed records lo ≤ x < hi of the queries (x < nq) and
-// references (x − nq) into sc.q, sc.qn, sc.r and sc.rT. tT is T transposed, row-major
-// (tT[a*d+k] = T[k][a]): each output attribute k is still the sum over a in increasing
-// order from zero (the same value as a dot product of row k with the record), but the d
-// sums advance together, so the loop is not one chain of dependent additions.
-func (sc *scanner) transform(queries, refs [][]float64, tT []float64, lo, hi int) {
+// references (x − nq) into sc.q, sc.qn, sc.r and sc.rT.
+func (sc *scanner) transform(queries, refs, tr [][]float64, lo, hi int) {
 	d, nq := sc.d, len(sc.qn)
-	for x := lo; x < hi; x++ {
-		cols, rec, row := queries, x, []float64(nil)
-		if x < nq {
-			row = sc.q[x*d : x*d+d]
-		} else {
-			cols, rec = refs, x-nq
-			row = sc.rT[rec*d : rec*d+d]
-		}
-		clear(row)
-		for a, col := range cols {
-			v, t := col[rec], tT[a*d:a*d+d]
-			t = t[:len(row)] // no bounds check in the loop
-			for k := range row {
-				row[k] += t[k] * v
+	if lo < nq {
+		end := min(hi, nq)
+		transformRows(sc.q, queries, tr, lo, end)
+		kernel.QueryNorms(sc.qn[lo:end], sc.q[lo*d:end*d], end-lo, d)
+		lo = end
+	}
+	if lo < hi {
+		lo, hi = lo-nq, hi-nq
+		transformRows(sc.rT, refs, tr, lo, hi)
+		for k := range d {
+			col := sc.r[k*sc.stride:]
+			for j := lo; j < hi; j++ {
+				col[j] = sc.rT[j*d+k]
 			}
 		}
-		if x < nq {
-			kernel.QueryNorms(sc.qn[x:x+1], row, 1, d)
-			continue
+	}
+}
+
+// transformRows sets dst[i*d+k] = Σ_a tr[k][a]·cols[a][i] for lo ≤ i < hi, each sum taken
+// in attribute order from zero (a dot product of row k of T with the record). Four
+// records go together, so that four sums advance at once instead of one chain of
+// dependent additions.
+func transformRows(dst []float64, cols, tr [][]float64, lo, hi int) {
+	d := len(tr)
+	i := lo
+	for ; i+4 <= hi; i += 4 {
+		for k, row := range tr {
+			var s0, s1, s2, s3 float64
+			for a, t := range row {
+				c := cols[a][i : i+4 : i+4]
+				s0 += t * c[0]
+				s1 += t * c[1]
+				s2 += t * c[2]
+				s3 += t * c[3]
+			}
+			dst[i*d+k], dst[(i+1)*d+k], dst[(i+2)*d+k], dst[(i+3)*d+k] = s0, s1, s2, s3
 		}
-		for k, v := range row {
-			sc.r[k*sc.stride+rec] = v
+	}
+	for ; i < hi; i++ {
+		for k, row := range tr {
+			s := 0.0
+			for a, t := range row {
+				s += t * cols[a][i]
+			}
+			dst[i*d+k] = s
 		}
 	}
 }
