@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -82,11 +83,13 @@ type Settings struct {
 // references in one kernel call, which reads each reference tile once into L1 for all of
 // its queries. With 8 queries per block, the references (2 MB at N = 20,000, d = 13)
 // streamed from L3 once per 8 queries and bounded the speed; with 64, the traffic is 8×
-// smaller, and 13 × 512 × 8 B = 52 KiB of references plus 64 × 512 × 8 B = 256 KiB of
-// distances stay in L2.
+// smaller. refBlock = 21 × 24 is a whole number of the filtered kernel's 8 × 24 register
+// tiles (kernel.Group), so that only the last block of a file has a partial tile, and at
+// most kernel.MaxFiltered; the 64 × 504 distances of a call (252 KiB) are only written
+// where a query has a candidate (see block).
 const (
 	queryBlock = 64
-	refBlock   = 512
+	refBlock   = 504
 )
 
 // ErrShape reports inputs of inconsistent sizes.
@@ -149,6 +152,7 @@ type scanner struct {
 	q, qn      []float64
 	r, rn      []float64
 	rnMax      []float64 // largest reference norm of each reference block
+	rnAll      float64   // largest reference norm
 	rT         []float64 // transformed references row-major, for the direct re-check
 	stride     int
 	generic    bool
@@ -172,42 +176,80 @@ func (sc *scanner) prepareEmbedded(queries, refs [][]float64, t *mat.Dense) {
 	}
 	sc.q = make([]float64, nq*d)
 	sc.qn = make([]float64, nq)
-	rec := make([]float64, m)
-	for i := 0; i < nq; i++ {
-		for a := range rec {
-			rec[a] = queries[a][i]
-		}
-		row := sc.q[i*d : i*d+d]
-		for k := range row {
-			row[k] = dot(tr[k], rec)
-		}
-	}
-	kernel.QueryNorms(sc.qn, sc.q, nq, d)
 	// Stride, not Pad: rows exactly a power of two apart would share L1 sets.
 	sc.stride = kernel.Stride(nr)
 	sc.r = make([]float64, d*sc.stride)
 	sc.rn = make([]float64, sc.stride)
-	for j := 0; j < nr; j++ {
-		for a := range rec {
-			rec[a] = refs[a][j]
-		}
-		for k := 0; k < d; k++ {
-			sc.r[k*sc.stride+j] = dot(tr[k], rec)
-		}
-	}
-	kernel.RefNorms(sc.rn, sc.r, d, sc.stride, nr)
 	// Row-major copy for the direct re-check: one or two cache lines per candidate
 	// instead of d.
 	sc.rT = make([]float64, nr*d)
-	for j := 0; j < nr; j++ {
-		for k := 0; k < d; k++ {
-			sc.rT[j*d+k] = sc.r[k*sc.stride+j]
-		}
-	}
+	// Transforming both files is the only work of Search that is not per query block; it
+	// is split over the threads too (every record on its own, so the result does not
+	// depend on the split).
+	sc.parallel(nq+nr, 1024, func() func(lo, hi int) {
+		return func(lo, hi int) { sc.transform(queries, refs, tr, lo, hi) }
+	})
+	kernel.RefNorms(sc.rn, sc.r, d, sc.stride, nr)
 	sc.rnMax = make([]float64, (nr+refBlock-1)/refBlock)
 	for j := 0; j < nr; j++ {
 		b := j / refBlock
 		sc.rnMax[b] = math.Max(sc.rnMax[b], sc.rn[j])
+		if sc.rn[j] > sc.rnAll { // not math.Max: a NaN norm only disables its own block, as in scanBlock
+			sc.rnAll = sc.rn[j]
+		}
+	}
+}
+
+// transform computes the transformed records lo ≤ x < hi of the queries (x < nq) and
+// references (x − nq) into sc.q, sc.qn, sc.r and sc.rT.
+func (sc *scanner) transform(queries, refs, tr [][]float64, lo, hi int) {
+	d, nq := sc.d, len(sc.qn)
+	if lo < nq {
+		end := min(hi, nq)
+		transformRows(sc.q, queries, tr, lo, end)
+		kernel.QueryNorms(sc.qn[lo:end], sc.q[lo*d:end*d], end-lo, d)
+		lo = end
+	}
+	if lo < hi {
+		lo, hi = lo-nq, hi-nq
+		transformRows(sc.rT, refs, tr, lo, hi)
+		for k := range d {
+			col := sc.r[k*sc.stride:]
+			for j := lo; j < hi; j++ {
+				col[j] = sc.rT[j*d+k]
+			}
+		}
+	}
+}
+
+// transformRows sets dst[i*d+k] = Σ_a tr[k][a]·cols[a][i] for lo ≤ i < hi, each sum taken
+// in attribute order from zero (a dot product of row k of T with the record). Four
+// records go together, so that four sums advance at once instead of one chain of
+// dependent additions.
+func transformRows(dst []float64, cols, tr [][]float64, lo, hi int) {
+	d := len(tr)
+	i := lo
+	for ; i+4 <= hi; i += 4 {
+		for k, row := range tr {
+			var s0, s1, s2, s3 float64
+			for a, t := range row {
+				c := cols[a][i : i+4 : i+4]
+				s0 += t * c[0]
+				s1 += t * c[1]
+				s2 += t * c[2]
+				s3 += t * c[3]
+			}
+			dst[i*d+k], dst[(i+1)*d+k], dst[(i+2)*d+k], dst[(i+3)*d+k] = s0, s1, s2, s3
+		}
+	}
+	for ; i < hi; i++ {
+		for k, row := range tr {
+			s := 0.0
+			for a, t := range row {
+				s += t * cols[a][i]
+			}
+			dst[i*d+k] = s
+		}
 	}
 }
 
@@ -218,14 +260,6 @@ func (sc *scanner) preparePairwise(queries, refs [][]float64, op Operator) {
 	sc.nr = nr
 	sc.qRows = rowMajor(queries, nq, m)
 	sc.rRows = rowMajor(refs, nr, m)
-}
-
-func dot(x, y []float64) float64 {
-	s := 0.0
-	for i, v := range x {
-		s += v * y[i]
-	}
-	return s
 }
 
 func rowMajor(cols [][]float64, n, m int) []float64 {
@@ -242,35 +276,45 @@ func rowMajor(cols [][]float64, n, m int) []float64 {
 // query's result depends only on that query, so the output is the same for any order.
 func (sc *scanner) run(nq, nr int) []QueryResult {
 	results := make([]QueryResult, nq)
+	sc.parallel(nq, queryBlock, func() func(lo, hi int) {
+		ws := newWorkspace(sc)
+		return func(lo, hi int) {
+			ws.block(results, lo, hi)
+			if sc.settings.Progress != nil {
+				sc.settings.Progress(hi - lo)
+			}
+		}
+	})
+	return results
+}
+
+// parallel splits [0, n) into chunks of the given size taken in any order by
+// Settings.Threads goroutines, each of which calls worker once for its function of a chunk
+// (so that it can own scratch memory).
+func (sc *scanner) parallel(n, chunk int, worker func() func(lo, hi int)) {
 	threads := sc.settings.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	blocks := (nq + queryBlock - 1) / queryBlock
-	threads = max(1, min(threads, blocks))
+	chunks := (n + chunk - 1) / chunk
+	threads = max(1, min(threads, chunks))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := 0; w < threads; w++ {
+	for range threads {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ws := newWorkspace(sc)
+			f := worker()
 			for {
-				b := int(next.Add(1)) - 1
-				if b >= blocks {
+				c := int(next.Add(1)) - 1
+				if c >= chunks {
 					return
 				}
-				lo := b * queryBlock
-				hi := min(lo+queryBlock, nq)
-				ws.block(results, lo, hi)
-				if sc.settings.Progress != nil {
-					sc.settings.Progress(hi - lo)
-				}
+				f(c*chunk, min(c*chunk+chunk, n))
 			}
 		}()
 	}
 	wg.Wait()
-	return results
 }
 
 // workspace is one goroutine's scratch memory; nothing is allocated per pair.
@@ -278,6 +322,8 @@ type workspace struct {
 	sc    *scanner
 	out   []float64
 	state [queryBlock]queryState
+	lim   [queryBlock]float64 // the kernel's row limit of each query of the block (see setLimit)
+	hits  [queryBlock]uint64  // the kernel's hit masks of the current reference block
 }
 
 func newWorkspace(sc *scanner) *workspace {
@@ -425,21 +471,53 @@ func (ws *workspace) block(results []QueryResult, lo, hi int) {
 	}
 	nq := hi - lo
 	d := sc.d
+	for qi := 0; qi < nq; qi++ {
+		ws.setLimit(qi, lo+qi)
+	}
 	for j0 := 0; j0 < sc.nr; j0 += refBlock {
 		n := min(refBlock, sc.nr-j0)
 		stride := kernel.Pad(n)
 		if sc.generic {
-			kernel.Generic(ws.out, stride, sc.q[lo*d:hi*d], sc.qn[lo:hi], nq, d, sc.r[j0:], sc.rn[j0:], sc.stride, n)
+			kernel.GenericFiltered(ws.out, stride, sc.q[lo*d:hi*d], sc.qn[lo:hi], nq, d, sc.r[j0:], sc.rn[j0:], sc.stride, n, ws.lim[:nq], ws.hits[:nq])
 		} else {
-			kernel.SquaredExpanded(ws.out, stride, sc.q[lo*d:hi*d], sc.qn[lo:hi], nq, d, sc.r[j0:], sc.rn[j0:], sc.stride, n)
+			kernel.SquaredFiltered(ws.out, stride, sc.q[lo*d:hi*d], sc.qn[lo:hi], nq, d, sc.r[j0:], sc.rn[j0:], sc.stride, n, ws.lim[:nq], ws.hits[:nq])
 		}
-		for qi := 0; qi < nq; qi++ {
-			ws.scanBlock(&ws.state[qi], lo+qi, ws.out[qi*stride:qi*stride+n], j0)
+		for qi, h := range ws.hits[:nq] {
+			if h == 0 {
+				continue // nothing in the block is at most the query's limit
+			}
+			st := &ws.state[qi]
+			ws.scanBlock(st, lo+qi, ws.out[qi*stride:qi*stride+n], j0, h)
+			ws.setLimit(qi, lo+qi)
 		}
 	}
 	for qi := 0; qi < nq; qi++ {
 		ws.state[qi].finish()
 	}
+}
+
+// setLimit sets the kernel's row limit of query i (the qi-th of the block) from its
+// current state.
+func (ws *workspace) setLimit(qi, i int) {
+	ws.lim[qi] = kernel.RowLimit(ws.sc.qn[i], ws.filterLimit(&ws.state[qi], i))
+}
+
+// filterLimit is the limit the kernel filters query i's distances with: every
+// approximate distance that scanBlock would visit (or count in the rank-only band) now or
+// later is at most it. It is scanBlock's limit + slack with the error bound of the
+// largest reference norm of all blocks; scanBlock's limit only decreases as the query's
+// state improves (the best distance and the worst of the top k only decrease) and its
+// band lies below its limit, so a block with nothing at most filterLimit needs no scan.
+func (ws *workspace) filterLimit(st *queryState, i int) float64 {
+	bestUpper := st.best
+	if st.hasTrue && st.trueD < bestUpper {
+		bestUpper = st.trueD
+	}
+	if math.IsInf(bestUpper, 1) {
+		return math.Inf(1) // scanBlock takes the block minimum: the kernel must keep all
+	}
+	sc := ws.sc
+	return directSlack(st.threshold(bestUpper)) + kernel.ErrorBound(sc.qn[i], sc.rnAll, sc.d)
 }
 
 // scanBlock re-evaluates exactly the candidates of one reference block whose approximate
@@ -448,7 +526,11 @@ func (ws *workspace) block(results []QueryResult, lo, hi int) {
 // candidate that is certainly closer than the true partner and certainly not among the
 // best, tied, top-k or closer candidates only counts towards the true partner's rank: its
 // exact distance cannot change anything.
-func (ws *workspace) scanBlock(st *queryState, i int, approx []float64, j0 int) {
+//
+// Only the groups of references whose bit is set in hits (see kernel.SquaredFiltered)
+// were written and are read: every entry of the other groups is above the query's
+// filterLimit, hence above the limit and the band here.
+func (ws *workspace) scanBlock(st *queryState, i int, approx []float64, j0 int, hits uint64) {
 	sc := ws.sc
 	slack := kernel.ErrorBound(sc.qn[i], sc.rnMax[j0/refBlock], sc.d)
 	bestUpper := st.best // an upper bound on the final best distance
@@ -457,33 +539,48 @@ func (ws *workspace) scanBlock(st *queryState, i int, approx []float64, j0 int) 
 	}
 	if math.IsInf(bestUpper, 1) {
 		minA := math.Inf(1)
-		for _, a := range approx {
-			if a < minA {
-				minA = a
+		for h := hits; h != 0; h &= h - 1 {
+			g := bits.TrailingZeros64(h) * kernel.Group
+			for _, a := range approx[g:min(g+kernel.Group, len(approx))] {
+				if a < minA {
+					minA = a
+				}
 			}
 		}
 		bestUpper = minA + slack
 	}
 	limit := directSlack(st.threshold(bestUpper))
 	below, above := st.rankOnlyBand(bestUpper, slack)
-	// Count the rank-only candidates in bulk. The band only widens as the best distance
-	// improves, so what it holds now stays rank-only; visit everything else one by one.
-	bandLo, bandHi := above, below
-	next := func(from int) int { return from + kernel.FirstAtMost(approx[from:], limit+slack) }
-	if bandLo < bandHi { // the usual case of a well-linked record has an empty band: one pass
-		st.res.TrueRank += kernel.CountBetween(approx, bandLo, bandHi)
-		next = func(from int) int { return from + kernel.FirstNotBetween(approx[from:], bandLo, bandHi, limit+slack) }
-	}
-	for j := next(0); j < len(approx); j = next(j + 1) {
-		a := approx[j]
-		if a < below && a > above { // in the band as it has widened since
-			st.res.TrueRank++
-			continue
+	for ; hits != 0; hits &= hits - 1 {
+		g := bits.TrailingZeros64(hits) * kernel.Group
+		seg := approx[g:min(g+kernel.Group, len(approx))]
+		// Count the rank-only candidates in bulk. The band only widens as the best
+		// distance improves, so what it holds now stays rank-only; visit everything else
+		// one by one.
+		bandLo, bandHi := above, below
+		inBand := bandLo < bandHi // the usual case of a well-linked record has an empty band
+		if inBand {
+			st.res.TrueRank += kernel.CountBetween(seg, bandLo, bandHi)
 		}
-		st.consider(j0+j, sc.exact(i, j0+j))
-		bestUpper = math.Min(bestUpper, st.best)
-		limit = directSlack(st.threshold(bestUpper))
-		below, above = st.rankOnlyBand(bestUpper, slack)
+		for j := 0; ; j++ {
+			if inBand {
+				j += kernel.FirstNotBetween(seg[j:], bandLo, bandHi, limit+slack)
+			} else {
+				j += kernel.FirstAtMost(seg[j:], limit+slack)
+			}
+			if j >= len(seg) {
+				break
+			}
+			a := seg[j]
+			if a < below && a > above { // in the band as it has widened since
+				st.res.TrueRank++
+				continue
+			}
+			st.consider(j0+g+j, sc.exact(i, j0+g+j))
+			bestUpper = math.Min(bestUpper, st.best)
+			limit = directSlack(st.threshold(bestUpper))
+			below, above = st.rankOnlyBand(bestUpper, slack)
+		}
 	}
 }
 

@@ -279,3 +279,118 @@ func BenchmarkSearchEuclidean(b *testing.B) {
 		})
 	}
 }
+
+// TestSearchFilteredBlocks exercises the kernel's per-query filter across many reference
+// blocks: without truth (the first block is kept whole, later ones only near the best),
+// with a large common offset (the filter limit must leave room for the kernel's error),
+// with duplicated references (exact ties spread over blocks), and checks every field
+// against brute force and the portable kernel against the accelerated one.
+func TestSearchFilteredBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 40))
+	const m, nq, nr = 4, 150, 3*refBlock + 37
+	q, r, truth := searchData(rng, nq, nr, m)
+	// Copies of a few references in later blocks: ties across blocks.
+	for j := 0; j < 40; j++ {
+		src, dst := j, refBlock+5+j*25
+		for k := range r {
+			r[k][dst] = r[k][src]
+		}
+	}
+	off := make([][]float64, m)
+	offQ := make([][]float64, m)
+	for k := range r {
+		off[k] = make([]float64, nr)
+		offQ[k] = make([]float64, nq)
+		for j := range off[k] {
+			off[k][j] = 1e5 + r[k][j]
+		}
+		for i := range offQ[k] {
+			offQ[k][i] = 1e5 + q[k][i]
+		}
+	}
+	op := NewEuclidean(m)
+	for _, c := range []struct {
+		name  string
+		q, r  [][]float64
+		truth []int
+		s     Settings
+	}{
+		{"no truth", q, r, nil, Settings{}},
+		{"no truth, top 3", q, r, nil, Settings{TopK: 3}},
+		{"truth", q, r, truth, Settings{}},
+		{"truth, closer", q, r, truth, Settings{Closer: true, Margin: 0.1}},
+		{"offset, no truth", offQ, off, nil, Settings{}},
+		{"offset, truth, top 2", offQ, off, truth, Settings{TopK: 2}},
+	} {
+		tr := c.truth
+		if tr == nil {
+			tr = make([]int, nq)
+			for i := range tr {
+				tr[i] = -1
+			}
+		}
+		want := bruteForce(c.q, c.r, tr, op, c.s.TopK, c.s.Margin)
+		if !c.s.Closer {
+			for i := range want {
+				want[i].Closer = nil
+			}
+		}
+		var first []QueryResult
+		for _, generic := range []bool{true, false} {
+			s := c.s
+			s.Generic, s.Threads = generic, 3
+			got, err := Search(c.q, c.r, c.truth, op, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first = got
+			} else if !reflect.DeepEqual(first, got) {
+				t.Errorf("%s: accelerated results differ from the portable kernel's", c.name)
+			}
+			for i := range want {
+				if c.s.TopK == 0 {
+					want[i].TopK = nil
+				}
+				if msg := compareResult(&want[i], &got[i]); msg != "" {
+					t.Errorf("%s generic=%v: query %d: %s", c.name, generic, i, msg)
+					break
+				}
+			}
+		}
+	}
+}
+
+// TestTransformSumOrder: the transformed records are, bit for bit, the dot products of
+// T's rows with the record summed in attribute order from zero (the order the row-wise
+// loop of earlier versions used), for both files and each embedded operator.
+func TestTransformSumOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	const m, nq, nr = 9, 3000, 2500 // more than one chunk of the parallel transform
+	q, r, _ := searchData(rng, nq, nr, m)
+	for _, op := range testOperators(t, rng, m)[:3] {
+		T := op.(Embedder).Transform()
+		sc := scanner{settings: Settings{Threads: 3}}
+		sc.prepareEmbedded(q, r, T)
+		d, _ := T.Dims()
+		want := func(x [][]float64, i, k int) float64 {
+			s := 0.0
+			for a := range m {
+				s += T.At(k, a) * x[a][i]
+			}
+			return s
+		}
+		for k := range d {
+			for i := range nq {
+				if w := want(q, i, k); w != sc.q[i*d+k] {
+					t.Fatalf("%s: query %d attribute %d: %v, want %v", op.Name(), i, k, sc.q[i*d+k], w)
+				}
+			}
+			for j := range nr {
+				if w := want(r, j, k); w != sc.r[k*sc.stride+j] || w != sc.rT[j*d+k] {
+					t.Fatalf("%s: reference %d attribute %d: %v / %v, want %v", op.Name(), j, k, sc.r[k*sc.stride+j], sc.rT[j*d+k], w)
+				}
+			}
+		}
+	}
+}

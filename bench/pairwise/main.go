@@ -288,8 +288,11 @@ func pairs(n, m int) float64 { return float64(n) * float64(m) }
 const noisyCores = 0.1
 
 // minLoadSecs is the shortest run over which the other processes' load is measured
-// (/proc/stat counts in 10 ms ticks per core).
-const minLoadSecs = 0.2
+// (/proc/stat counts in 10 ms ticks per core, so over 0.1 s the load is known to about
+// 0.1 core per core). It was 0.2 s, which left the N = 20,000 searches (0.14 s since the
+// kernel filters in registers) without a load figure and so without the extra runs that
+// a disturbed best run calls for.
+const minLoadSecs = 0.1
 
 // timing is the best of several timed runs and the other processes' load during it.
 type timing struct {

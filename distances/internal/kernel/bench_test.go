@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -71,6 +72,65 @@ func BenchmarkSquaredExpanded(b *testing.B) {
 					// d FMAs per pair, 8 pairs per zmm FMA, p zmm FMA per ns.
 					b.ReportMetric(100*float64(d)/8/p/nsPair, "%measured-peak")
 				}
+			})
+		}
+	}
+}
+
+// BenchmarkSearchPattern runs the kernels the way the scanner of package distances does:
+// one block of nq queries against all of n references (column-major with a Stride), in
+// reference blocks of blk, the filtered kernel with limits that keep nothing (the usual
+// case once a query's nearest neighbour has been seen).
+func BenchmarkSearchPattern(b *testing.B) {
+	const d, n = 13, 20000
+	rng := rand.New(rand.NewPCG(2, 2))
+	for _, sz := range []struct{ nq, blk int }{{64, 504}, {128, 504}, {64, 1008}, {64, 1536}} {
+		qs, rs := datasets[0].gen(rng, d, sz.nq, n)
+		all := newBlock(qs, rs, d, Stride(n), 0)
+		out := make([]float64, sz.nq*Pad(sz.blk))
+		lim := make([]float64, sz.nq)
+		for i := range lim {
+			lim[i] = RowLimit(all.qn[i], -1)
+		}
+		for _, filtered := range []bool{false, true} {
+			name := fmt.Sprintf("%s/filtered=%v/nq=%d/blk=%d", Implementation(), filtered, sz.nq, sz.blk)
+			pass := func(out []float64, hits []uint64) {
+				for j0 := 0; j0 < n; j0 += sz.blk {
+					m := min(sz.blk, n-j0)
+					if filtered {
+						SquaredFiltered(out, Pad(m), all.q, all.qn, sz.nq, d, all.r[j0:], all.rn[j0:], all.stride, m, lim, hits)
+					} else {
+						SquaredExpanded(out, Pad(m), all.q, all.qn, sz.nq, d, all.r[j0:], all.rn[j0:], all.stride, m)
+					}
+				}
+			}
+			b.Run(name, func(b *testing.B) {
+				hits := make([]uint64, sz.nq)
+				for b.Loop() {
+					pass(out, hits)
+				}
+				nsPair := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / float64(sz.nq*n)
+				b.ReportMetric(nsPair, "ns/pair")
+				if p := measuredPeak(); p > 0 {
+					b.ReportMetric(100*float64(d)/8/p/nsPair, "%measured-peak")
+				}
+			})
+			// The same on every core at once, each with its own output (as the scanner's
+			// threads): ns per pair and thread, to compare with one thread.
+			b.Run(name+"/all-cores", func(b *testing.B) {
+				threads := runtime.GOMAXPROCS(0)
+				for b.Loop() {
+					var wg sync.WaitGroup
+					for range threads {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							pass(make([]float64, len(out)), make([]uint64, sz.nq))
+						}()
+					}
+					wg.Wait()
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(sz.nq*n), "ns/pair/thread")
 			})
 		}
 	}

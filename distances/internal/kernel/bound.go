@@ -11,8 +11,9 @@ const boundSlack = 2
 //
 //	|SquaredExpanded(q, r) − Σ_k (q_k − r_k)²| ≤ B = 2·(2d + 3)·u·(qn + rn) + (4d + 4)·2⁻¹⁰⁷⁴
 //
-// for every implementation, with u = 2⁻⁵³, provided no intermediate overflows. B is
-// increasing in qn and rn, so a bound for a whole block follows from its largest norms.
+// and likewise for the entries SquaredFiltered writes, for every implementation, with
+// u = 2⁻⁵³, provided no intermediate overflows. B is increasing in qn and rn, so a bound
+// for a whole block follows from its largest norms.
 //
 // Derivation (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., §3.1;
 // γ_m = m·u/(1 − m·u); hats denote exact values, Ŝ = q̂n + r̂n, S = qn + rn):
@@ -30,8 +31,15 @@ const boundSlack = 2
 //     is the error accumulated in steps 1–3 and D̂ = |q − r|² ≤ (|q| + |r|)² ≤ 2Ŝ.
 //
 // In total |result − D̂| ≤ (1 + u)·E + 2u·Ŝ ≤ [(1 + u)(2γ_d/(1 − γ_d) + u) + 2u/(1 − γ_d)]·S
-// = (2d + 3)·u·S·(1 + O(d·u)). The O(d·u) term is below 2⁻³⁰ for any d < 2²⁰, so the
-// factor 2 (boundSlack) covers it with room to spare without loosening the bound
+// = (2d + 3)·u·S·(1 + O(d·u)).
+//
+// SquaredFiltered adds in the other order, qn + fl(rn − 2p): steps 3–4 become the rounding
+// of t = rn − 2p, at most u·(rn + 2|p|) ≤ 2u·Ŝ·(1 + γ_d) (by step 2, 2|p| ≤ Ŝ·(1 + γ_d)),
+// and of qn + t, at most u·(D̂ + E') with E' = 2γ_d·Ŝ + 2u·Ŝ·(1 + γ_d): in total
+// (2d + 4)·u·S·(1 + O(d·u)), which the same bound covers (2·(2d + 3) ≥ 2d + 4).
+//
+// The O(d·u) term is below 2⁻³⁰ for any d < 2²⁰, so the factor 2 (boundSlack) covers it
+// with room to spare without loosening the bound
 // materially: the scanner only re-checks candidates within B of the best, and for
 // standardised data (q̂n, r̂n ≈ d) B is ~10⁻¹³, i.e. it only catches near-ties. Gradual
 // underflow adds an absolute error of at most 2⁻¹⁰⁷⁵ per product (3d of them, the dot

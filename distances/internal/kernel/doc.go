@@ -32,6 +32,22 @@
 // covers them all; any two agree within twice the bound. For unit-scale data the bound is
 // ~10⁻¹⁴·(qn + rn); the errors observed in the tests use ~7% of it.
 //
+// # Filtering
+//
+// The scanner needs, of each block, only the few entries of each query that are near its
+// best distance so far. SquaredFiltered takes a limit per query (as a row limit from
+// RowLimit) and returns a bit per group of 24 references (Group, one register tile
+// wide) that has an entry at most the limit, writing only those groups. The AVX-512
+// implementation ("squaredFilteredAVX512", same 8×3 tile) forms t = rn − 2·dot with one
+// FMA into each accumulator, compares it with the row limit (one VCMPPD per vector, the
+// three of a tile row chained through the opmask), and only for a row with a hit adds
+// qn and stores; the next tile's reference rows are prefetched while the current one
+// runs over the query blocks. So a row without candidates costs 2 vector operations per
+// 8 pairs beside the 13 FMAs, against the unfiltered kernel's add and FMA plus a store
+// of every distance (and the scanner's read of it). Other implementations run their
+// unfiltered kernel on zero norms (which yields t exactly) and add qn and compute the
+// masks after.
+//
 // # Implementations
 //
 // SquaredExpanded dispatches, once at init, to the fastest implementation the CPU has
@@ -66,6 +82,12 @@
 //	avx512, d = 5 / d = 20                     0.28 / 0.65  55% / 96%
 //	avx2 (4×2 ymm tile)                        0.82–0.87   47% (94% of a ymm FMA limit)
 //	generic (2×2, pointer walk)                5–5.8       7%
+//
+// In the scanner's access pattern (BenchmarkSearchPattern: 64 queries against 20,000
+// references in blocks of 504, one core), the unfiltered kernel took 0.45–0.47 ns/pair
+// and the filtered one, with limits that keep nothing, 0.47–0.50 ns/pair (the lowest of
+// interleaved runs in the quieter moments of a busy day), while sparing the scanner the
+// read of every distance.
 //
 // and the alternatives tried on the way:
 //

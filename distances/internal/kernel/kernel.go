@@ -1,6 +1,9 @@
 package kernel
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Lanes is the granularity of the reference layout: strides are multiples of Lanes, so
 // that a vector of Lanes float64 (one 512-bit register) can always be loaded from a
@@ -89,6 +92,162 @@ func Generic(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []f
 	generic(out, outStride, q, qn, nq, d, r, rn, stride, n)
 }
 
+// Group is the number of references per bit of SquaredFiltered's hit masks: bit g of a
+// mask stands for the references g·Group ≤ j < (g+1)·Group. It is the width of the
+// AVX-512 register tile, so that the kernel finishes and stores or skips a tile row as a
+// whole.
+const Group = 24
+
+// MaxFiltered is the largest reference block SquaredFiltered takes: one bit per group in
+// a uint64.
+const MaxFiltered = 64 * Group
+
+// SquaredFiltered is SquaredExpanded for a caller that only wants the entries of each
+// query below a limit. It evaluates
+//
+//	t[i,j] = rn[j] − 2·Σ_k q[i*d+k]·r[k*stride+j]      (rounded once after the dot product)
+//	out[i*outStride+j] = qn[i] + t[i,j]
+//
+// (the dot product accumulated as in SquaredExpanded; qn is added last, which the error
+// bound covers as well, see ErrorBound). For i < nq it sets hits[i] to the mask whose bit
+// g is set exactly when some entry j of group g (see Group) has t[i,j] ≤ rlim[i] (never
+// for NaN), and writes every entry of every group whose bit is set; the entries of the
+// other groups may or may not be written. With rlim[i] = RowLimit(qn[i], lim), bit g is
+// set exactly when some entry of group g has out ≤ lim. n ≤ MaxFiltered, len(rlim) ≥ nq
+// and len(hits) ≥ nq; other sizes as for SquaredExpanded.
+//
+// The distances of a block of the scanner of package distances are mostly far above every
+// query's limit: the AVX-512 implementation compares each tile row with the limit while
+// it is still in registers and then neither finishes nor stores it, nor leaves the caller
+// anything to scan. Other implementations write the whole block and compute the masks
+// after.
+func SquaredFiltered(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int, rlim []float64, hits []uint64) {
+	if !checkFiltered(out, outStride, q, qn, nq, d, r, rn, stride, n, rlim, hits) {
+		return
+	}
+	impl.filtered(out, outStride, q, qn, nq, d, r, rn, stride, n, rlim, hits)
+}
+
+// GenericFiltered is SquaredFiltered forced onto the portable implementation.
+func GenericFiltered(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int, rlim []float64, hits []uint64) {
+	if !checkFiltered(out, outStride, q, qn, nq, d, r, rn, stride, n, rlim, hits) {
+		return
+	}
+	filterAfter(generic)(out, outStride, q, qn, nq, d, r, rn, stride, n, rlim, hits)
+}
+
+// RowLimit returns the largest float64 t such that qn + t, rounded to float64, is ≤ lim:
+// then qn + t ≤ lim exactly when t ≤ RowLimit(qn, lim), which lets SquaredFiltered test an
+// entry before adding qn. It returns NaN when no t qualifies (lim or qn NaN, or qn = +Inf
+// with a finite lim) and +Inf for lim = +Inf. qn is meant to be a norm (finite, ≥ 0).
+func RowLimit(qn, lim float64) float64 {
+	switch {
+	case math.IsNaN(lim) || math.IsNaN(qn):
+		return math.NaN()
+	case math.IsInf(lim, 1):
+		return lim
+	case math.IsInf(qn, 0):
+		return math.NaN()
+	}
+	// fl(qn + t) is non-decreasing in t, so the answer is where the predicate turns false
+	// in the order of float64 values; fl(lim − qn) is usually it or next to it, but can be
+	// many units in the last place away when qn + t cancels (|t| ≪ qn): search from it with
+	// doubling steps, then bisect. t = −Inf always qualifies and +Inf never does.
+	ok := func(k int64) bool { return qn+fromOrdered(k) <= lim }
+	// gap is hi − lo for lo < hi; it can exceed math.MaxInt64 (from −Inf to +Inf).
+	gap := func(lo, hi int64) uint64 { return uint64(hi) - uint64(lo) }
+	lo, hi := toOrdered(math.Inf(-1)), toOrdered(math.Inf(1)) // ok(lo), !ok(hi)
+	k := toOrdered(lim - qn)
+	if ok(k) {
+		lo = k
+		for step := uint64(1); gap(lo, hi) > 1; step *= 2 {
+			next := lo + int64(min(step, gap(lo, hi)-1))
+			if !ok(next) {
+				hi = next
+				break
+			}
+			lo = next
+		}
+	} else {
+		hi = k
+		for step := uint64(1); gap(lo, hi) > 1; step *= 2 {
+			next := hi - int64(min(step, gap(lo, hi)-1))
+			if ok(next) {
+				lo = next
+				break
+			}
+			hi = next
+		}
+	}
+	for gap(lo, hi) > 1 {
+		mid := lo + int64(gap(lo, hi)/2)
+		if ok(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return fromOrdered(lo)
+}
+
+// toOrdered maps float64 values (not NaN) to integers in the same order (−0 and +0 to 0);
+// fromOrdered is its inverse.
+func toOrdered(x float64) int64 {
+	b := int64(math.Float64bits(x))
+	if b < 0 {
+		b = math.MinInt64 - b
+	}
+	return b
+}
+
+func fromOrdered(k int64) float64 {
+	if k < 0 {
+		k = math.MinInt64 - k
+	}
+	return math.Float64frombits(uint64(k))
+}
+
+func checkFiltered(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int, rlim []float64, hits []uint64) bool {
+	if n > MaxFiltered {
+		panic(fmt.Sprintf("kernel: SquaredFiltered: n=%d > MaxFiltered=%d", n, MaxFiltered))
+	}
+	if nq > 0 && (len(rlim) < nq || len(hits) < nq) {
+		panic(fmt.Sprintf("kernel: SquaredFiltered: len(rlim)=%d, len(hits)=%d < nq=%d", len(rlim), len(hits), nq))
+	}
+	if !check(out, outStride, q, qn, nq, d, r, rn, stride, n) {
+		if nq > 0 {
+			clear(hits[:nq])
+		}
+		return false
+	}
+	clear(hits[:nq])
+	return true
+}
+
+// filterAfter makes a filtered kernel of an unfiltered one: run on norms qn of zero, an
+// unfiltered kernel writes (0 + rn) − 2·dot = t exactly; the masks come from t, then qn is
+// added. hits[:nq] is zero on entry.
+func filterAfter(fn kernelFunc) filteredFunc {
+	return func(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int, rlim []float64, hits []uint64) {
+		var zero [64]float64
+		for c := 0; c < nq; c += len(zero) {
+			m := min(len(zero), nq-c)
+			fn(out[c*outStride:], outStride, q[c*d:], zero[:m], m, d, r, rn, stride, n)
+		}
+		for i := range nq {
+			row, l, qi := out[i*outStride:i*outStride+n], rlim[i], qn[i]
+			var mask uint64
+			for j, t := range row {
+				if t <= l {
+					mask |= 1 << (j / Group)
+				}
+				row[j] = qi + t
+			}
+			hits[i] = mask
+		}
+	}
+}
+
 // Accelerated reports whether SquaredExpanded runs an assembly implementation.
 func Accelerated() bool { return impl.name != "generic" }
 
@@ -98,9 +257,12 @@ func Implementation() string { return impl.name }
 
 type kernelFunc func(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int)
 
+type filteredFunc func(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int, rlim []float64, hits []uint64)
+
 type implementation struct {
 	name            string
 	fn              kernelFunc
+	filtered        filteredFunc
 	first           func(x []float64, limit float64) int
 	between         func(x []float64, lo, hi float64) int
 	firstNotBetween func(x []float64, lo, hi, limit float64) int
@@ -110,7 +272,7 @@ type implementation struct {
 // variable: set once by the architecture file's init from CPU feature detection (before
 // any other code of the package can run) and never written again, so reading it needs no
 // synchronisation.
-var impl = implementation{"generic", generic, firstAtMostGeneric, countBetweenGeneric, firstNotBetweenGeneric}
+var impl = implementation{"generic", generic, filterAfter(generic), firstAtMostGeneric, countBetweenGeneric, firstNotBetweenGeneric}
 
 // check validates the sizes (panicking on inconsistent ones) and reports whether there is
 // anything to compute.

@@ -15,7 +15,7 @@ import (
 // only write to impl.
 func init() {
 	if c := accelerated(); len(c) > 0 {
-		impl.name, impl.fn = c[0].name, c[0].fn
+		impl.name, impl.fn, impl.filtered = c[0].name, c[0].fn, c[0].filtered
 	}
 	if cpu.X86.HasAVX512F {
 		impl.first = firstAtMostAVX512
@@ -28,10 +28,11 @@ func init() {
 func accelerated() []implementation {
 	var list []implementation
 	if cpu.X86.HasAVX512F {
-		list = append(list, implementation{"avx512", asmKernel(squaredAVX512), nil, nil, nil})
+		list = append(list, implementation{name: "avx512", fn: asmKernel(squaredAVX512), filtered: asmFiltered(squaredFilteredAVX512)})
 	}
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
-		list = append(list, implementation{"avx2", asmKernel(squaredAVX2), nil, nil, nil})
+		fn := asmKernel(squaredAVX2)
+		list = append(list, implementation{name: "avx2", fn: fn, filtered: filterAfter(fn)})
 	}
 	return list
 }
@@ -44,5 +45,14 @@ func asmKernel(f func(out *float64, outStride int, q, qn *float64, nq, d int, r,
 	return func(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int) {
 		f(unsafe.SliceData(out), outStride, unsafe.SliceData(q), unsafe.SliceData(qn), nq, d,
 			unsafe.SliceData(r), unsafe.SliceData(rn), stride, n)
+	}
+}
+
+// asmFiltered adapts a generated filtered kernel to the slice signature (sizes checked and
+// hits[:nq] zeroed by the caller).
+func asmFiltered(f func(out *float64, outStride int, q, qn *float64, nq, d int, r, rn *float64, stride, n int, rlim *float64, hits *uint64)) filteredFunc {
+	return func(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int, rlim []float64, hits []uint64) {
+		f(unsafe.SliceData(out), outStride, unsafe.SliceData(q), unsafe.SliceData(qn), nq, d,
+			unsafe.SliceData(r), unsafe.SliceData(rn), stride, n, unsafe.SliceData(rlim), unsafe.SliceData(hits))
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 // implementations lists Generic and every assembly kernel this CPU can run.
 func implementations() []implementation {
-	return append([]implementation{{"generic", Generic, nil, nil, nil}}, accelerated()...)
+	return append([]implementation{{name: "generic", fn: Generic, filtered: GenericFiltered}}, accelerated()...)
 }
 
 // block is one query block and one reference block in the kernel's layouts.
