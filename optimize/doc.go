@@ -18,8 +18,9 @@
 // trace 1, kept PSD by eigenvector cuts vᵀWv ≥ 0 added when an LP point has a negative
 // eigenvalue (Abril, Torra & Navarro-Arribas, Information Fusion 26, 2015); a normalised
 // monotone fuzzy measure, its monotonicity rows added when violated (Abril,
-// Navarro-Arribas & Torra, Annals of Operations Research 195, 2012). Each family is a
-// space (space.go); the search below is the same for all. N − Σ K_i records are linked with margin
+// Navarro-Arribas & Torra, Annals of Operations Research 195, 2012); for more attributes,
+// a 2-additive measure in Möbius form (Grabisch 1997), monotone by m linear rows over aux
+// columns. Each family is a space (space.go); the search below is the same for all. N − Σ K_i records are linked with margin
 // ≥ ε. The full model has N(M−1) rows and is never built (it can be exported as MPS for
 // external solvers):
 //

@@ -35,6 +35,8 @@ func TestFamiliesAgainstCBC(t *testing.T) {
 		{"mdav_k3", 30, 6, Choquet},
 		{"noise_additive_10", 30, 6, Choquet},
 		{"mdav_k3", 60, 5, Choquet},
+		{"mdav_k3", 30, 6, Choquet2},
+		{"noise_correlated_50", 20, 13, Choquet2},
 		{"mdav_k3", 30, 0, Bilinear},
 		{"noise_additive_10", 30, 0, Bilinear},
 		{"mdav_k5", 30, 0, Bilinear},
@@ -85,7 +87,7 @@ func TestHierarchy(t *testing.T) {
 	p := census(t, "rankswap_p15", 40)
 	p.Queries, p.Refs = p.Queries[:5], p.Refs[:5]
 	results := map[Family]Result{}
-	for _, f := range []Family{WM, OWA, Bilinear, Choquet} {
+	for _, f := range []Family{WM, OWA, Bilinear, Choquet2, Choquet} {
 		p.Family = f
 		var warm [][]float64
 		for _, g := range f.Lower() {
@@ -117,12 +119,12 @@ func TestHierarchy(t *testing.T) {
 		results[f] = res
 		t.Logf("%v: %d links (Euclidean %d)", f, res.CorrectLinks, res.EuclideanLinks)
 	}
-	all := []Result{results[WM], results[OWA], results[Bilinear], results[Choquet]}
+	all := []Result{results[WM], results[OWA], results[Bilinear], results[Choquet2], results[Choquet]}
 	if err := CheckHierarchy(all); err != nil {
 		t.Error(err)
 	}
-	if c, wm, owa := results[Choquet].CorrectLinks, results[WM].CorrectLinks, results[OWA].CorrectLinks; c < max(wm, owa) {
-		t.Errorf("Choquet %d < max(WM %d, OWA %d)", c, wm, owa)
+	if c, wm, owa, c2 := results[Choquet].CorrectLinks, results[WM].CorrectLinks, results[OWA].CorrectLinks, results[Choquet2].CorrectLinks; c < max(wm, owa, c2) || c2 < wm {
+		t.Errorf("Choquet %d, 2-additive %d, WM %d, OWA %d", c, c2, wm, owa)
 	}
 	bad := results[Choquet]
 	bad.Bound = results[WM].CorrectLinks - 1

@@ -31,10 +31,11 @@ func CheckHierarchy(results []Result) error {
 }
 
 // Lower returns the families f contains, other than itself, in the order to learn them
-// (their optima warm-start f's search): WM for bilinear, WM and OWA for Choquet.
+// (their optima warm-start f's search): WM for bilinear and the 2-additive Choquet, WM,
+// OWA and the 2-additive Choquet for the Choquet integral.
 func (f Family) Lower() []Family {
 	var out []Family
-	for _, g := range []Family{WM, OWA, Bilinear, Choquet} {
+	for _, g := range []Family{WM, OWA, Bilinear, Choquet2, Choquet} {
 		if g != f && f.Contains(g) {
 			out = append(out, g)
 		}

@@ -38,6 +38,10 @@ const (
 	// Choquet is the Choquet integral of the diffs, θ the fuzzy measure μ(A) of every
 	// non-empty subset A in bitmask order (distances.Choquet.Params; μ(V) = 1).
 	Choquet
+	// Choquet2 is the Choquet integral of a 2-additive measure, θ its Möbius masses on
+	// the singletons then the pairs (i < j, row by row): for up to
+	// distances.MaxChoquetAttributes attributes.
+	Choquet2
 )
 
 func (f Family) String() string {
@@ -50,18 +54,20 @@ func (f Family) String() string {
 		return "bilinear"
 	case Choquet:
 		return "choquet"
+	case Choquet2:
+		return "choquet2"
 	}
 	return fmt.Sprintf("Family(%d)", int(f))
 }
 
-// ParseFamily reads "wm", "owa", "bilinear" or "choquet".
+// ParseFamily reads "wm", "owa", "bilinear", "choquet" or "choquet2".
 func ParseFamily(s string) (Family, error) {
-	for _, f := range []Family{WM, OWA, Bilinear, Choquet} {
+	for _, f := range []Family{WM, OWA, Bilinear, Choquet, Choquet2} {
 		if s == f.String() {
 			return f, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown operator family %q (wm, owa, bilinear or choquet)", s)
+	return 0, fmt.Errorf("unknown operator family %q (wm, owa, bilinear, choquet or choquet2)", s)
 }
 
 // Operator returns the distance of the family with parameters θ, in the layout of Result.Params.
@@ -86,6 +92,15 @@ func (f Family) Operator(theta []float64) (distances.Operator, error) {
 			return nil, fmt.Errorf("optimize: %d Choquet parameters is not 2^m − 1", len(theta))
 		}
 		return newChoquetSpace(m).operator(theta)
+	case Choquet2:
+		m := 0
+		for m+m*(m-1)/2 < len(theta) {
+			m++
+		}
+		if m+m*(m-1)/2 != len(theta) {
+			return nil, fmt.Errorf("optimize: %d 2-additive Choquet parameters is not m + m(m−1)/2", len(theta))
+		}
+		return newChoquet2Space(m).operator(theta)
 	}
 	return nil, fmt.Errorf("optimize: unknown family %d", int(f))
 }
@@ -95,7 +110,8 @@ func (f Family) Operator(theta []float64) (distances.Operator, error) {
 // bilinear (W diagonal), WM ⊂ Choquet (additive μ), OWA ⊂ Choquet (symmetric μ); every
 // family contains itself.
 func (f Family) Contains(g Family) bool {
-	return f == g || g == WM && (f == Bilinear || f == Choquet) || g == OWA && f == Choquet
+	return f == g || g == WM && (f == Bilinear || f == Choquet || f == Choquet2) || g == OWA && f == Choquet ||
+		g == Choquet2 && f == Choquet
 }
 
 // Lift maps parameters θ of family g to the same distance in family f ⊇ g (Contains):
@@ -118,6 +134,18 @@ func (f Family) Lift(g Family, theta []float64) ([]float64, error) {
 			out[sp.col(k, k)] = p
 		}
 		return out, nil
+	case f == Choquet2: // from WM: the singletons' masses
+		out := make([]float64, newChoquet2Space(m).dim())
+		copy(out, theta)
+		return out, nil
+	case f == Choquet && g == Choquet2:
+		sp := newChoquet2Space(0)
+		for sp.dim() < len(theta) {
+			sp = newChoquet2Space(sp.m + 1)
+		}
+		mu := sp.measure(theta)[1:]
+		newChoquetSpace(sp.m).project(mu)
+		return mu, nil
 	case f == Choquet:
 		mu := distances.AdditiveMeasure(theta)[1:]
 		if g == OWA {

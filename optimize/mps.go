@@ -43,6 +43,10 @@ func writeFullMPS(path string, sv *solver) error {
 	if err != nil {
 		return fmt.Errorf("optimize: export MPS: %w", err)
 	}
+	features := op.Features
+	if c2, ok := d.sp.(*choquet2Space); ok {
+		features = c2.features // the operator is the full measure's; θ is the Möbius form
+	}
 	md := mpsModel{sp: d.sp, eps: sv.eps, recs: d.recs}
 	md.family(sv)
 	n := d.sp.dim()
@@ -50,12 +54,12 @@ func writeFullMPS(path string, sv *solver) error {
 	for x := range d.recs {
 		r := &d.recs[x]
 		q := d.query(r.q)
-		op.Features(ft, q, d.ref(r.t))
+		features(ft, q, d.ref(r.t))
 		for j := range d.nr {
 			if j == r.t {
 				continue
 			}
-			op.Features(fj, q, d.ref(j))
+			features(fj, q, d.ref(j))
 			row := mpsRow{name: "R" + strconv.Itoa(r.q+1) + "_" + strconv.Itoa(j+1), rec: x}
 			for k := range n {
 				if v := fj[k] - ft[k]; v != 0 {
@@ -71,17 +75,10 @@ func writeFullMPS(path string, sv *solver) error {
 
 // family adds the family's rows to the model.
 func (md *mpsModel) family(sv *solver) {
-	n := sv.d.sp.dim()
+	// The aux columns are exported with the rows that use them (a bilinear cut's depth
+	// t ≥ 0 may be 0, so the cuts keep their meaning; the 2-additive measure's s_ij).
 	for k, r := range sv.d.sp.exportRows(sv.famCuts) {
-		// Aux columns (the depth t of bilinear cuts, 0 in the model) are not exported.
-		row := mpsRow{name: "F" + strconv.Itoa(k+1), rec: -1, lo: r.lo, up: r.up}
-		for e, c := range r.idx {
-			if c < n {
-				row.idx = append(row.idx, c)
-				row.val = append(row.val, r.val[e])
-			}
-		}
-		md.rows = append(md.rows, row)
+		md.rows = append(md.rows, mpsRow{name: "F" + strconv.Itoa(k+1), rec: -1, idx: r.idx, val: r.val, lo: r.lo, up: r.up})
 	}
 }
 
@@ -120,7 +117,8 @@ func (md *mpsModel) write(path string, fixed []bool) (err error) {
 	}()
 	w := bufio.NewWriterSize(tmp, 1<<20)
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', 17, 64) }
-	n := md.sp.dim()
+	lo, up := md.sp.bounds() // every column of the θ-LP, aux included
+	n := len(lo)
 	type entry struct {
 		row int
 		v   float64
@@ -147,7 +145,13 @@ func (md *mpsModel) write(path string, fixed []bool) (err error) {
 		fmt.Fprintf(w, " %s %s\n", kind, r.name)
 	}
 	fmt.Fprintf(w, "COLUMNS\n")
+	// An aux column no exported row uses (a bilinear u_kl: its rows steer the LP only) is
+	// left out.
+	unused := func(k int) bool { return k >= md.sp.dim() && len(cols[k]) == 0 }
 	for k := range n {
+		if unused(k) {
+			continue
+		}
 		col := "T" + strconv.Itoa(k+1)
 		if len(cols[k]) == 0 {
 			fmt.Fprintf(w, " %s OBJ 0\n", col)
@@ -180,8 +184,10 @@ func (md *mpsModel) write(path string, fixed []bool) (err error) {
 		}
 	}
 	fmt.Fprintf(w, "BOUNDS\n")
-	lo, up := md.sp.bounds() // θ first: the aux columns are not exported
 	for k := range n {
+		if unused(k) {
+			continue
+		}
 		col := "T" + strconv.Itoa(k+1)
 		if lo[k] == up[k] {
 			fmt.Fprintf(w, " FX BND %s %s\n", col, num(lo[k]))

@@ -69,6 +69,11 @@ func newSpace(f Family, m int) (space, error) {
 			return nil, fmt.Errorf("optimize: the Choquet integral learns all 2^m − 2 measure values for at most %d attributes, got %d", MaxChoquetAttributes, m)
 		}
 		return newChoquetSpace(m), nil
+	case Choquet2:
+		if m > distances.MaxChoquetAttributes {
+			return nil, fmt.Errorf("optimize: the 2-additive Choquet integral is evaluated through its measure, for at most %d attributes, got %d", distances.MaxChoquetAttributes, m)
+		}
+		return newChoquet2Space(m), nil
 	case Bilinear:
 		return newBilinearSpace(m), nil
 	}

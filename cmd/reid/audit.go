@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reid-sdc/reid/datasets"
+	"github.com/reid-sdc/reid/distances"
 	"github.com/reid-sdc/reid/linkage"
 	"github.com/reid-sdc/reid/optimize"
 	"github.com/reid-sdc/reid/uniqueness"
@@ -38,7 +39,8 @@ every masked file. It pairs the files as 'reid check' does and runs:
   worst case  the learned distances of the WM, OWA, bilinear and Choquet families (exact
               MILP, anytime): --time-limit is split between the operators; each reports
               its incumbent, proven bound, gap and status. Bilinear and Choquet start from
-              the WM and OWA optima; Choquet is not available on more than 13 attributes.
+              the WM and OWA optima; on more than 13 attributes the 2-additive Choquet
+              integral (choquet2, up to 20) replaces the full one.
   uniqueness  with --keys: sample and population uniques, P(PU|SU), record risk and
               k-anonymity of the masked file on those keys (--population counts F_j)
 
@@ -323,17 +325,23 @@ func (a *auditJob) run(e *env) (*auditReport, error) {
 	// what is left, so an operator that overruns its share shortens the next. Bilinear and
 	// Choquet start from the lifted WM and OWA optima (the hierarchy), and the invariants
 	// between the four are checked at the end.
+	// On more than 13 attributes the full Choquet measure is out of reach: the 2-additive
+	// one (choquet2) is learned instead, up to 20 attributes.
 	fams := []optimize.Family{optimize.WM, optimize.OWA, optimize.Bilinear, optimize.Choquet}
+	nattrs := len(files.Pairing.Attributes)
+	if nattrs > optimize.MaxChoquetAttributes {
+		reason := fmt.Sprintf("the Choquet learner fits all 2^m − 2 measure values for at most %d attributes; this audit links on %d (choose fewer with --attrs)", optimize.MaxChoquetAttributes, nattrs)
+		if nattrs <= distances.MaxChoquetAttributes {
+			reason += "; the 2-additive Choquet integral (choquet2) is learned instead"
+			fams[3] = optimize.Choquet2
+		} else {
+			fams = fams[:3]
+		}
+		r.WorstCase = append(r.WorstCase, auditWorstCase{Operator: "choquet", Available: false, Status: "not_available", Reason: reason, Params: []float64{}})
+	}
 	deadline := time.Now().Add(a.timeLimit)
 	var learned []optimize.Result
-	nattrs := len(files.Pairing.Attributes)
 	for i, fam := range fams {
-		if fam == optimize.Choquet && nattrs > optimize.MaxChoquetAttributes {
-			r.WorstCase = append(r.WorstCase, auditWorstCase{Operator: fam.String(), Available: false, Status: "not_available",
-				Reason: fmt.Sprintf("the Choquet learner fits all 2^m − 2 measure values for at most %d attributes; this audit links on %d (choose fewer with --attrs)", optimize.MaxChoquetAttributes, nattrs),
-				Params: []float64{}})
-			continue
-		}
 		t = time.Now()
 		per := time.Duration(0) // no limit
 		if a.timeLimit > 0 {

@@ -21,7 +21,7 @@ import (
 func learnCommand() *command {
 	return &command{
 		Name:      "learn",
-		UsageLine: "reid learn --operator wm|owa|bilinear|choquet --original X --masked X' [--attrs A,B] [--direction D] [--records N] [--time-limit T] [--epsilon E] [--export-mps FILE] [--params-out FILE] [--format json|text] [--out FILE]",
+		UsageLine: "reid learn --operator wm|owa|bilinear|choquet|choquet2 --original X --masked X' [--attrs A,B] [--direction D] [--records N] [--time-limit T] [--epsilon E] [--export-mps FILE] [--params-out FILE] [--format json|text] [--out FILE]",
 		Short:     "learn the worst-case distance of a family (exact MILP) and report its correct links",
 		Long: `
 Learn answers "what is the worst case?" for a family of distances: the most records any
@@ -41,12 +41,16 @@ Operators (--operator): wm (weighted mean of the attribute diffs), owa (ordered 
 average), bilinear (xᵀWx with W symmetric positive semi-definite of trace 1, kept PSD by
 eigenvector cuts; Abril, Torra & Navarro-Arribas, Information Fusion 26, 2015) and
 choquet (Choquet integral of the diffs: all 2^m − 2 values of a monotone fuzzy measure,
-m ≤ 13 attributes; Abril, Navarro-Arribas & Torra, Annals of OR 195, 2012). The files
+m ≤ 13 attributes; Abril, Navarro-Arribas & Torra, Annals of OR 195, 2012) and choquet2
+(the Choquet integral of a 2-additive measure, Grabisch 1997: Möbius masses of the
+attributes and pairs, m + m(m−1)/2 parameters, m ≤ 20; params are the masses, and
+--params-out writes the full measure, for reid link --operator choquet). The files
 are paired and standardised as by 'reid link'; --direction and --records N (standardise
 the whole files, keep the first N records) are the same.
 
-The families are nested: WM ⊂ bilinear (W diagonal), WM ⊂ Choquet (additive μ), OWA ⊂
-Choquet (symmetric μ). For bilinear and choquet, learn first learns the families below
+The families are nested: WM ⊂ bilinear (W diagonal), WM ⊂ choquet2 ⊂ Choquet (additive
+and 2-additive μ), OWA ⊂ Choquet (symmetric μ). For bilinear, choquet2 and choquet,
+learn first learns the families below
 (--hierarchy=false skips this), each with a quarter of --time-limit, starts the search
 from their optima, and checks the invariants Reid(Choquet) ≥ max(Reid(WM), Reid(OWA)) and
 Reid(bilinear) ≥ Reid(WM) on every proven bound: a violation is an internal error (exit 3).
@@ -70,8 +74,8 @@ added); with the hierarchy, hierarchy (the lower families' results). Every field
 seconds is identical for the same inputs.`,
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			pf := addPairFlags(fs)
-			operator := fs.String("operator", "wm", "operator family: wm, owa, bilinear or choquet")
-			hierarchy := fs.Bool("hierarchy", true, "for bilinear and choquet, learn the families below first, warm-start from them and check the invariants")
+			operator := fs.String("operator", "wm", "operator family: wm, owa, bilinear, choquet or choquet2")
+			hierarchy := fs.Bool("hierarchy", true, "for bilinear, choquet2 and choquet, learn the families below first, warm-start from them and check the invariants")
 			direction := fs.String("direction", "masked-to-original", "masked-to-original or original-to-masked")
 			records := fs.Int("records", 0, "keep the first `N` records of both files after standardising (0: all)")
 			timeLimit := new(time.Duration)
@@ -225,7 +229,10 @@ func (j *learnJob) run(e *env) (*learnReport, distances.Operator, error) {
 		}
 	}
 	if j.family == optimize.Choquet && len(p.Attributes) > optimize.MaxChoquetAttributes {
-		return nil, nil, usagef("--operator choquet learns all 2^m − 2 measure values for at most %d attributes, got %d: choose fewer with --attrs", optimize.MaxChoquetAttributes, len(p.Attributes))
+		return nil, nil, usagef("--operator choquet learns all 2^m − 2 measure values for at most %d attributes, got %d: choose fewer with --attrs, or use choquet2", optimize.MaxChoquetAttributes, len(p.Attributes))
+	}
+	if j.family == optimize.Choquet2 && len(p.Attributes) > distances.MaxChoquetAttributes {
+		return nil, nil, usagef("--operator choquet2 is evaluated through its measure, for at most %d attributes, got %d: choose fewer with --attrs", distances.MaxChoquetAttributes, len(p.Attributes))
 	}
 	prob := optimize.Problem{Queries: queries, Refs: refs, Truth: truth}
 	var lower []optimize.Result
@@ -362,7 +369,7 @@ func printLearn(w io.Writer, r *learnReport) error {
 			ev[k] = fmt.Sprintf("%.4g", v)
 		}
 		fmt.Fprintf(w, "eigenvalues of W: %s (params: the upper triangle of W; --params-out writes it)\n", strings.Join(ev, " "))
-	case "choquet":
+	case "choquet", "choquet2":
 		sh := append([]attributeValue(nil), r.Shapley...)
 		sort.SliceStable(sh, func(a, b int) bool { return sh[a].Value > sh[b].Value })
 		parts := make([]string, len(sh))

@@ -76,8 +76,9 @@ func TestLearnUsage(t *testing.T) {
 	}
 }
 
-// learn --operator choquet and bilinear on the first CENSUS records: the hierarchy's
-// warm starts and invariants (Choquet ≥ max(WM, OWA), bilinear ≥ WM, all proven), the
+// learn --operator choquet, choquet2 and bilinear on the first CENSUS records: the
+// hierarchy's warm starts and invariants (Choquet ≥ max(WM, OWA, 2-additive), bilinear ≥
+// WM, 2-additive ≥ WM, all proven), the
 // Shapley values sum to 1 and the interaction indices cover every pair, the eigenvalues of
 // W are ≥ −1e-9, and the written parameters give reid link the reported DBRL links.
 func TestLearnChoquetBilinear(t *testing.T) {
@@ -87,7 +88,7 @@ func TestLearnChoquetBilinear(t *testing.T) {
 		t.Skipf("CENSUS benchmark files absent (%v): see README.md", err)
 	}
 	attrs := "AFNLWGT,AGI,EMCONTRB,FEDTAX,PTOTVAL"
-	for _, op := range []string{"choquet", "bilinear"} {
+	for _, op := range []string{"choquet", "choquet2", "bilinear"} {
 		params := filepath.Join(t.TempDir(), "params.json")
 		code, out, stderr := runReid(t, "learn", "--operator", op, "--attrs", attrs, "--records", "40", "--format", "json", "--params-out", params, orig, masked)
 		if code != exitOK {
@@ -115,7 +116,7 @@ func TestLearnChoquetBilinear(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]int{"choquet": 2, "bilinear": 1}[op]
+		want := map[string]int{"choquet": 3, "choquet2": 1, "bilinear": 1}[op]
 		if doc.Status != "optimal" || len(doc.Hierarchy) != want {
 			t.Fatalf("%s: status %s, hierarchy %+v", op, doc.Status, doc.Hierarchy)
 		}
@@ -125,7 +126,7 @@ func TestLearnChoquetBilinear(t *testing.T) {
 			}
 		}
 		switch op {
-		case "choquet":
+		case "choquet", "choquet2":
 			sum := 0.0
 			for _, s := range doc.Shapley {
 				sum += s.Value
@@ -138,7 +139,11 @@ func TestLearnChoquetBilinear(t *testing.T) {
 				t.Errorf("bilinear: eigenvalues %v", doc.Eigenvalues)
 			}
 		}
-		code, out, stderr = runReid(t, "link", "--operator", op, "--params", params, "--attrs", attrs, "--records", "40", "--format", "json", orig, masked)
+		linkOp := op
+		if op == "choquet2" {
+			linkOp = "choquet" // --params-out writes the full measure
+		}
+		code, out, stderr = runReid(t, "link", "--operator", linkOp, "--params", params, "--attrs", attrs, "--records", "40", "--format", "json", orig, masked)
 		if code != exitOK {
 			t.Fatalf("%s link: exit %d: %s", op, code, stderr)
 		}
