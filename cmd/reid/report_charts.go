@@ -180,6 +180,12 @@ func reidChart(r *auditReport) (*plot.Plot, error) {
 		p.Add(eb)
 	}
 	p.NominalX(names...)
+	if len(names) > 6 {
+		// Eight methods and operators: slanted labels do not run into each other.
+		p.X.Tick.Label.Rotation = math.Pi / 6
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.X.Tick.Label.YAlign = draw.YCenter
+	}
 	padX(p, len(names))
 	p.Y.Min, p.Y.Max = 0, 1
 	return p, nil
