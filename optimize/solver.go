@@ -235,6 +235,7 @@ func (sv *solver) polish(theta []float64) {
 		if linked[c.i] || sv.fixed[c.i] || sv.knownInfeasible(linked, c.i) {
 			continue
 		}
+		sv.report(false)
 		L := append([]bool(nil), linked...)
 		L[c.i] = true
 		sv.activate(L)
@@ -362,6 +363,7 @@ func (sv *solver) run() {
 		if linked[i] || sv.fixed[i] {
 			continue
 		}
+		sv.report(false) // this loop can take minutes on a large file: keep reporting
 		res := sv.checkOne(i)
 		if res == aborted && !sv.timeUp() {
 			L := make([]bool, n)
