@@ -161,7 +161,7 @@ func (s *choquet2Space) row(d *data, r *rec, c int, idx []int, val []float64) ([
 	for k := range fj {
 		fj[k] -= ft[k]
 	}
-	return appendNonZero(fj, 0, idx, val)
+	return appendNonZero(fj, idx, val)
 }
 
 func (s *choquet2Space) evaluator(d *data, theta []float64) evaluator {

@@ -142,14 +142,14 @@ func (s *simplexSpace) prepare(d *data, r *rec, w *prepWorker) {
 }
 
 func (s *simplexSpace) row(d *data, r *rec, c int, idx []int, val []float64) ([]int, []float64) {
-	return appendNonZero(r.cand[c*s.m:(c+1)*s.m], 0, idx, val)
+	return appendNonZero(r.cand[c*s.m:(c+1)*s.m], idx, val)
 }
 
-// appendNonZero appends the non-zero entries of a, columns offset by off.
-func appendNonZero(a []float64, off int, idx []int, val []float64) ([]int, []float64) {
+// appendNonZero appends the non-zero entries of a with their columns.
+func appendNonZero(a []float64, idx []int, val []float64) ([]int, []float64) {
 	for k, v := range a {
 		if v != 0 {
-			idx = append(idx, off+k)
+			idx = append(idx, k)
 			val = append(val, v)
 		}
 	}
