@@ -67,3 +67,16 @@ func ExampleReadParams() {
 	//   }
 	// }
 }
+
+// The Shapley value of each attribute and the interaction of the pair under a fuzzy
+// measure on two attributes: μ({1}) = 0.2, μ({2}) = 0.5, μ({1,2}) = 1. Together they weigh
+// more than apart (interaction 1 − 0.2 − 0.5 = 0.3 > 0), and the Shapley values share
+// μ(V) = 1: φ_1 = (0.2 + (1 − 0.5))/2.
+func ExampleShapleyValues() {
+	mu := []float64{0, 0.2, 0.5, 1} // indexed by bitmask: ∅, {1}, {2}, {1,2}
+	fmt.Printf("%.2f\n", distances.ShapleyValues(mu, 2))
+	fmt.Printf("%.2f\n", distances.InteractionIndices(mu, 2)[0][1])
+	// Output:
+	// [0.35 0.65]
+	// 0.30
+}
