@@ -136,11 +136,11 @@ func (sv *solver) iisSmall(support []int) []int {
 		if sv.smallDual(s) != clp.PrimalInfeasible {
 			return nil // feasible (or unsure): keep the record, the set stays valid
 		}
-		y, _ := s.model.FarkasCertificate()
+		y, _ := sv.farkas(s.model)
 		return y
 	}
 	sv.smallDual(s)
-	y, ok := s.model.FarkasCertificate()
+	y, ok := sv.farkas(s.model)
 	if !ok {
 		return nil
 	}
@@ -212,7 +212,7 @@ func (sv *solver) checkOne(i int) outcome {
 		}
 		st := sv.smallDual(s)
 		if st == clp.PrimalInfeasible {
-			if _, ok := s.model.FarkasCertificate(); ok {
+			if _, ok := sv.farkas(s.model); ok {
 				return infeasible
 			}
 			st = s.model.Primal()
@@ -235,7 +235,7 @@ func (sv *solver) checkOne(i int) outcome {
 				}
 			}
 			if rounds++; len(fresh) == 0 && len(add) == 0 || rounds > maxCutRounds {
-				return aborted
+				return stalled
 			}
 			sv.addFamilyRows(s.model, fresh)
 			sv.newCuts(fresh)

@@ -19,6 +19,9 @@ const (
 	feasible outcome = iota
 	infeasible
 	aborted // time limit, or CLP failed
+	// stalled: the family's cuts did not settle the LP (PSD or monotonicity cut rounds
+	// exhausted); the set is undecided, and another LP would most likely stall too.
+	stalled
 )
 
 // The θ-subproblem: columns θ (the family's parameters, with its bounds), the family's
@@ -195,7 +198,7 @@ func (sv *solver) dual() clp.Status {
 }
 
 // maxCutRounds bounds the LP solves of one subproblem decision that add family cuts (PSD,
-// monotonicity) without settling: beyond it the decision is given up (aborted), which
+// monotonicity) without settling: beyond it the decision is given up (stalled), which
 // keeps the bound honest.
 const maxCutRounds = 100
 
@@ -212,7 +215,7 @@ func (sv *solver) solveSub() outcome {
 		}
 		st := sv.dual()
 		if st == clp.PrimalInfeasible {
-			if y, ok := sv.sub.FarkasCertificate(); ok {
+			if y, ok := sv.farkas(sv.sub); ok {
 				sv.ray = y
 				return infeasible
 			}
@@ -250,7 +253,7 @@ func (sv *solver) solveSub() outcome {
 		if bad {
 			fresh = len(sv.newCuts(cuts))
 			if rounds++; fresh == 0 && len(add) == 0 || rounds > maxCutRounds {
-				return aborted // numerical trouble: the projection breaks rows no cut fixes
+				return stalled // the projection breaks rows no cut fixes (yet)
 			}
 		}
 		sv.addRows(add)
@@ -362,7 +365,7 @@ func (sv *solver) iis() []int {
 	}
 	if len(set) < len(support) || len(support) == 1 {
 		if sv.dual() == clp.PrimalInfeasible {
-			if _, ok := sv.sub.FarkasCertificate(); ok {
+			if _, ok := sv.farkas(sv.sub); ok {
 				sort.Ints(set)
 				return set
 			}
@@ -407,7 +410,7 @@ func (sv *solver) check(L []bool, weight []float64) ([]bool, [][]int, bool) {
 		}
 		sv.activate(cur)
 		switch sv.solveSub() {
-		case aborted:
+		case aborted, stalled:
 			return nil, cuts, false
 		case feasible:
 			return cur, cuts, true

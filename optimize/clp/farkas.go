@@ -102,7 +102,7 @@ func (m *Model) FarkasCertificate() ([]float64, bool) {
 			return y, true
 		}
 	}
-	return s.elasticCertificate(float64(C.Clp_primalTolerance(p)))
+	return s.elasticCertificate(float64(C.Clp_primalTolerance(p)), m.maxSeconds)
 }
 
 // snapshot is a Go copy of a model's constraints.
@@ -224,7 +224,9 @@ func (s *snapshot) certifies(y []float64) bool {
 
 // elasticCertificate solves the elastic problem (see FarkasCertificate) and
 // returns its verified certificate.
-func (s *snapshot) elasticCertificate(primalTol float64) ([]float64, bool) {
+// The model's per-solve time limit (SetMaxSeconds) applies to each of its solves: the
+// elastic problem of a large model can take longer than the model's own solve.
+func (s *snapshot) elasticCertificate(primalTol, maxSeconds float64) ([]float64, bool) {
 	start := append([]int(nil), s.start...)
 	index := append([]int(nil), s.index...)
 	value := append([]float64(nil), s.value...)
@@ -246,11 +248,12 @@ func (s *snapshot) elasticCertificate(primalTol float64) ([]float64, bool) {
 	}
 	e := New()
 	defer e.Close()
+	e.SetMaxSeconds(maxSeconds)
 	if err := e.LoadProblem(s.nr, start, index, value, cl, cu, obj, s.rl, s.ru); err != nil {
 		return nil, false
 	}
 	st := e.Primal()
-	if st != Optimal {
+	if st != Optimal && st != StoppedOnLimit {
 		st = e.InitialSolve()
 	}
 	if st != Optimal || !(e.ObjectiveValue() > primalTol) {
