@@ -39,7 +39,7 @@ other candidate by at least ε (--epsilon, default 1e-4).
 
 Operators (--operator): wm (weighted mean of the attribute diffs), owa (ordered weighted
 average), bilinear (xᵀWx with W symmetric positive semi-definite of trace 1, kept PSD by
-eigenvector cuts; Abril, Torra & Navarro-Arribas, Information Fusion 26, 2015) and
+eigenvector cuts; Abril, Torra & Navarro-Arribas, Information Fusion 26, 2015),
 choquet (Choquet integral of the diffs: all 2^m − 2 values of a monotone fuzzy measure,
 m ≤ 13 attributes; Abril, Navarro-Arribas & Torra, Annals of OR 195, 2012) and choquet2
 (the Choquet integral of a 2-additive measure, Grabisch 1997: Möbius masses of the
@@ -50,9 +50,9 @@ the whole files, keep the first N records) are the same.
 
 The families are nested: WM ⊂ bilinear (W diagonal), WM ⊂ choquet2 ⊂ Choquet (additive
 and 2-additive μ), OWA ⊂ Choquet (symmetric μ). For bilinear, choquet2 and choquet,
-learn first learns the families below
-(--hierarchy=false skips this), each with a quarter of --time-limit, starts the search
-from their optima, and checks the invariants Reid(Choquet) ≥ max(Reid(WM), Reid(OWA)) and
+learn first learns the families below (--hierarchy=false skips this), each with a quarter
+of --time-limit, starts the search from their optima, and checks the invariants
+Reid(Choquet) ≥ max(Reid(WM), Reid(OWA), Reid(choquet2)), Reid(choquet2) ≥ Reid(WM) and
 Reid(bilinear) ≥ Reid(WM) on every proven bound: a violation is an internal error (exit 3).
 
 --time-limit stops the search (e.g. 10m; default none) with status time_limit, the best
