@@ -202,9 +202,6 @@ func (sv *solver) checkOne(i int) outcome {
 	s := sv.newSmallLPRows([]int{i}, [][]int{cands}, lo, nil)
 	defer s.model.Close()
 	local := map[string]bool{}
-	saved := sv.epsLP
-	sv.epsLP = lo // the threshold of violations
-	defer func() { sv.epsLP = saved }()
 	rounds := 0
 	for {
 		if sv.timeUp() {
@@ -222,7 +219,7 @@ func (sv *solver) checkOne(i int) outcome {
 			return aborted // the caller falls back to the shared subproblem
 		}
 		cuts := sv.settle(s.model.Solution(nil))
-		add, bad := sv.violations(sv.d.sp.evaluator(sv.d, sv.theta), i, in)
+		add, bad := sv.violations(sv.d.sp.evaluator(sv.d, sv.theta), i, in, lo)
 		if len(add) == 0 && !bad {
 			return feasible
 		}

@@ -239,7 +239,7 @@ func (sv *solver) solveSub() outcome {
 		bad := false
 		for i := range sv.d.recs {
 			if sv.active[i] {
-				cs, b := sv.violations(ev, i, sv.inLP[i])
+				cs, b := sv.violations(ev, i, sv.inLP[i], sv.epsLP)
 				bad = bad || b
 				for _, c := range cs {
 					add = append(add, rowRef{i, c})
@@ -269,22 +269,23 @@ func (sv *solver) settle(x []float64) []famRow {
 	return cuts
 }
 
-// violations is the separation oracle for record i under sv.theta (its evaluator ev): the
-// candidates not in the LP (inLP) that θ violates (θ·a < ε_LP), at most maxAddPerRecord,
-// most violated first; bad reports a candidate in the LP below (ε + ε_LP)/2, which only
-// the projection onto the family can cause (the LP holds its rows to CLP's tolerance).
-func (sv *solver) violations(ev evaluator, i int, inLP []bool) (add []int, bad bool) {
+// violations is the separation oracle for record i under sv.theta (its evaluator ev), in
+// an LP whose rows are imposed at lo: the candidates not in the LP (inLP) that θ violates
+// (θ·a < lo), at most maxAddPerRecord, most violated first; bad reports a candidate in the
+// LP below (ε + lo)/2, which only the projection onto the family can cause (the LP holds
+// its rows to CLP's tolerance).
+func (sv *solver) violations(ev evaluator, i int, inLP []bool, lo float64) (add []int, bad bool) {
 	sv.margins = ev.margins(&sv.d.recs[i], sv.margins)
 	type viol struct {
 		c int
 		v float64
 	}
 	var vs []viol
-	half := (sv.eps + sv.epsLP) / 2
+	half := (sv.eps + lo) / 2
 	for c, v := range sv.margins {
 		if inLP[c] {
 			bad = bad || v < half
-		} else if v < sv.epsLP {
+		} else if v < lo {
 			vs = append(vs, viol{c, v})
 		}
 	}
