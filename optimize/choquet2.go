@@ -2,6 +2,7 @@ package optimize
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/reid-sdc/reid/distances"
 )
@@ -115,16 +116,12 @@ func (s *choquet2Space) project(theta []float64) {
 	}
 }
 
-// Measure returns μ (indexed by bitmask, len 2^m) of 2-additive parameters.
+// measure returns μ (indexed by bitmask, len 2^m) of 2-additive parameters.
 func (s *choquet2Space) measure(theta []float64) []float64 {
 	mu := make([]float64, 1<<s.m)
 	for a := 1; a < len(mu); a++ {
-		low := a & -a
-		i := 0
-		for low>>i != 1 {
-			i++
-		}
-		rest := a &^ low
+		i := bits.TrailingZeros(uint(a))
+		rest := a &^ (1 << i)
 		v := mu[rest] + theta[i]
 		for j := i + 1; j < s.m; j++ {
 			if rest&(1<<j) != 0 {

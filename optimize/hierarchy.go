@@ -42,3 +42,20 @@ func (f Family) Lower() []Family {
 	}
 	return out
 }
+
+// WarmStarts lifts the parameters of every result whose family f contains (other than f
+// itself) into f's layout (Family.Lift), for Settings.WarmStarts.
+func (f Family) WarmStarts(results []Result) ([][]float64, error) {
+	var out [][]float64
+	for _, r := range results {
+		if r.Family == f || !f.Contains(r.Family) {
+			continue
+		}
+		w, err := f.Lift(r.Family, r.Params)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}

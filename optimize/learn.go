@@ -78,11 +78,8 @@ func (f Family) Operator(theta []float64) (distances.Operator, error) {
 	case OWA:
 		return distances.NewOWA(theta)
 	case Bilinear:
-		m := 0
-		for m*(m+1)/2 < len(theta) {
-			m++
-		}
-		if m*(m+1)/2 != len(theta) {
+		m, ok := triangularAttributes(len(theta))
+		if !ok {
 			return nil, fmt.Errorf("optimize: %d bilinear parameters is not m(m+1)/2", len(theta))
 		}
 		return newBilinearSpace(m).operator(theta)
@@ -93,16 +90,24 @@ func (f Family) Operator(theta []float64) (distances.Operator, error) {
 		}
 		return newChoquetSpace(m).operator(theta)
 	case Choquet2:
-		m := 0
-		for m+m*(m-1)/2 < len(theta) {
-			m++
-		}
-		if m+m*(m-1)/2 != len(theta) {
+		m, ok := triangularAttributes(len(theta))
+		if !ok {
 			return nil, fmt.Errorf("optimize: %d 2-additive Choquet parameters is not m + m(m−1)/2", len(theta))
 		}
 		return newChoquet2Space(m).operator(theta)
 	}
 	return nil, fmt.Errorf("optimize: unknown family %d", int(f))
+}
+
+// triangularAttributes returns the m with m(m+1)/2 = n: the number of attributes of n
+// bilinear parameters (W's upper triangle) or 2-additive masses (m singletons and
+// m(m−1)/2 pairs).
+func triangularAttributes(n int) (int, bool) {
+	m := 0
+	for m*(m+1)/2 < n {
+		m++
+	}
+	return m, m*(m+1)/2 == n
 }
 
 // Contains reports whether every distance of family g is (up to a positive factor, which
@@ -139,12 +144,12 @@ func (f Family) Lift(g Family, theta []float64) ([]float64, error) {
 		copy(out, theta)
 		return out, nil
 	case f == Choquet && g == Choquet2:
-		sp := newChoquet2Space(0)
-		for sp.dim() < len(theta) {
-			sp = newChoquet2Space(sp.m + 1)
+		m, ok := triangularAttributes(len(theta))
+		if !ok {
+			return nil, fmt.Errorf("optimize: %d 2-additive Choquet parameters is not m + m(m−1)/2", len(theta))
 		}
-		mu := sp.measure(theta)[1:]
-		newChoquetSpace(sp.m).project(mu)
+		mu := newChoquet2Space(m).measure(theta)[1:]
+		newChoquetSpace(m).project(mu)
 		return mu, nil
 	case f == Choquet:
 		mu := distances.AdditiveMeasure(theta)[1:]

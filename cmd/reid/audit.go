@@ -349,16 +349,11 @@ func (a *auditJob) run(e *env) (*auditReport, error) {
 			// Euclidean DBRL) and the last checks between two LP solves stay inside it.
 			per = max(time.Until(deadline)/time.Duration(len(fams)-i)*95/100, time.Millisecond)
 		}
-		settings := optimize.Settings{TimeLimit: per, Seed: int64(*pf.seed), Threads: a.threads}
-		for _, res := range learned {
-			if fam != res.Family && fam.Contains(res.Family) {
-				w, err := fam.Lift(res.Family, res.Params)
-				if err != nil {
-					return nil, err
-				}
-				settings.WarmStarts = append(settings.WarmStarts, w)
-			}
+		warm, err := fam.WarmStarts(learned)
+		if err != nil {
+			return nil, err
 		}
+		settings := optimize.Settings{TimeLimit: per, Seed: int64(*pf.seed), Threads: a.threads, WarmStarts: warm}
 		job := learnJob{files: files, family: fam, direction: linkage.MaskedToOriginal, records: a.records, threads: a.threads, settings: settings}
 		lr, _, err := job.run(e)
 		if err != nil {

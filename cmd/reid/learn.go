@@ -250,12 +250,12 @@ func (j *learnJob) run(e *env) (*learnReport, distances.Operator, error) {
 				return nil, nil, err
 			}
 			lower = append(lower, res)
-			w, err := j.family.Lift(g, res.Params)
-			if err != nil {
-				return nil, nil, err
-			}
-			j.settings.WarmStarts = append(j.settings.WarmStarts, w)
 		}
+		warm, err := j.family.WarmStarts(lower)
+		if err != nil {
+			return nil, nil, err
+		}
+		j.settings.WarmStarts = append(j.settings.WarmStarts, warm...)
 		if j.settings.TimeLimit > 0 && len(lower) > 0 {
 			j.settings.TimeLimit = max(j.settings.TimeLimit-time.Since(start), time.Millisecond)
 		}
