@@ -211,20 +211,7 @@ func TestChoquetNoAlloc(t *testing.T) {
 func BenchmarkChoquetDistance(b *testing.B) {
 	const m = 13
 	rng := rand.New(rand.NewPCG(25, 26))
-	c := opMust(distances.NewChoquet(opMeasure(rng, m), m))
-	const n = 64
-	recs := make([][]float64, n)
-	for i := range recs {
-		recs[i] = opRecord(rng, m)
-	}
-	b.ReportAllocs()
-	sink := 0.0
-	i := 0
-	for b.Loop() {
-		sink += c.Distance(recs[i%n], recs[(i+1)%n])
-		i++
-	}
-	_ = sink
+	benchmarkDistance(b, rng, opMust(distances.NewChoquet(opMeasure(rng, m), m)), m)
 }
 
 // Shapley values and interaction indices: the two-attribute case by hand, additive and

@@ -109,7 +109,11 @@ func TestOWANoAlloc(t *testing.T) {
 func BenchmarkOWADistance(b *testing.B) {
 	const m = 13
 	rng := rand.New(rand.NewPCG(15, 16))
-	o := opMust(distances.NewOWA(opSimplex(rng, m)))
+	benchmarkDistance(b, rng, opMust(distances.NewOWA(opSimplex(rng, m))), m)
+}
+
+// benchmarkDistance times op.Distance over pairs of 64 random records of m attributes.
+func benchmarkDistance(b *testing.B, rng *rand.Rand, op distances.Operator, m int) {
 	const n = 64
 	recs := make([][]float64, n)
 	for i := range recs {
@@ -119,7 +123,7 @@ func BenchmarkOWADistance(b *testing.B) {
 	sink := 0.0
 	i := 0
 	for b.Loop() {
-		sink += o.Distance(recs[i%n], recs[(i+1)%n])
+		sink += op.Distance(recs[i%n], recs[(i+1)%n])
 		i++
 	}
 	_ = sink
