@@ -186,10 +186,10 @@ func (sc *scanner) prepareEmbedded(queries, refs [][]float64, t *mat.Dense) {
 	// Transforming both files is the only work of Search that is not per query block; it
 	// is split over the threads too (every record on its own, so the result does not
 	// depend on the split).
+	sp := sparseRows(tr)
 	sc.parallel(nq+nr, 1024, func() func(lo, hi int) {
-		return func(lo, hi int) { sc.transform(queries, refs, tr, lo, hi) }
+		return func(lo, hi int) { sc.transform(queries, refs, tr, sp, lo, hi) }
 	})
-	kernel.RefNorms(sc.rn, sc.r, d, sc.stride, nr)
 	sc.rnMax = make([]float64, (nr+refBlock-1)/refBlock)
 	for j := 0; j < nr; j++ {
 		b := j / refBlock
@@ -201,18 +201,21 @@ func (sc *scanner) prepareEmbedded(queries, refs [][]float64, t *mat.Dense) {
 }
 
 // transform computes the transformed records lo ≤ x < hi of the queries (x < nq) and
-// references (x − nq) into sc.q, sc.qn, sc.r and sc.rT.
-func (sc *scanner) transform(queries, refs, tr [][]float64, lo, hi int) {
+// references (x − nq) into sc.q, sc.qn, sc.r, sc.rn and sc.rT. The reference norms are
+// summed from the row-major copy in attribute order, the same sums as kernel.RefNorms
+// would take down the columns, but on every thread instead of after the transform on one.
+func (sc *scanner) transform(queries, refs, tr [][]float64, sp []sparseRow, lo, hi int) {
 	d, nq := sc.d, len(sc.qn)
 	if lo < nq {
 		end := min(hi, nq)
-		transformRows(sc.q, queries, tr, lo, end)
+		transformRows(sc.q, queries, tr, sp, lo, end)
 		kernel.QueryNorms(sc.qn[lo:end], sc.q[lo*d:end*d], end-lo, d)
 		lo = end
 	}
 	if lo < hi {
 		lo, hi = lo-nq, hi-nq
-		transformRows(sc.rT, refs, tr, lo, hi)
+		transformRows(sc.rT, refs, tr, sp, lo, hi)
+		kernel.QueryNorms(sc.rn[lo:hi], sc.rT[lo*d:hi*d], hi-lo, d)
 		for k := range d {
 			col := sc.r[k*sc.stride:]
 			for j := lo; j < hi; j++ {
@@ -222,12 +225,66 @@ func (sc *scanner) transform(queries, refs, tr [][]float64, lo, hi int) {
 	}
 }
 
+// sparseRow is the nonzero coefficients of one row of T, in attribute order.
+type sparseRow struct {
+	attr []int
+	coef []float64
+}
+
+// sparseRows returns T's rows without their zeros, or nil when T has no zero: the
+// transforms of Euclidean and weighted-mean distances are diagonal, so one product per
+// attribute replaces d.
+func sparseRows(tr [][]float64) []sparseRow {
+	sp := make([]sparseRow, len(tr))
+	zeros := false
+	for k, row := range tr {
+		for a, t := range row {
+			if t == 0 {
+				zeros = true
+				continue
+			}
+			sp[k].attr = append(sp[k].attr, a)
+			sp[k].coef = append(sp[k].coef, t)
+		}
+	}
+	if !zeros {
+		return nil
+	}
+	return sp
+}
+
 // transformRows sets dst[i*d+k] = Σ_a tr[k][a]·cols[a][i] for lo ≤ i < hi, each sum taken
 // in attribute order from zero (a dot product of row k of T with the record). Four
 // records go together, so that four sums advance at once instead of one chain of
 // dependent additions.
-func transformRows(dst []float64, cols, tr [][]float64, lo, hi int) {
+//
+// With sp (T's nonzeros, see sparseRows) the zero terms are skipped: adding 0·x = ±0 to a
+// sum changes no bit of it (a sum that is +0 stays +0, any other is unchanged), so the
+// result is the same, except for a record with an infinite or NaN value, where 0·x is
+// NaN; such records take the full sum.
+func transformRows(dst []float64, cols, tr [][]float64, sp []sparseRow, lo, hi int) {
 	d := len(tr)
+	if sp != nil {
+		for i := lo; i < hi; i++ {
+			finite := 0.0
+			for _, c := range cols {
+				finite += c[i] - c[i] // NaN exactly when some value is ±Inf or NaN
+			}
+			if finite != 0 {
+				transformRows(dst, cols, tr, nil, i, i+1)
+				continue
+			}
+			out := dst[i*d : i*d+d]
+			for k, row := range sp {
+				s := 0.0
+				for x, a := range row.attr {
+					s += row.coef[x] * cols[a][i]
+				}
+				out[k] = s
+			}
+		}
+		return
+	}
 	i := lo
 	for ; i+4 <= hi; i += 4 {
 		for k, row := range tr {

@@ -394,3 +394,58 @@ func TestTransformSumOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestTransformSparse checks that skipping T's zero coefficients changes no bit of the
+// transformed records, for a diagonal T, a T with scattered zeros, and records holding
+// ±Inf, NaN and signed zeros (which take the full sum).
+func TestTransformSparse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const m, n = 6, 203
+	cols := make([][]float64, m)
+	for a := range cols {
+		cols[a] = make([]float64, n)
+		for i := range cols[a] {
+			cols[a][i] = rng.NormFloat64()
+			switch rng.IntN(40) {
+			case 0:
+				cols[a][i] = math.Inf(1 - 2*rng.IntN(2))
+			case 1:
+				cols[a][i] = math.NaN()
+			case 2:
+				cols[a][i] = math.Copysign(0, -1)
+			case 3:
+				cols[a][i] = 0
+			}
+		}
+	}
+	diag := make([][]float64, m)
+	scattered := make([][]float64, m)
+	for k := range diag {
+		diag[k] = make([]float64, m)
+		diag[k][k] = rng.Float64() + 0.1
+		scattered[k] = make([]float64, m)
+		for a := range scattered[k] {
+			if rng.IntN(3) > 0 {
+				scattered[k][a] = rng.NormFloat64()
+			}
+		}
+	}
+	for name, tr := range map[string][][]float64{"diagonal": diag, "scattered": scattered} {
+		sp := sparseRows(tr)
+		if sp == nil {
+			t.Fatalf("%s: sparseRows found no zero", name)
+		}
+		dense := make([]float64, n*m)
+		sparse := make([]float64, n*m)
+		transformRows(dense, cols, tr, nil, 0, n)
+		transformRows(sparse, cols, tr, sp, 0, n)
+		for x := range dense {
+			if math.Float64bits(dense[x]) != math.Float64bits(sparse[x]) && !(math.IsNaN(dense[x]) && math.IsNaN(sparse[x])) {
+				t.Fatalf("%s: record %d, coordinate %d: sparse %v, dense %v", name, x/m, x%m, sparse[x], dense[x])
+			}
+		}
+	}
+	if sparseRows([][]float64{{1, 2}, {3, 4}}) != nil {
+		t.Error("sparseRows of a matrix without zeros is not nil")
+	}
+}
