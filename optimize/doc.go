@@ -43,6 +43,11 @@
 //   - Row generation: the θ-subproblem starts from each record's nearest competitors; after
 //     each LP the pairwise check of the current θ over the record's remaining rows adds
 //     the most violated ones, until none is violated.
+//   - Twins: records whose standardised values are identical have one nearest reference,
+//     so of a group G of them with different true partners at most the members of one
+//     partner can be linked. The master starts with the clique row Σ_{i∈G} K_i ≥ |G| − 1
+//     (its pairs are irreducible infeasible sets: their two rows sum to 0 ≥ 2ε); on a
+//     microaggregated file (MDAV, group size k) this caps the bound at N/k from the start.
 //   - Records that cannot be linked even alone are found first, each in its own small LP.
 //   - Incumbents: the Euclidean θ, every feasible θ of the subproblem, and a local search
 //     that links one more record at a time by re-solving the subproblem (under a time

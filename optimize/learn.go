@@ -254,6 +254,10 @@ type Stats struct {
 	// FamilyCuts counts the family's constraints added to the θ-LPs when an LP point
 	// left the family (eigenvector cuts of the PSD cone, monotonicity of a fuzzy measure).
 	FamilyCuts int
+	// TwinGroups counts the groups of identical query records (with different true
+	// partners) whose clique rows the master starts with: at most the members of one
+	// true partner can be linked (microaggregated files).
+	TwinGroups int
 	Seconds    float64
 }
 

@@ -95,6 +95,12 @@ const censusDir = "../../shared/datasets/census"
 // records).
 func census(t testing.TB, masked string, n int) Problem {
 	t.Helper()
+	return censusRecords(t, masked, identity(n))
+}
+
+// censusRecords is census with the records idx (in this order) instead of the first n.
+func censusRecords(t testing.TB, masked string, idx []int) Problem {
+	t.Helper()
 	op := filepath.Join(censusDir, "original.csv")
 	mp := filepath.Join(censusDir, "masked", masked+".csv")
 	if _, err := os.Stat(mp); err != nil {
@@ -114,11 +120,15 @@ func census(t testing.TB, masked string, n int) Problem {
 			t.Fatal(err)
 		}
 		for k := range x {
-			x[k] = x[k][:n]
+			col := make([]float64, len(idx))
+			for a, i := range idx {
+				col[a] = x[k][i]
+			}
+			x[k] = col
 		}
 		return x
 	}
-	return Problem{Queries: load(mp), Refs: load(op), Truth: identity(n)}
+	return Problem{Queries: load(mp), Refs: load(op), Truth: identity(len(idx))}
 }
 
 // cbcOptimum solves an MPS file with COIN-OR CBC and returns its optimal objective.
@@ -265,6 +275,56 @@ func TestDeterminism(t *testing.T) {
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("%v: two runs differ:\n%+v\n%+v", f, a, b)
 		}
+	}
+}
+
+// Records released as one value (microaggregation) have one nearest reference, so at most
+// one per group can be linked: the master starts with the groups' clique rows. On whole
+// MDAV groups of CENSUS (k = 3 with OWA, k = 5 with WM), reid proves an optimum with at
+// most one link per group, equal to CBC's on the exported full model, which has no such
+// rows (so they cut off no solution).
+func TestTwinGroups(t *testing.T) {
+	if _, err := exec.LookPath("cbc"); err != nil {
+		t.Skip("cbc not on the PATH (Debian coinor-cbc; make test installs it)")
+	}
+	for _, c := range []struct {
+		file   string
+		groups int
+		family Family
+	}{{"mdav_k3", 6, OWA}, {"mdav_k5", 3, WM}} {
+		t.Run(c.file, func(t *testing.T) {
+			all := census(t, c.file, 1080)
+			// The first c.groups groups of identical masked records, whole.
+			key := func(i int) string {
+				var b strings.Builder
+				for k := range all.Queries {
+					b.WriteString(strconv.FormatFloat(all.Queries[k][i], 'g', -1, 64) + ",")
+				}
+				return b.String()
+			}
+			members := map[string][]int{}
+			var order []string
+			for i := range 1080 {
+				k := key(i)
+				if members[k] == nil {
+					order = append(order, k)
+				}
+				members[k] = append(members[k], i)
+			}
+			var idx []int
+			for _, k := range order[:c.groups] {
+				if len(members[k]) < 2 {
+					t.Fatalf("group of %d record(s): not a microaggregated file", len(members[k]))
+				}
+				idx = append(idx, members[k]...)
+			}
+			p := censusRecords(t, c.file, idx)
+			p.Family = c.family
+			res := againstCBC(t, p)
+			if res.Stats.TwinGroups != c.groups || res.CorrectLinks > c.groups {
+				t.Errorf("%d twin groups (want %d), %d links (at most one per group)", res.Stats.TwinGroups, c.groups, res.CorrectLinks)
+			}
+		})
 	}
 }
 

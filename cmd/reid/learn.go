@@ -66,8 +66,10 @@ The JSON (--format json) has operator, params, epsilon, n, correct_links (record
 with margin ≥ ε under params, re-counted by the pairwise core: n − Σ K), dbrl_links (plain
 DBRL: true partner the unique nearest), euclidean_links (plain DBRL with the Euclidean
 distance), bound (proven upper bound on correct_links), gap ((bound − correct_links) /
-bound), status (optimal or time_limit), nodes, cuts, rows_generated, lp_iterations and
-seconds; for bilinear eigenvalues (of the learned W, ascending) and family_cuts (PSD
+bound), status (optimal or time_limit), nodes, cuts, rows_generated, lp_iterations, twin_groups
+(groups of identical records with different true partners: at most one of each can be
+linked, which the bound uses from the start; microaggregated files) and seconds; for
+bilinear eigenvalues (of the learned W, ascending) and family_cuts (PSD
 cuts added); for choquet shapley (each attribute's Shapley value: its average weight in
 the learned measure), interaction (each pair's Shapley interaction index: > 0 the pair
 re-identifies together more than apart, < 0 redundant) and family_cuts (monotonicity rows
@@ -165,6 +167,9 @@ type learnReport struct {
 	RowsGenerated  int       `json:"rows_generated"`
 	LPIterations   int       `json:"lp_iterations"`
 	FamilyCuts     int       `json:"family_cuts"`
+	// TwinGroups is the number of groups of identical records (different true partners)
+	// of which at most one can be linked: the bound starts from them.
+	TwinGroups int `json:"twin_groups"`
 	// Eigenvalues of the learned W (bilinear), ascending.
 	Eigenvalues []float64 `json:"eigenvalues,omitempty"`
 	// Shapley and Interaction describe a learned Choquet measure.
@@ -306,6 +311,7 @@ func (j *learnJob) run(e *env) (*learnReport, distances.Operator, error) {
 		RowsGenerated:  res.Stats.RowsGenerated,
 		LPIterations:   res.Stats.LPIterations,
 		FamilyCuts:     res.Stats.FamilyCuts,
+		TwinGroups:     res.Stats.TwinGroups,
 		Seed:           j.settings.Seed,
 		Seconds:        res.Stats.Seconds,
 	}
