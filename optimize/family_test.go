@@ -2,7 +2,6 @@ package optimize
 
 import (
 	"math"
-	"os/exec"
 	"strconv"
 	"testing"
 
@@ -20,9 +19,7 @@ func TestFamiliesAgainstCBC(t *testing.T) {
 	if testing.Short() {
 		t.Skip("CBC on the full models takes about a minute")
 	}
-	if _, err := exec.LookPath("cbc"); err != nil {
-		t.Skip("cbc not on the PATH (Debian coinor-cbc; make test installs it)")
-	}
+	requireCBC(t)
 	// attrs: the first attributes of CENSUS kept (0: all 13). With all 13 the Choquet
 	// model has 8191 measure columns and 53,248 monotonicity rows, beyond what CBC solves
 	// in minutes; 6 attributes give 63 and 186.

@@ -241,7 +241,8 @@ type Stats struct {
 	RowsGenerated int
 	// LPIterations counts simplex iterations of every LP (master and subproblem).
 	LPIterations int
-	// Cuts is the number of distinct combinatorial Benders (covering) cuts.
+	// Cuts is the number of distinct combinatorial Benders (covering) cuts, counting the
+	// pairs of twins (implied by their groups' rows, see TwinGroups).
 	Cuts int
 	// Fixed is the number of records that can never be linked (dominance, or a
 	// subproblem infeasible on its own), and Candidates the competitor rows left after

@@ -131,6 +131,15 @@ func censusRecords(t testing.TB, masked string, idx []int) Problem {
 	return Problem{Queries: load(mp), Refs: load(op), Truth: identity(len(idx))}
 }
 
+// requireCBC skips the test when CBC, the independent MILP solver of the comparisons, is
+// absent.
+func requireCBC(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("cbc"); err != nil {
+		t.Skip("cbc not on the PATH (Debian coinor-cbc; make test installs it)")
+	}
+}
+
 // cbcOptimum solves an MPS file with COIN-OR CBC and returns its optimal objective.
 func cbcOptimum(t *testing.T, mps string) float64 {
 	t.Helper()
@@ -159,9 +168,7 @@ func cbcOptimum(t *testing.T, mps string) float64 {
 // On the first records of CENSUS masked files, reid's optimum equals CBC's on the
 // exported full model (alternative optima may differ in θ, never in the objective).
 func TestCensusAgainstCBC(t *testing.T) {
-	if _, err := exec.LookPath("cbc"); err != nil {
-		t.Skip("cbc not on the PATH (Debian coinor-cbc; make test installs it)")
-	}
+	requireCBC(t)
 	cases := []struct {
 		file   string
 		n      int
@@ -284,9 +291,7 @@ func TestDeterminism(t *testing.T) {
 // most one link per group, equal to CBC's on the exported full model, which has no such
 // rows (so they cut off no solution).
 func TestTwinGroups(t *testing.T) {
-	if _, err := exec.LookPath("cbc"); err != nil {
-		t.Skip("cbc not on the PATH (Debian coinor-cbc; make test installs it)")
-	}
+	requireCBC(t)
 	for _, c := range []struct {
 		file   string
 		groups int
@@ -330,9 +335,7 @@ func TestTwinGroups(t *testing.T) {
 
 // The exported restricted model is a relaxation: CBC's optimum on it is at most reid's.
 func TestRestrictedExport(t *testing.T) {
-	if _, err := exec.LookPath("cbc"); err != nil {
-		t.Skip("cbc not on the PATH")
-	}
+	requireCBC(t)
 	p := census(t, "noise_additive_10", 40)
 	p.Family = WM
 	mps := filepath.Join(t.TempDir(), "restricted.mps")

@@ -47,10 +47,9 @@ type solver struct {
 	// containing record i: a set containing a known cut is known to be infeasible.
 	cutList [][]int
 	cutsOf  [][]int
-	// twinRows are the twin groups' clique rows (twinCuts) and twinRHS their right-hand
-	// sides: the bound before the master is solved.
-	twinRows [][]int
-	twinRHS  []int
+	// twinRows are the twin groups' clique rows (twinCuts): the bound before the master
+	// is solved.
+	twinRows []twinRow
 	curLo    []float64
 	curUp    []float64
 
@@ -187,6 +186,12 @@ func (sv *solver) addMasterRow(S []int, rhs float64) {
 	}
 }
 
+// twinRow is a twin group's clique row Σ_{i∈members} K_i ≥ rhs.
+type twinRow struct {
+	members []int
+	rhs     int
+}
+
 // twinCuts adds the conflicts of records whose standardised query records are identical:
 // for each such group G, every pair of members with different true partners is an
 // irreducible infeasible set (registered for the combinatorial checks), and the master
@@ -241,7 +246,7 @@ func (sv *solver) twinCuts() {
 			}
 		}
 		sv.addMasterRow(G, float64(len(G)-most))
-		sv.twinRows, sv.twinRHS = append(sv.twinRows, G), append(sv.twinRHS, len(G)-most)
+		sv.twinRows = append(sv.twinRows, twinRow{G, len(G) - most})
 		sv.stats.TwinGroups++
 	}
 }
@@ -440,14 +445,14 @@ func (sv *solver) boundLinks() int { return len(sv.d.recs) - sv.currentLB() }
 // each twin group at least its row's right-hand side of failures.
 func (sv *solver) staticLB() int {
 	lb := sv.stats.Fixed
-	for x, G := range sv.twinRows {
+	for _, row := range sv.twinRows {
 		fixed := 0
-		for _, i := range G {
+		for _, i := range row.members {
 			if sv.fixed[i] {
 				fixed++
 			}
 		}
-		lb += max(0, sv.twinRHS[x]-fixed)
+		lb += max(0, row.rhs-fixed)
 	}
 	return lb
 }
