@@ -31,6 +31,9 @@
 //     cuts for mixed-integer linear programming", Operations Research 54(4), 2006): a
 //     master LP over K ∈ [0,1]^N, minimise Σ K subject to covering cuts Σ_{i∈S} K_i ≥ 1,
 //     solved by CLP's warm-started dual simplex inside a best-first branch and bound on K.
+//     The master keeps the cuts that bind: past 500 cut rows those slack at its last
+//     solution are dropped, and any cut of the pool its solution violates comes back. A
+//     node branches once a round of cuts raises the master's objective by less than 0.1.
 //     At each master solution the records with K_i < 1/2 are checked by the θ-subproblem
 //     (an LP in θ alone); while it is infeasible, CLP's verified Farkas certificate gives
 //     the records in its support, a deletion filter shrinks them to an irreducible
@@ -52,6 +55,12 @@
 //   - Incumbents: the Euclidean θ, every feasible θ of the subproblem, and a local search
 //     that links one more record at a time by re-solving the subproblem (under a time
 //     limit, one local search gets at most a tenth of the remaining time).
+//
+// The θ-subproblem of WM and OWA is a matrix game (gamelp.go): rows a·θ ≥ lo on the simplex
+// hold exactly when max_θ min_r (a_r − lo)·θ ≥ 0, an LP whose dual has a basis of m + 1
+// columns whatever the number of rows; a small primal simplex in Go solves it in
+// microseconds, returns the maximin θ or a verified Farkas certificate, and stops as soon
+// as one is found. The other families' θ-LPs are solved by CLP.
 //
 // The subproblem imposes the rows at ε + 1e-7 (CLP's primal tolerance set to 1e-10) so
 // that a θ it returns links with margin ≥ ε exactly; the final count is made by the

@@ -12,7 +12,7 @@ import (
 // one-record checks: with a handful of rows each dual simplex re-solve costs
 // microseconds, where the shared subproblem carries every generated row of every record.
 type smallLP struct {
-	model *clp.Model
+	model thetaLP
 	rows  [][]int // rows of the model per record of the set
 }
 
@@ -24,9 +24,7 @@ func (sv *solver) newSmallLP(recs []int, cands [][]int, lo float64) *smallLP {
 
 // newSmallLPRows is newSmallLP with the given family cuts.
 func (sv *solver) newSmallLPRows(recs []int, cands [][]int, lo float64, cuts []famRow) *smallLP {
-	s := &smallLP{model: clp.New(), rows: make([][]int, len(recs))}
-	s.model.SetPrimalTolerance(lpPrimalTol)
-	loadColumns(s.model, sv.d.sp)
+	s := &smallLP{model: sv.newThetaLP(), rows: make([][]int, len(recs))}
 	sv.addFamilyRows(s.model, sv.d.sp.rows())
 	sv.addFamilyRows(s.model, cuts)
 	for x, i := range recs {

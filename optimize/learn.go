@@ -211,6 +211,9 @@ type Settings struct {
 	// WarmStarts are parameters of the family (in the layout of Result.Params) tried as
 	// incumbents before the search, e.g. a lower family's optimum lifted by Family.Lift.
 	WarmStarts [][]float64
+
+	// clpSubproblems solves the θ-LPs of WM and OWA with CLP too (tests compare the two).
+	clpSubproblems bool
 }
 
 // Status is the outcome of Learn.

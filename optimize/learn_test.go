@@ -214,6 +214,32 @@ func againstCBC(t *testing.T, p Problem) Result {
 	return res
 }
 
+// The θ-LPs of WM and OWA are solved as matrix games (gameLP); solved by CLP instead, the
+// search proves the same optimum.
+func TestSubproblemEngines(t *testing.T) {
+	for _, c := range []struct {
+		file   string
+		n      int
+		family Family
+	}{{"rankswap_p15", 50, WM}, {"noise_correlated_10", 40, OWA}, {"noise_additive_50", 40, WM}} {
+		p := census(t, c.file, c.n)
+		p.Family = c.family
+		game, err := Learn(p, Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		withCLP, err := Learn(p, Settings{clpSubproblems: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s %d %v: game %d links (%d nodes, %d solves), CLP %d links (%d nodes, %d solves)", c.file, c.n, c.family,
+			game.CorrectLinks, game.Stats.Nodes, game.Stats.SubproblemSolves, withCLP.CorrectLinks, withCLP.Stats.Nodes, withCLP.Stats.SubproblemSolves)
+		if game.Status != Optimal || withCLP.Status != Optimal || game.CorrectLinks != withCLP.CorrectLinks {
+			t.Errorf("%s %d %v: game %v %d links, CLP %v %d links", c.file, c.n, c.family, game.Status, game.CorrectLinks, withCLP.Status, withCLP.CorrectLinks)
+		}
+	}
+}
+
 // The learned distance links at least as many records as the Euclidean distance (WM and
 // OWA with equal weights are the Euclidean distance), also when stopped by the time limit;
 // and correct_links = N − Σ K always.

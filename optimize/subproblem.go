@@ -32,9 +32,7 @@ const (
 
 func (sv *solver) initSubproblem() {
 	sp := sv.d.sp
-	sv.sub = clp.New()
-	sv.sub.SetPrimalTolerance(lpPrimalTol)
-	loadColumns(sv.sub, sp)
+	sv.sub = sv.newThetaLP()
 	n := len(sv.d.recs)
 	sv.recRows = make([][]int, n)
 	sv.inLP = make([][]bool, n)
@@ -58,6 +56,18 @@ func (sv *solver) initSubproblem() {
 	sv.addRows(add)
 }
 
+// newThetaLP returns an empty θ-LP with the family's columns: a gameLP for the simplex
+// families, a CLP model otherwise.
+func (sv *solver) newThetaLP() thetaLP {
+	if s, ok := sv.d.sp.(*simplexSpace); ok && !sv.clpSubproblems {
+		return newGameLP(s.m)
+	}
+	lp := clp.New()
+	lp.SetPrimalTolerance(lpPrimalTol)
+	loadColumns(lp, sv.d.sp)
+	return lp
+}
+
 // loadColumns loads an LP with the family's columns and bounds and no rows.
 func loadColumns(lp *clp.Model, sp space) {
 	lo, up := sp.bounds()
@@ -67,7 +77,7 @@ func loadColumns(lp *clp.Model, sp space) {
 }
 
 // addFamilyRows adds rows of the family to an LP.
-func (sv *solver) addFamilyRows(lp *clp.Model, rows []famRow) {
+func (sv *solver) addFamilyRows(lp thetaLP, rows []famRow) {
 	if len(rows) == 0 {
 		return
 	}

@@ -1,0 +1,559 @@
+package optimize
+
+import (
+	"math"
+	"time"
+
+	"github.com/reid-sdc/reid/optimize/clp"
+)
+
+// gameLP is the θ-LP of the simplex families (WM, OWA) solved as a matrix game: the rows
+// θ·a_r ≥ lo_r with θ on the simplex Δ read (a_r − lo_r·1)·θ ≥ 0, so with ã_r = a_r − lo_r·1
+// they are feasible exactly when the game's value
+//
+//	v = max_{θ∈Δ} min_r ã_r·θ = min_{y∈Δ_R} max_k (Σ_r y_r ã_r)_k
+//
+// is ≥ 0 (von Neumann's minimax theorem; LP duality). gameLP runs the primal simplex on the
+// right-hand problem, min w s.t. Σ_r y_r ã_rk ≤ w (k = 1..m), Σ_r y_r = 1, y ≥ 0, whose
+// basis is (m+1)×(m+1) whatever the number of rows: each iteration prices the rows (one
+// dot product of length m each) and updates a 14×14 inverse for CENSUS. CLP pays a fixed
+// cost per solve that dominates on these LPs of 13 columns (about a millisecond, most of
+// the search's time); this solver needs microseconds to tens of them.
+//
+// What it returns is checked, not trusted: a feasible answer is θ = −π (the duals of the
+// m rows) with its margins evaluated; an infeasible one is the basic y, a Farkas
+// certificate verified with a rounding allowance: Σ_r y_r ã_r ≤ w·1 with w < 0 proves
+// that every θ on Δ breaks some row, since Σ_r y_r (ã_r·θ) ≤ w. The objective w only
+// decreases, so the solve stops at the first basis with w < 0 that verifies: the
+// deletion filter needs the answer, not the optimum. When the rows are feasible, θ is the
+// maximin point, whose smallest margin is the largest possible.
+//
+// It serves the θ-LP interface (thetaLP) of the search. Row numbers are the caller's,
+// family rows included: the simplex row Σθ = 1 is structural here and accepted as a row
+// that is never active.
+type gameLP struct {
+	m int
+	// Rows: the coefficients a_r (row-major, m each), the lower bound (−Inf: off), and
+	// the shifted ã_r = a_r − lo_r·1 of rows that are on.
+	coef    []float64
+	lo      []float64
+	shifted []float64
+	family  []bool // structural rows (the simplex row): never active
+	// The basis: n = m+1 basic variables, each a row's y_r (id ≥ 0), w (idW) or a slack
+	// s_k of the k-th inequality (idSlack − k), and the inverse of the basis matrix,
+	// row-major n×n. warm: the basis is a valid start for the next solve.
+	basic      []int
+	binv       []float64
+	basicRow   []bool // per row
+	basicSlack []bool // per inequality k
+	warm       bool
+
+	theta      []float64
+	cert       []float64
+	status     clp.Status
+	iterations int
+	maxSeconds float64
+
+	// scratch
+	col, alpha, xb, pi []float64
+	active             []int
+}
+
+const (
+	idW     = -1
+	idSlack = -2
+	// gameIterFactor bounds the iterations of a solve at gameIterFactor·(rows + m + 1): the
+	// primal simplex with Bland's rule on degenerate steps terminates, so this only stops
+	// numerical trouble from looping.
+	gameIterFactor = 50
+	// gameRefactor: the inverse is recomputed from the basis every so many pivots.
+	gameRefactor = 64
+	// gameDegenerate: after so many pivots without progress the entering rule switches to
+	// Bland's (smallest index), which cannot cycle.
+	gameDegenerate = 30
+)
+
+func newGameLP(m int) *gameLP {
+	n := m + 1
+	return &gameLP{m: m, basicSlack: make([]bool, m), theta: make([]float64, m), status: clp.Unknown,
+		col: make([]float64, n), alpha: make([]float64, n), xb: make([]float64, n), pi: make([]float64, n),
+		basic: make([]int, n), binv: make([]float64, n*n)}
+}
+
+func (g *gameLP) NumRows() int            { return len(g.lo) }
+func (g *gameLP) Iterations() int         { return g.iterations }
+func (g *gameLP) SetMaxSeconds(s float64) { g.maxSeconds = s }
+func (g *gameLP) Close()                  {}
+
+// Solution returns θ of the last feasible solve.
+func (g *gameLP) Solution(dst []float64) []float64 { return append(dst[:0], g.theta...) }
+
+// FarkasCertificate returns the verified certificate of the last solve (y ≥ 0 per row,
+// Σ_r y_r ã_r < 0 componentwise), or false when the last solve did not end infeasible.
+func (g *gameLP) FarkasCertificate() ([]float64, bool) {
+	if g.status != clp.PrimalInfeasible {
+		return nil, false
+	}
+	return append([]float64(nil), g.cert...), true
+}
+
+// AddRows appends rows lo ≤ a·θ ≤ up in CSR form. Record rows have up = +Inf; a row with
+// lo = up = 1 whose coefficients are all 1 on the m columns is the simplex row.
+func (g *gameLP) AddRows(lo, up []float64, start, idx []int, val []float64) error {
+	for x := range lo {
+		row := make([]float64, g.m)
+		for e := start[x]; e < start[x+1]; e++ {
+			row[idx[e]] = val[e]
+		}
+		fam := false
+		if lo[x] == up[x] {
+			if !isSimplexRow(row, lo[x]) {
+				panic("optimize: the game LP holds only the simplex row as an equality")
+			}
+			fam = true
+		} else if !math.IsInf(up[x], 1) {
+			panic("optimize: the game LP holds rows a·θ ≥ lo only")
+		}
+		g.coef = append(g.coef, row...)
+		g.lo = append(g.lo, math.Inf(-1))
+		g.shifted = append(g.shifted, make([]float64, g.m)...)
+		g.family = append(g.family, fam)
+		g.basicRow = append(g.basicRow, false)
+		if !fam {
+			g.SetRowBounds(len(g.lo)-1, lo[x], up[x])
+		}
+	}
+	return nil
+}
+
+func isSimplexRow(row []float64, rhs float64) bool {
+	if rhs != 1 {
+		return false
+	}
+	for _, v := range row {
+		if v != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// SetRowBounds sets the lower bound of a record row (up must be +Inf); −Inf switches it off.
+func (g *gameLP) SetRowBounds(row int, lo, up float64) {
+	if g.family[row] {
+		return
+	}
+	if g.lo[row] == lo {
+		return
+	}
+	g.lo[row] = lo
+	if g.basicRow[row] {
+		g.warm = false // the basis holds the row's old column
+	}
+	if math.IsInf(lo, -1) {
+		return
+	}
+	sh := g.shifted[row*g.m : (row+1)*g.m]
+	for k, a := range g.coef[row*g.m : (row+1)*g.m] {
+		sh[k] = a - lo
+	}
+}
+
+// Dual solves the LP (the name of the interface CLP's models fill).
+func (g *gameLP) Dual() clp.Status { return g.solve() }
+
+// Primal solves the LP again (the answer does not depend on the algorithm).
+func (g *gameLP) Primal() clp.Status { return g.solve() }
+
+// column writes the basis-matrix column of variable id into g.col.
+func (g *gameLP) column(id int) {
+	m := g.m
+	switch {
+	case id >= 0:
+		copy(g.col, g.shifted[id*m:(id+1)*m])
+		g.col[m] = 1
+	case id == idW:
+		for k := range m {
+			g.col[k] = -1
+		}
+		g.col[m] = 0
+	default:
+		clear(g.col)
+		g.col[idSlack-id] = 1
+	}
+}
+
+// refactor recomputes the inverse of the basis matrix by Gauss–Jordan elimination with
+// partial pivoting; false when it is singular.
+func (g *gameLP) refactor() bool {
+	n := g.m + 1
+	a := make([]float64, n*n) // column j of the basis matrix is variable basic[j]
+	for j, id := range g.basic {
+		g.column(id)
+		for i := range n {
+			a[i*n+j] = g.col[i]
+		}
+	}
+	inv := g.binv
+	clear(inv)
+	for i := range n {
+		inv[i*n+i] = 1
+	}
+	for c := range n {
+		p, big := -1, 1e-11
+		for r := c; r < n; r++ {
+			if v := math.Abs(a[r*n+c]); v > big {
+				p, big = r, v
+			}
+		}
+		if p < 0 {
+			return false
+		}
+		if p != c {
+			for k := range n {
+				a[p*n+k], a[c*n+k] = a[c*n+k], a[p*n+k]
+				inv[p*n+k], inv[c*n+k] = inv[c*n+k], inv[p*n+k]
+			}
+		}
+		d := 1 / a[c*n+c]
+		for k := range n {
+			a[c*n+k] *= d
+			inv[c*n+k] *= d
+		}
+		for r := range n {
+			if f := a[r*n+c]; r != c && f != 0 {
+				for k := range n {
+					a[r*n+k] -= f * a[c*n+k]
+					inv[r*n+k] -= f * inv[c*n+k]
+				}
+			}
+		}
+	}
+	return true
+}
+
+// coldStart takes the basis of the row whose largest entry is least (y = e_r, w = that
+// entry) with the slacks of the other m − 1 inequalities.
+func (g *gameLP) coldStart() bool {
+	m := g.m
+	best, bestMax := -1, math.Inf(1)
+	for _, r := range g.active {
+		mx := math.Inf(-1)
+		for _, v := range g.shifted[r*m : (r+1)*m] {
+			mx = max(mx, v)
+		}
+		if mx < bestMax {
+			best, bestMax = r, mx
+		}
+	}
+	top := 0
+	for k, v := range g.shifted[best*m : (best+1)*m] {
+		if v == bestMax {
+			top = k
+			break
+		}
+	}
+	for _, id := range g.basic {
+		g.setBasic(id, false)
+	}
+	for k := range m {
+		g.basic[k] = idSlack - k
+	}
+	g.basic[top] = best
+	g.basic[m] = idW
+	for _, id := range g.basic {
+		g.setBasic(id, true)
+	}
+	return g.refactor()
+}
+
+// solve runs the primal simplex on the game's minimisation problem.
+func (g *gameLP) solve() clp.Status {
+	m, n := g.m, g.m+1
+	g.iterations = 0
+	g.cert = nil
+	g.active = g.active[:0]
+	for r, lo := range g.lo {
+		if !g.family[r] && !math.IsInf(lo, -1) {
+			g.active = append(g.active, r)
+		}
+	}
+	if len(g.active) == 0 {
+		for k := range g.theta {
+			g.theta[k] = 1 / float64(m)
+		}
+		g.status = clp.Optimal
+		return g.status
+	}
+	started := false
+	if g.warm {
+		for _, id := range g.basic {
+			if id >= 0 && math.IsInf(g.lo[id], -1) {
+				g.warm = false
+			}
+		}
+	}
+	if g.warm && g.refactor() {
+		started = true
+		g.basicValues()
+		for i, id := range g.basic {
+			if id != idW && g.xb[i] < -1e-9 {
+				started = false
+			}
+		}
+	}
+	if !started && !g.coldStart() {
+		g.warm = false
+		g.status = clp.StoppedOnErrors
+		return g.status
+	}
+	g.warm = true
+	var deadline time.Time
+	if g.maxSeconds > 0 {
+		deadline = time.Now().Add(time.Duration(g.maxSeconds * float64(time.Second)))
+	}
+	maxIter := gameIterFactor * (len(g.active) + n)
+	degenerate, sinceRefactor := 0, 0
+	for {
+		g.basicValues()
+		wpos := g.position(idW)
+		if g.xb[wpos] < 0 && g.certify() {
+			g.status = clp.PrimalInfeasible
+			return g.status
+		}
+		copy(g.pi, g.binv[wpos*n:(wpos+1)*n])
+		bland := degenerate >= gameDegenerate
+		enter := g.price(bland)
+		if enter == idW-100 { // no improving column: optimal
+			return g.finish()
+		}
+		if g.iterations >= maxIter || g.iterations&1023 == 1023 && !deadline.IsZero() && time.Now().After(deadline) {
+			g.warm = false
+			g.status = clp.StoppedOnLimit
+			return g.status
+		}
+		g.column(enter)
+		for i := range n {
+			s := 0.0
+			for k := range n {
+				s += g.binv[i*n+k] * g.col[k]
+			}
+			g.alpha[i] = s
+		}
+		p, ratio := -1, math.Inf(1)
+		for i, id := range g.basic {
+			if id == idW || g.alpha[i] <= 1e-9 {
+				continue
+			}
+			t := max(g.xb[i], 0) / g.alpha[i]
+			switch {
+			case p < 0 || t < ratio-1e-12:
+				p, ratio = i, t
+			case t <= ratio+1e-12 && (bland && gameOrder(id) < gameOrder(g.basic[p]) || !bland && g.alpha[i] > g.alpha[p]):
+				p, ratio = i, min(ratio, t)
+			}
+		}
+		if p < 0 {
+			// Unbounded cannot happen (w ≥ min_r max_k ã_rk): numerical trouble.
+			if sinceRefactor > 0 && g.refactor() {
+				sinceRefactor = 0
+				continue
+			}
+			g.warm = false
+			g.status = clp.StoppedOnErrors
+			return g.status
+		}
+		if ratio <= 1e-12 {
+			degenerate++
+		} else {
+			degenerate = 0
+		}
+		g.pivot(p, enter)
+		g.iterations++
+		if sinceRefactor++; sinceRefactor >= gameRefactor {
+			sinceRefactor = 0
+			if !g.refactor() {
+				g.warm = false
+				g.status = clp.StoppedOnErrors
+				return g.status
+			}
+		}
+	}
+}
+
+// gameOrder is the fixed order of Bland's rule: slacks, then rows by index.
+func gameOrder(id int) int {
+	if id >= 0 {
+		return id + 1<<20
+	}
+	return -id
+}
+
+// basicValues sets xb = B⁻¹e_{m+1}, the basic variables' values (the right-hand side is
+// Σ y = 1 alone).
+func (g *gameLP) basicValues() {
+	n := g.m + 1
+	for i := range n {
+		g.xb[i] = g.binv[i*n+g.m]
+	}
+}
+
+func (g *gameLP) position(id int) int {
+	for i, b := range g.basic {
+		if b == id {
+			return i
+		}
+	}
+	panic("optimize: w left the game LP's basis")
+}
+
+// price returns the entering variable: the most negative reduced cost (Dantzig), or with
+// bland the first in gameOrder; idW−100 when none is below the tolerance. The reduced
+// cost of y_r is θ·ã_r − v with θ = −π_{1..m} and v = π_{m+1}: the row most violated at
+// the current θ relative to the current value enters.
+func (g *gameLP) price(bland bool) int {
+	m := g.m
+	const tol = 1e-11
+	best, bestD := idW-100, -tol
+	bestOrder := math.MaxInt
+	consider := func(id int, d float64) {
+		if d >= -tol {
+			return
+		}
+		if bland {
+			if o := gameOrder(id); o < bestOrder {
+				best, bestOrder = id, o
+			}
+		} else if d < bestD {
+			best, bestD = id, d
+		}
+	}
+	for k := range m {
+		if !g.basicSlack[k] {
+			consider(idSlack-k, -g.pi[k])
+		}
+	}
+	pm := g.pi[m]
+	for _, r := range g.active {
+		if g.basicRow[r] {
+			continue
+		}
+		s := pm
+		for k, a := range g.shifted[r*m : (r+1)*m] {
+			s += g.pi[k] * a
+		}
+		consider(r, -s)
+	}
+	return best
+}
+
+// pivot replaces basic position p by variable enter (g.alpha holds B⁻¹ of its column).
+func (g *gameLP) pivot(p, enter int) {
+	n := g.m + 1
+	inv := g.binv
+	d := 1 / g.alpha[p]
+	for k := range n {
+		inv[p*n+k] *= d
+	}
+	for i := range n {
+		if f := g.alpha[i]; i != p && f != 0 {
+			for k := range n {
+				inv[i*n+k] -= f * inv[p*n+k]
+			}
+		}
+	}
+	g.setBasic(g.basic[p], false)
+	g.basic[p] = enter
+	g.setBasic(enter, true)
+}
+
+func (g *gameLP) setBasic(id int, on bool) {
+	switch {
+	case id >= 0:
+		g.basicRow[id] = on
+	case id <= idSlack:
+		g.basicSlack[idSlack-id] = on
+	}
+}
+
+// certify checks whether the basic y is a Farkas certificate: with y ≥ 0 (negatives of
+// rounding size dropped), Σ_r y_r ã_rk < 0 for every k, with an allowance for the rounding
+// of the sums and of ã = a − lo. It stores the certificate per row.
+func (g *gameLP) certify() bool {
+	m := g.m
+	sum := make([]float64, m)
+	scale, mass := 0.0, 0.0
+	for i, id := range g.basic {
+		y := g.xb[i]
+		if id < 0 || y <= 0 {
+			continue
+		}
+		mass += y
+		for k, a := range g.shifted[id*m : (id+1)*m] {
+			sum[k] += y * a
+			scale += y * (math.Abs(a) + math.Abs(g.lo[id]))
+		}
+	}
+	if mass <= 0 {
+		return false
+	}
+	allow := 1e-12 * (scale + 1e-300)
+	for _, s := range sum {
+		if s >= -allow {
+			return false
+		}
+	}
+	g.cert = make([]float64, len(g.lo))
+	for i, id := range g.basic {
+		if id >= 0 && g.xb[i] > 0 {
+			g.cert[id] = g.xb[i]
+		}
+	}
+	return true
+}
+
+// finish reads θ = −π at an optimal basis: feasible when its smallest margin is ≥ 0 up to
+// rounding (the value is ≥ 0), infeasible when the optimal y certifies, and otherwise a
+// knife edge reported feasible (its rows hold within 1e-9 relative, CLP's tolerance).
+func (g *gameLP) finish() clp.Status {
+	m, n := g.m, g.m+1
+	if g.refactor() {
+		g.basicValues()
+		wpos := g.position(idW)
+		copy(g.pi, g.binv[wpos*n:(wpos+1)*n])
+	}
+	s := 0.0
+	for k := range m {
+		g.theta[k] = max(-g.pi[k], 0)
+		s += g.theta[k]
+	}
+	if s <= 0 || math.IsNaN(s) {
+		g.warm = false
+		g.status = clp.StoppedOnErrors
+		return g.status
+	}
+	for k := range m {
+		g.theta[k] /= s
+	}
+	if g.xb[g.position(idW)] < 0 && g.certify() {
+		g.status = clp.PrimalInfeasible
+		return g.status
+	}
+	g.status = clp.Optimal
+	return g.status
+}
+
+// thetaLP is the θ-LP interface of the search: a CLP model, or gameLP for the simplex
+// families.
+type thetaLP interface {
+	NumRows() int
+	AddRows(lo, up []float64, start, idx []int, val []float64) error
+	SetRowBounds(row int, lo, up float64)
+	Dual() clp.Status
+	Primal() clp.Status
+	Solution(dst []float64) []float64
+	FarkasCertificate() ([]float64, bool)
+	Iterations() int
+	SetMaxSeconds(s float64)
+	Close()
+}
