@@ -98,6 +98,7 @@ func newSolver(d *data, s Settings, start time.Time) *solver {
 	}
 	sv.initSubproblem()
 	sv.master = clp.New()
+	sv.master.SetScaling(0) // all coefficients are 1
 	sv.curLo, sv.curUp = make([]float64, n), make([]float64, n)
 	obj := make([]float64, n)
 	for i := range n {

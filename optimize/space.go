@@ -166,6 +166,15 @@ type denseEvaluator struct {
 	theta []float64
 }
 
+func (e *denseEvaluator) links(r *rec, eps float64) bool {
+	for c := range r.ncand() {
+		if dot(e.theta, r.cand[c*e.m:(c+1)*e.m]) < eps {
+			return false
+		}
+	}
+	return true
+}
+
 func (e *denseEvaluator) margins(r *rec, dst []float64) []float64 {
 	dst = dst[:0]
 	for c := range r.ncand() {

@@ -447,20 +447,33 @@ func (sv *solver) linkedSet(theta []float64) ([]bool, int) {
 		if r.impossible {
 			continue
 		}
-		sv.margins = ev.margins(r, sv.margins)
-		ok := true
-		for _, v := range sv.margins {
-			if v < sv.eps {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if linksRecord(ev, r, sv.eps, &sv.margins) {
 			linked[i] = true
 			n++
 		}
 	}
 	return linked, n
+}
+
+// linker is an evaluator that decides whether θ links a record without computing every
+// margin: it stops at the first row below ε. The candidates are ordered by their
+// Euclidean margin, so a record θ does not link usually fails within its first rows.
+type linker interface {
+	links(r *rec, eps float64) bool
+}
+
+// linksRecord reports whether every row of r has θ·a ≥ eps (margins is scratch).
+func linksRecord(ev evaluator, r *rec, eps float64, margins *[]float64) bool {
+	if l, ok := ev.(linker); ok {
+		return l.links(r, eps)
+	}
+	*margins = ev.margins(r, *margins)
+	for _, v := range *margins {
+		if v < eps {
+			return false
+		}
+	}
+	return true
 }
 
 // worstMargins is, for each record, min over its rows of θ·a.

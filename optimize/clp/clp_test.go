@@ -202,6 +202,7 @@ func TestSmallLP(t *testing.T) {
 	}{
 		{"dual", lp1(), (*Model).Dual, 11, []float64{3, 1}, []float64{4, 6, 3}, []float64{2, 0, 1}, []float64{0, 0}},
 		{"primal", lp1(), (*Model).Primal, 11, []float64{3, 1}, []float64{4, 6, 3}, []float64{2, 0, 1}, []float64{0, 0}},
+		{"unscaled", lp1(), func(m *Model) Status { m.SetScaling(0); return m.Dual() }, 11, []float64{3, 1}, []float64{4, 6, 3}, []float64{2, 0, 1}, []float64{0, 0}},
 		{"initial", lp1(), (*Model).InitialSolve, 11, []float64{3, 1}, []float64{4, 6, 3}, []float64{2, 0, 1}, []float64{0, 0}},
 		{"column bound", bounded, (*Model).Dual, 11, []float64{3, 1}, []float64{4, 6}, []float64{2, 0}, []float64{1, 0}},
 		{"minimise", minimised, (*Model).Dual, -11, []float64{3, 1}, []float64{4, 6, 3}, []float64{-2, 0, -1}, []float64{0, 0}},
