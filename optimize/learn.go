@@ -214,6 +214,9 @@ type Settings struct {
 
 	// clpSubproblems solves the θ-LPs of WM and OWA with CLP too (tests compare the two).
 	clpSubproblems bool
+	// tailRounds overrides the rounds of weak cuts after which a node branches (0: the
+	// default, noTailOff: never).
+	tailRounds int
 }
 
 // Status is the outcome of Learn.

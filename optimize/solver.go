@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"cmp"
 	"container/heap"
 	"encoding/binary"
 	"math"
@@ -54,6 +55,7 @@ type solver struct {
 	inMaster   []bool
 	masterCut  []int
 	masterKeep int
+	lastK      []float64 // the master's last solution
 	// twinRows are the twin groups' clique rows (twinCuts): the bound before the master
 	// is solved.
 	twinRows []twinRow
@@ -61,6 +63,7 @@ type solver struct {
 	curUp    []float64
 
 	clpSubproblems bool
+	tailRounds     int
 
 	bestTheta []float64
 	bestFail  int
@@ -82,7 +85,7 @@ type solver struct {
 
 func newSolver(d *data, s Settings, start time.Time) *solver {
 	n := len(d.recs)
-	sv := &solver{d: d, eps: s.Epsilon, epsLP: s.Epsilon + lpSlack, threads: s.Threads, initialRows: s.InitialRows, clpSubproblems: s.clpSubproblems,
+	sv := &solver{d: d, eps: s.Epsilon, epsLP: s.Epsilon + lpSlack, threads: s.Threads, initialRows: s.InitialRows, clpSubproblems: s.clpSubproblems, tailRounds: cmp.Or(s.tailRounds, tailRounds),
 		start: start, progress: s.Progress, lastReport: start,
 		theta: make([]float64, d.sp.dim()), famCutKeys: map[string]bool{}, fixed: make([]bool, n), cutKeys: map[string]bool{}, cutCount: make([]int, n), cutsOf: make([][]int, n),
 		bestFail: n + 1, unresolved: n + 1, masterKeep: masterKeepMin}
@@ -393,12 +396,9 @@ func (sv *solver) extend(L []bool, K []float64) bool {
 		case infeasible:
 			cur[i] = false
 			fails++
-			if S := sv.iis(); S != nil && sv.addCut(S) {
-				s := 0.0
-				for _, j := range S {
-					s += K[j]
-				}
-				violated = violated || s < 1-intTol
+			if S := sv.iis(); S != nil {
+				sv.addCut(S)
+				violated = violated || sv.activity(S, K) < 1-intTol
 			}
 		}
 	}
@@ -612,7 +612,8 @@ func (sv *solver) solveMaster() (obj float64, K []float64, state masterState) {
 			panic("optimize: CLP failed on the master problem: " + st.String())
 		}
 	}
-	return sv.master.ObjectiveValue(), sv.master.Solution(nil), masterSolved
+	sv.lastK = sv.master.Solution(sv.lastK)
+	return sv.master.ObjectiveValue(), append([]float64(nil), sv.lastK...), masterSolved
 }
 
 // farkas is lp.FarkasCertificate under the time left (its auxiliary elastic LP is a
@@ -646,6 +647,10 @@ const (
 	tailGain   = 0.1
 	tailRounds = 1
 )
+
+// noTailOff, as Settings.tailRounds, lets every node's cut loop run to its end (tests
+// compare the two).
+const noTailOff = math.MaxInt
 
 func (sv *solver) processNode(nd *node) {
 	n := len(sv.d.recs)
@@ -698,14 +703,11 @@ func (sv *solver) processNode(nd *node) {
 			sv.polish(sv.bestTheta)
 		}
 		violated := false
+		// A cut K violates counts even when not new: the local search above may have
+		// found it first, after the master was solved.
 		for _, S := range cuts {
-			if sv.addCut(S) {
-				s := 0.0
-				for _, i := range S {
-					s += K[i]
-				}
-				violated = violated || s < 1-intTol
-			}
+			sv.addCut(S)
+			violated = violated || sv.activity(S, K) < 1-intTol
 		}
 		if !violated {
 			// Cut separation by extension: from the linkable set, try the other records
@@ -713,7 +715,7 @@ func (sv *solver) processNode(nd *node) {
 			// the record, usually violated by K.
 			violated = sv.extend(linkable, K)
 		}
-		if violated && stall < tailRounds {
+		if violated && stall < sv.tailRounds {
 			continue
 		}
 		// Branch on the most fractional K_i (ties: in more cuts, then lower index).
@@ -728,7 +730,22 @@ func (sv *solver) processNode(nd *node) {
 			}
 		}
 		if br < 0 {
-			return // integral and linkable: the node's optimum is the incumbent (or worse)
+			// K is integral. If its rounding was linkable, the node's optimum is the
+			// incumbent (or worse). If not (a tailing-off round found violated cuts), the
+			// master must be solved again with them; the node is not closed.
+			allLinked := true
+			for i := range n {
+				allLinked = allLinked && (!L[i] || linkable[i])
+			}
+			switch {
+			case allLinked:
+				return
+			case violated:
+				continue
+			default: // no cut separates this K (not expected): keep the bound honest
+				sv.unresolved = min(sv.unresolved, nd.lb)
+				return
+			}
 		}
 		for _, f := range []int{br + 1, -(br + 1)} {
 			child := &node{fix: append(append([]int(nil), nd.fix...), f), lb: nd.lb, depth: nd.depth + 1, seq: sv.seq}
@@ -747,11 +764,7 @@ func (sv *solver) poolSeparate(K []float64) bool {
 		if sv.inMaster[c] {
 			continue
 		}
-		s := 0.0
-		for _, i := range S {
-			s += K[i]
-		}
-		if s < 1-intTol {
+		if sv.activity(S, K) < 1-intTol {
 			sv.addMasterRow(S, 1, c)
 			added = true
 		}
@@ -773,11 +786,13 @@ func (sv *solver) purgeMaster() {
 	if cutRows <= sv.masterKeep {
 		return
 	}
-	act := sv.master.RowActivity(nil)
+	if sv.lastK == nil {
+		return
+	}
 	var drop []int
 	kept := sv.masterCut[:0:0]
 	for row, c := range sv.masterCut {
-		if c >= 0 && act[row] > 1+1e-6 {
+		if c >= 0 && sv.activity(sv.cutList[c], sv.lastK) > 1+1e-6 {
 			drop = append(drop, row)
 			sv.inMaster[c] = false
 		} else {
@@ -789,6 +804,15 @@ func (sv *solver) purgeMaster() {
 		sv.masterCut = kept
 	}
 	sv.masterKeep = max(sv.masterKeep, 2*(len(kept)))
+}
+
+// activity is Σ_{i∈S} K_i.
+func (sv *solver) activity(S []int, K []float64) float64 {
+	s := 0.0
+	for _, i := range S {
+		s += K[i]
+	}
+	return s
 }
 
 // knownInfeasible reports whether set ∪ {i} contains a known cut through i.
