@@ -214,6 +214,26 @@ func againstCBC(t *testing.T, p Problem) Result {
 	return res
 }
 
+// sameOptimum learns p with the settings a and b (named for the log) and checks that both
+// prove the same optimum.
+func sameOptimum(t *testing.T, p Problem, nameA string, a Settings, nameB string, b Settings) {
+	t.Helper()
+	var res [2]Result
+	for x, s := range []Settings{a, b} {
+		r, err := Learn(p, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res[x] = r
+	}
+	ra, rb := res[0], res[1]
+	t.Logf("%s: %d links (%v, %d nodes, %d θ-LP solves); %s: %d links (%v, %d nodes, %d θ-LP solves)",
+		nameA, ra.CorrectLinks, ra.Status, ra.Stats.Nodes, ra.Stats.SubproblemSolves, nameB, rb.CorrectLinks, rb.Status, rb.Stats.Nodes, rb.Stats.SubproblemSolves)
+	if ra.Status != Optimal || rb.Status != Optimal || ra.CorrectLinks != rb.CorrectLinks {
+		t.Errorf("%s: %v %d links; %s: %v %d links", nameA, ra.Status, ra.CorrectLinks, nameB, rb.Status, rb.CorrectLinks)
+	}
+}
+
 // The θ-LPs of WM and OWA are solved as matrix games (gameLP); solved by CLP instead, the
 // search proves the same optimum.
 func TestSubproblemEngines(t *testing.T) {
@@ -222,21 +242,11 @@ func TestSubproblemEngines(t *testing.T) {
 		n      int
 		family Family
 	}{{"rankswap_p15", 50, WM}, {"noise_correlated_10", 40, OWA}, {"noise_additive_50", 40, WM}} {
-		p := census(t, c.file, c.n)
-		p.Family = c.family
-		game, err := Learn(p, Settings{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		withCLP, err := Learn(p, Settings{clpSubproblems: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s %d %v: game %d links (%d nodes, %d solves), CLP %d links (%d nodes, %d solves)", c.file, c.n, c.family,
-			game.CorrectLinks, game.Stats.Nodes, game.Stats.SubproblemSolves, withCLP.CorrectLinks, withCLP.Stats.Nodes, withCLP.Stats.SubproblemSolves)
-		if game.Status != Optimal || withCLP.Status != Optimal || game.CorrectLinks != withCLP.CorrectLinks {
-			t.Errorf("%s %d %v: game %v %d links, CLP %v %d links", c.file, c.n, c.family, game.Status, game.CorrectLinks, withCLP.Status, withCLP.CorrectLinks)
-		}
+		t.Run(c.file, func(t *testing.T) {
+			p := census(t, c.file, c.n)
+			p.Family = c.family
+			sameOptimum(t, p, "game", Settings{}, "CLP", Settings{clpSubproblems: true})
+		})
 	}
 }
 
@@ -399,17 +409,5 @@ func TestSettingsErrors(t *testing.T) {
 func TestTailOffKeepsOptimum(t *testing.T) {
 	p := census(t, "mdav_k5", 300)
 	p.Family = OWA
-	tail, err := Learn(p, Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	full, err := Learn(p, Settings{tailRounds: noTailOff})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("tail-off: %d links (%v, %d nodes); every cut loop to its end: %d links (%v, %d nodes)",
-		tail.CorrectLinks, tail.Status, tail.Stats.Nodes, full.CorrectLinks, full.Status, full.Stats.Nodes)
-	if tail.Status != Optimal || full.Status != Optimal || tail.CorrectLinks != full.CorrectLinks {
-		t.Errorf("tail-off %v %d links, full cut loops %v %d links", tail.Status, tail.CorrectLinks, full.Status, full.CorrectLinks)
-	}
+	sameOptimum(t, p, "tail-off", Settings{}, "every cut loop to its end", Settings{tailRounds: noTailOff})
 }
