@@ -21,7 +21,7 @@ import (
 // the search's time); this solver needs microseconds to tens of them.
 //
 // What it returns is checked, not trusted: a feasible answer is θ = −π (the duals of the
-// m rows) with its margins evaluated; an infeasible one is the basic y, a Farkas
+// m rows), whose margins the search evaluates (solveSub's pairwise check); an infeasible one is the basic y, a Farkas
 // certificate verified with a rounding allowance: Σ_r y_r ã_r ≤ w·1 with w < 0 proves
 // that every θ on Δ breaks some row, since Σ_r y_r (ã_r·θ) ≤ w. The objective w only
 // decreases, so the solve stops at the first basis with w < 0 that verifies: the
@@ -41,11 +41,13 @@ type gameLP struct {
 	family  []bool // structural rows (the simplex row): never active
 	// The basis: n = m+1 basic variables, each a row's y_r (id ≥ 0), w (idW) or a slack
 	// s_k of the k-th inequality (idSlack − k), and the inverse of the basis matrix,
-	// row-major n×n. warm: the basis is a valid start for the next solve.
+	// row-major n×n. w is free, so it never leaves: it stays at position m, where
+	// the cold start puts it. warm: the basis is a valid start for the next solve.
 	basic      []int
 	binv       []float64
-	basicRow   []bool // per row
-	basicSlack []bool // per inequality k
+	basisMat   []float64 // refactor's scratch
+	basicRow   []bool    // per row
+	basicSlack []bool    // per inequality k
 	warm       bool
 
 	theta      []float64
@@ -62,6 +64,8 @@ type gameLP struct {
 const (
 	idW     = -1
 	idSlack = -2
+	// noEntering: price found no improving column (the basis is optimal).
+	noEntering = math.MinInt
 	// gameIterFactor bounds the iterations of a solve at gameIterFactor·(rows + m + 1): the
 	// primal simplex with Bland's rule on degenerate steps terminates, so this only stops
 	// numerical trouble from looping.
@@ -77,7 +81,7 @@ func newGameLP(m int) *gameLP {
 	n := m + 1
 	return &gameLP{m: m, basicSlack: make([]bool, m), theta: make([]float64, m), status: clp.Unknown,
 		col: make([]float64, n), alpha: make([]float64, n), xb: make([]float64, n), pi: make([]float64, n),
-		basic: make([]int, n), binv: make([]float64, n*n)}
+		basic: make([]int, n), binv: make([]float64, n*n), basisMat: make([]float64, n*n)}
 }
 
 func (g *gameLP) NumRows() int            { return len(g.lo) }
@@ -187,7 +191,7 @@ func (g *gameLP) column(id int) {
 // partial pivoting; false when it is singular.
 func (g *gameLP) refactor() bool {
 	n := g.m + 1
-	a := make([]float64, n*n) // column j of the basis matrix is variable basic[j]
+	a := g.basisMat // column j of the basis matrix is variable basic[j]
 	for j, id := range g.basic {
 		g.column(id)
 		for i := range n {
@@ -316,15 +320,14 @@ func (g *gameLP) solve() clp.Status {
 	degenerate, sinceRefactor := 0, 0
 	for {
 		g.basicValues()
-		wpos := g.position(idW)
-		if g.xb[wpos] < 0 && g.certify() {
+		if g.xb[m] < 0 && g.certify() {
 			g.status = clp.PrimalInfeasible
 			return g.status
 		}
-		copy(g.pi, g.binv[wpos*n:(wpos+1)*n])
+		g.dualValues()
 		bland := degenerate >= gameDegenerate
 		enter := g.price(bland)
-		if enter == idW-100 { // no improving column: optimal
+		if enter == noEntering {
 			return g.finish()
 		}
 		if g.iterations >= maxIter || g.iterations&1023 == 1023 && !deadline.IsZero() && time.Now().After(deadline) {
@@ -381,10 +384,11 @@ func (g *gameLP) solve() clp.Status {
 	}
 }
 
-// gameOrder is the fixed order of Bland's rule: slacks, then rows by index.
+// gameOrder is the fixed order of Bland's rule: slacks (ids −2, −3, …), then rows by
+// index.
 func gameOrder(id int) int {
 	if id >= 0 {
-		return id + 1<<20
+		return math.MaxInt32 + id
 	}
 	return -id
 }
@@ -398,23 +402,21 @@ func (g *gameLP) basicValues() {
 	}
 }
 
-func (g *gameLP) position(id int) int {
-	for i, b := range g.basic {
-		if b == id {
-			return i
-		}
-	}
-	panic("optimize: w left the game LP's basis")
+// dualValues sets π = c_Bᵀ B⁻¹, the row of B⁻¹ at w's position m (w's cost is 1, the
+// others' 0).
+func (g *gameLP) dualValues() {
+	n := g.m + 1
+	copy(g.pi, g.binv[g.m*n:(g.m+1)*n])
 }
 
 // price returns the entering variable: the most negative reduced cost (Dantzig), or with
-// bland the first in gameOrder; idW−100 when none is below the tolerance. The reduced
+// bland the first in gameOrder; noEntering when none is below the tolerance. The reduced
 // cost of y_r is θ·ã_r − v with θ = −π_{1..m} and v = π_{m+1}: the row most violated at
 // the current θ relative to the current value enters.
 func (g *gameLP) price(bland bool) int {
 	m := g.m
 	const tol = 1e-11
-	best, bestD := idW-100, -tol
+	best, bestD := noEntering, -tol
 	bestOrder := math.MaxInt
 	consider := func(id int, d float64) {
 		if d >= -tol {
@@ -512,15 +514,15 @@ func (g *gameLP) certify() bool {
 	return true
 }
 
-// finish reads θ = −π at an optimal basis: feasible when its smallest margin is ≥ 0 up to
-// rounding (the value is ≥ 0), infeasible when the optimal y certifies, and otherwise a
-// knife edge reported feasible (its rows hold within 1e-9 relative, CLP's tolerance).
+// finish reads θ = −π at an optimal basis (recomputed from a fresh inverse): infeasible
+// when the optimal y certifies (the value w < 0), feasible otherwise, a knife edge with
+// w < 0 by rounding included (its rows then hold within rounding; the caller's pairwise
+// check of θ decides).
 func (g *gameLP) finish() clp.Status {
-	m, n := g.m, g.m+1
+	m := g.m
 	if g.refactor() {
 		g.basicValues()
-		wpos := g.position(idW)
-		copy(g.pi, g.binv[wpos*n:(wpos+1)*n])
+		g.dualValues()
 	}
 	s := 0.0
 	for k := range m {
@@ -535,25 +537,10 @@ func (g *gameLP) finish() clp.Status {
 	for k := range m {
 		g.theta[k] /= s
 	}
-	if g.xb[g.position(idW)] < 0 && g.certify() {
+	if g.xb[m] < 0 && g.certify() {
 		g.status = clp.PrimalInfeasible
 		return g.status
 	}
 	g.status = clp.Optimal
 	return g.status
-}
-
-// thetaLP is the θ-LP interface of the search: a CLP model, or gameLP for the simplex
-// families.
-type thetaLP interface {
-	NumRows() int
-	AddRows(lo, up []float64, start, idx []int, val []float64) error
-	SetRowBounds(row int, lo, up float64)
-	Dual() clp.Status
-	Primal() clp.Status
-	Solution(dst []float64) []float64
-	FarkasCertificate() ([]float64, bool)
-	Iterations() int
-	SetMaxSeconds(s float64)
-	Close()
 }

@@ -99,12 +99,12 @@ func clpValue(t *testing.T, c gameCase, on []bool) (value float64, feasible bool
 func checkGame(t *testing.T, name string, g *gameLP, c gameCase, on []bool) {
 	t.Helper()
 	st := g.Dual()
-	any := false
+	anyOn := false
 	for _, o := range on {
-		any = any || o
+		anyOn = anyOn || o
 	}
 	value, feasible := math.Inf(1), true // no rows: v unbounded
-	if any {
+	if anyOn {
 		value, feasible = clpValue(t, c, on)
 	}
 	// Within 1e-9 of the threshold either answer is right (CLP's own tolerance).

@@ -398,7 +398,7 @@ func (sv *solver) extend(L []bool, K []float64) bool {
 			fails++
 			if S := sv.iis(); S != nil {
 				sv.addCut(S)
-				violated = violated || sv.activity(S, K) < 1-intTol
+				violated = violated || coverage(S, K) < 1-intTol
 			}
 		}
 	}
@@ -707,7 +707,7 @@ func (sv *solver) processNode(nd *node) {
 		// found it first, after the master was solved.
 		for _, S := range cuts {
 			sv.addCut(S)
-			violated = violated || sv.activity(S, K) < 1-intTol
+			violated = violated || coverage(S, K) < 1-intTol
 		}
 		if !violated {
 			// Cut separation by extension: from the linkable set, try the other records
@@ -764,7 +764,7 @@ func (sv *solver) poolSeparate(K []float64) bool {
 		if sv.inMaster[c] {
 			continue
 		}
-		if sv.activity(S, K) < 1-intTol {
+		if coverage(S, K) < 1-intTol {
 			sv.addMasterRow(S, 1, c)
 			added = true
 		}
@@ -792,7 +792,7 @@ func (sv *solver) purgeMaster() {
 	var drop []int
 	kept := sv.masterCut[:0:0]
 	for row, c := range sv.masterCut {
-		if c >= 0 && sv.activity(sv.cutList[c], sv.lastK) > 1+1e-6 {
+		if c >= 0 && coverage(sv.cutList[c], sv.lastK) > 1+1e-6 {
 			drop = append(drop, row)
 			sv.inMaster[c] = false
 		} else {
@@ -806,8 +806,8 @@ func (sv *solver) purgeMaster() {
 	sv.masterKeep = max(sv.masterKeep, 2*(len(kept)))
 }
 
-// activity is Σ_{i∈S} K_i.
-func (sv *solver) activity(S []int, K []float64) float64 {
+// coverage is Σ_{i∈S} K_i, a cut's activity at K.
+func coverage(S []int, K []float64) float64 {
 	s := 0.0
 	for _, i := range S {
 		s += K[i]

@@ -56,6 +56,21 @@ func (sv *solver) initSubproblem() {
 	sv.addRows(add)
 }
 
+// thetaLP is the θ-LP interface of the search: a CLP model, or gameLP for the simplex
+// families.
+type thetaLP interface {
+	NumRows() int
+	AddRows(lo, up []float64, start, idx []int, val []float64) error
+	SetRowBounds(row int, lo, up float64)
+	Dual() clp.Status
+	Primal() clp.Status
+	Solution(dst []float64) []float64
+	FarkasCertificate() ([]float64, bool)
+	Iterations() int
+	SetMaxSeconds(s float64)
+	Close()
+}
+
 // newThetaLP returns an empty θ-LP with the family's columns: a gameLP for the simplex
 // families, a CLP model otherwise.
 func (sv *solver) newThetaLP() thetaLP {
