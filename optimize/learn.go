@@ -214,6 +214,9 @@ type Settings struct {
 
 	// clpSubproblems solves the θ-LPs of WM and OWA with CLP too (tests compare the two).
 	clpSubproblems bool
+	// clpMaster solves the master LP with CLP whatever the number of records (tests
+	// compare it with packLP).
+	clpMaster bool
 	// tailRounds overrides the rounds of weak cuts after which a node branches (0: the
 	// default, noTailOff: never).
 	tailRounds int
@@ -256,8 +259,9 @@ type Stats struct {
 	Fixed      int
 	Candidates int
 	Pairs      int
-	// SubproblemSolves counts θ-LP solves.
+	// SubproblemSolves counts θ-LP solves, MasterSolves the master LP's.
 	SubproblemSolves int
+	MasterSolves     int
 	// FamilyCuts counts the family's constraints added to the θ-LPs when an LP point
 	// left the family (eigenvector cuts of the PSD cone, monotonicity of a fuzzy measure).
 	FamilyCuts int

@@ -40,7 +40,7 @@ type solver struct {
 	margins    []float64
 
 	// Master over K ∈ [0,1]^N: minimise Σ K subject to the covering cuts.
-	master   *clp.Model
+	master   masterLP
 	fixed    []bool // K_i = 1 proven (dominance or a one-record cut)
 	cutKeys  map[string]bool
 	cutCount []int
@@ -63,6 +63,7 @@ type solver struct {
 	curUp    []float64
 
 	clpSubproblems bool
+	clpMaster      bool
 	tailRounds     int
 
 	bestTheta []float64
@@ -85,7 +86,7 @@ type solver struct {
 
 func newSolver(d *data, s Settings, start time.Time) *solver {
 	n := len(d.recs)
-	sv := &solver{d: d, eps: s.Epsilon, epsLP: s.Epsilon + lpSlack, threads: s.Threads, initialRows: s.InitialRows, clpSubproblems: s.clpSubproblems, tailRounds: cmp.Or(s.tailRounds, tailRounds),
+	sv := &solver{d: d, eps: s.Epsilon, epsLP: s.Epsilon + lpSlack, threads: s.Threads, initialRows: s.InitialRows, clpSubproblems: s.clpSubproblems, clpMaster: s.clpMaster, tailRounds: cmp.Or(s.tailRounds, tailRounds),
 		start: start, progress: s.Progress, lastReport: start,
 		theta: make([]float64, d.sp.dim()), famCutKeys: map[string]bool{}, fixed: make([]bool, n), cutKeys: map[string]bool{}, cutCount: make([]int, n), cutsOf: make([][]int, n),
 		bestFail: n + 1, unresolved: n + 1, masterKeep: masterKeepMin}
@@ -100,16 +101,11 @@ func newSolver(d *data, s Settings, start time.Time) *solver {
 		sv.stats.Candidates += d.recs[i].ncand()
 	}
 	sv.initSubproblem()
-	sv.master = clp.New()
-	sv.master.SetScaling(0) // all coefficients are 1
 	sv.curLo, sv.curUp = make([]float64, n), make([]float64, n)
-	obj := make([]float64, n)
 	for i := range n {
-		sv.curUp[i], obj[i] = 1, 1
+		sv.curUp[i] = 1
 	}
-	if err := sv.master.LoadProblem(0, make([]int, n+1), nil, nil, sv.curLo, sv.curUp, obj, nil, nil); err != nil {
-		panic(err)
-	}
+	sv.master = sv.newMaster()
 	for i := range d.recs {
 		if d.recs[i].impossible {
 			sv.fix(i)
@@ -122,6 +118,26 @@ func newSolver(d *data, s Settings, start time.Time) *solver {
 	sv.bestFail = n - linked
 	sv.euclideanLinks = linked
 	return sv
+}
+
+// newMaster returns the master LP over K ∈ [0, 1]^N with no rows: a packLP up to
+// packMaxN records (it keeps every cut: its iterations price them all, cheaply), CLP
+// above.
+func (sv *solver) newMaster() masterLP {
+	n := len(sv.d.recs)
+	if n <= packMaxN && !sv.clpMaster {
+		return newPackLP(n)
+	}
+	lp := clp.New()
+	lp.SetScaling(0) // all coefficients are 1
+	obj := make([]float64, n)
+	for i := range n {
+		obj[i] = 1
+	}
+	if err := lp.LoadProblem(0, make([]int, n+1), nil, nil, sv.curLo, sv.curUp, obj, nil, nil); err != nil {
+		panic(err)
+	}
+	return lp
 }
 
 func (sv *solver) close() {
@@ -587,6 +603,7 @@ const (
 // verified Farkas certificate.
 func (sv *solver) solveMaster() (obj float64, K []float64, state masterState) {
 	sv.limit(sv.master)
+	sv.stats.MasterSolves++
 	st := sv.master.Dual()
 	sv.stats.LPIterations += sv.master.Iterations()
 	if st == clp.PrimalInfeasible {
@@ -618,7 +635,7 @@ func (sv *solver) solveMaster() (obj float64, K []float64, state masterState) {
 
 // farkas is lp.FarkasCertificate under the time left (its auxiliary elastic LP is a
 // solve of its own).
-func (sv *solver) farkas(lp thetaLP) ([]float64, bool) {
+func (sv *solver) farkas(lp limitedLP) ([]float64, bool) {
 	sv.limit(lp)
 	return lp.FarkasCertificate()
 }
@@ -626,10 +643,16 @@ func (sv *solver) farkas(lp thetaLP) ([]float64, bool) {
 // limit caps the next solve of lp at the time left (CLP counts CPU seconds, which a
 // single-threaded solve spends at most as fast as wall time): one long LP then cannot
 // overrun the time limit.
-func (sv *solver) limit(lp thetaLP) {
+func (sv *solver) limit(lp limitedLP) {
 	if !sv.deadline.IsZero() {
 		lp.SetMaxSeconds(max(time.Until(sv.deadline).Seconds(), 1e-3))
 	}
+}
+
+// limitedLP is what farkas and limit need of an LP.
+type limitedLP interface {
+	SetMaxSeconds(s float64)
+	FarkasCertificate() ([]float64, bool)
 }
 
 const intTol = 1e-6
