@@ -217,6 +217,8 @@ type Settings struct {
 	// clpMaster solves the master LP with CLP whatever the number of records (tests
 	// compare it with packLP).
 	clpMaster bool
+	// masterWrap, when set, wraps the packLP master (tests make it fail).
+	masterWrap func(masterLP) masterLP
 	// tailRounds overrides the rounds of weak cuts after which a node branches (0: the
 	// default, noTailOff: never).
 	tailRounds int

@@ -188,11 +188,10 @@ func (p *packLP) pivotOut(q int) bool {
 		if math.Abs(a) <= bestA {
 			continue
 		}
-		// v_i has column e_i (α = B⁻¹_qi), z_i has −e_i; either may enter.
-		if p.posV[i] < 0 {
+		// v_i (column e_i, α = B⁻¹_qi) enters; where v_i or z_i is basic, B⁻¹_qi is zero
+		// up to rounding, and e_i beside ∓e_i would make the basis singular.
+		if p.posV[i] < 0 && p.posZ[i] < 0 {
 			best, bestA = i, math.Abs(a)
-		} else if p.posZ[i] < 0 {
-			best, bestA = n+i, math.Abs(a)
 		}
 	}
 	if best < 0 {
@@ -363,6 +362,15 @@ func (p *packLP) Primal() clp.Status {
 func (p *packLP) solve(bland bool) clp.Status {
 	n := p.n
 	p.iterations = 0
+	for i := range n {
+		if p.lo[i] > p.up[i] {
+			// Crossed bounds: no K at all (the dual's ray is v_i = z_i, with no y part
+			// for certifyRay to check). The search never crosses them; callers may.
+			p.ray = make([]float64, len(p.rows))
+			p.status = clp.PrimalInfeasible
+			return p.status
+		}
+	}
 	if !p.warm {
 		p.coldStart()
 	}

@@ -3,7 +3,9 @@ package optimize
 import (
 	"math"
 	"math/rand/v2"
+	"sort"
 	"testing"
+	"time"
 
 	"github.com/reid-sdc/reid/optimize/clp"
 )
@@ -64,6 +66,9 @@ func TestPackLPAgainstCLP(t *testing.T) {
 				case 2:
 					lo[i], up[i] = 0, 0
 				}
+				if rng.IntN(50) == 0 {
+					lo[i], up[i] = 1, 0 // crossed: infeasible whatever the rows
+				}
 				ref.SetColumnBounds(i, lo[i], up[i])
 				pk.SetColumnBounds(i, lo[i], up[i])
 			}
@@ -91,6 +96,13 @@ func TestPackLPAgainstCLP(t *testing.T) {
 			if got != want {
 				t.Fatalf("seed %d step %d: packLP %v, CLP %v", seed, step, got, want)
 			}
+			crossed := false
+			for i := range n {
+				crossed = crossed || lo[i] > up[i]
+			}
+			if got == clp.PrimalInfeasible && crossed {
+				continue // infeasible by its bounds alone: there is no row certificate
+			}
 			if got == clp.PrimalInfeasible {
 				y, ok := pk.FarkasCertificate()
 				if !ok {
@@ -112,7 +124,7 @@ func TestPackLPAgainstCLP(t *testing.T) {
 				}
 				continue
 			}
-			if d := math.Abs(pk.ObjectiveValue() - ref.ObjectiveValue()); d > 1e-7 {
+			if d := math.Abs(pk.ObjectiveValue() - ref.ObjectiveValue()); d > 1e-6*max(1, math.Abs(ref.ObjectiveValue())) {
 				t.Fatalf("seed %d step %d: objective %g, CLP %g", seed, step, pk.ObjectiveValue(), ref.ObjectiveValue())
 			}
 			K := pk.Solution(nil)
@@ -150,4 +162,104 @@ func TestMasterEngines(t *testing.T) {
 			sameOptimum(t, p, "packLP", Settings{}, "CLP", Settings{clpMaster: true})
 		})
 	}
+}
+
+// failingMaster is a packLP whose Dual fails once, at its failAt-th solve, as packLP does
+// when it rejects its own answer.
+type failingMaster struct {
+	*packLP
+	solves, failAt int
+	failed         *bool
+}
+
+func (f *failingMaster) Dual() clp.Status {
+	if f.solves++; f.solves == f.failAt {
+		*f.failed = true
+		return clp.StoppedOnErrors
+	}
+	return f.packLP.Dual()
+}
+
+// When packLP fails, CLP takes over the master with the same rows and bounds
+// (switchMasterToCLP) and the search proves the same optimum.
+func TestMasterFallback(t *testing.T) {
+	p := census(t, "rankswap_p15", 70)
+	p.Family = WM
+	failed := false
+	wrap := func(m masterLP) masterLP { return &failingMaster{packLP: m.(*packLP), failAt: 40, failed: &failed} }
+	sameOptimum(t, p, "packLP", Settings{}, "packLP failing at its 40th solve", Settings{masterWrap: wrap})
+	if !failed {
+		t.Fatal("the master never reached its 40th solve: the test does not exercise the fallback")
+	}
+}
+
+// switchMasterToCLP rebuilds the master on CLP with the same rows (twin rows first, then
+// the cuts, some dropped by purgeMaster) and bounds: both masters have the same optimum.
+func TestSwitchMasterToCLP(t *testing.T) {
+	p := census(t, "mdav_k3", 60)
+	p.Family = WM
+	sp, err := newSpace(p.Family, len(p.Queries))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := prepare(p, sp, 1e-4, 1)
+	sv := newSolver(d, Settings{Epsilon: 1e-4, InitialRows: 3, Threads: 1}, time.Now())
+	defer sv.close()
+	sv.twinCuts()
+	if len(sv.twinRows) == 0 {
+		t.Fatal("mdav_k3: no twin rows")
+	}
+	n := len(d.recs)
+	rng := rand.New(rand.NewPCG(3, 4))
+	sv.masterKeep = 20 // let purgeMaster drop rows
+	// Branching decisions as a path of the tree makes them: each record at most once.
+	var fix []int
+	used := map[int]bool{}
+	for step := range 8 {
+		for range 15 {
+			S := rng.Perm(n)[:2+rng.IntN(4)]
+			sort.Ints(S)
+			sv.addCut(S)
+		}
+		i := rng.IntN(n)
+		if used[i] {
+			continue
+		}
+		used[i] = true
+		f := i + 1
+		if step%3 == 2 {
+			f = -f
+		}
+		if sv.applyBounds(&node{fix: append(fix, f)}) {
+			fix = append(fix, f)
+		}
+		sv.purgeMaster()
+		_, _, st := sv.solveMaster()
+		switch st {
+		case masterInfeasible:
+			fix = fix[:len(fix)-1] // back to a feasible node
+			sv.applyBounds(&node{fix: fix})
+		case masterSolved:
+		default:
+			t.Fatalf("step %d: master state %v", step, st)
+		}
+	}
+	if _, ok := sv.master.(*packLP); !ok {
+		t.Fatal("the master of 60 records is not a packLP")
+	}
+	objPack, _, stPack := sv.solveMaster()
+	sv.switchMasterToCLP()
+	if _, ok := sv.master.(*clp.Model); !ok {
+		t.Fatal("switchMasterToCLP left a packLP")
+	}
+	objCLP, K, stCLP := sv.solveMaster()
+	if stPack != masterSolved || stCLP != masterSolved || math.Abs(objPack-objCLP) > 1e-6 {
+		t.Fatalf("packLP: state %v objective %g; CLP after the switch: state %v objective %g", stPack, objPack, stCLP, objCLP)
+	}
+	for _, row := range sv.twinRows {
+		if c := coverage(row.members, K); c < float64(row.rhs)-1e-6 {
+			t.Errorf("twin row covered %g < %d after the switch", c, row.rhs)
+		}
+	}
+	t.Logf("%d twin rows, %d master rows, objective %g (%v)", len(sv.twinRows), len(sv.masterCut), objCLP, stCLP)
 }

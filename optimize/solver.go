@@ -64,6 +64,7 @@ type solver struct {
 
 	clpSubproblems bool
 	clpMaster      bool
+	masterWrap     func(masterLP) masterLP
 	tailRounds     int
 
 	bestTheta []float64
@@ -86,7 +87,7 @@ type solver struct {
 
 func newSolver(d *data, s Settings, start time.Time) *solver {
 	n := len(d.recs)
-	sv := &solver{d: d, eps: s.Epsilon, epsLP: s.Epsilon + lpSlack, threads: s.Threads, initialRows: s.InitialRows, clpSubproblems: s.clpSubproblems, clpMaster: s.clpMaster, tailRounds: cmp.Or(s.tailRounds, tailRounds),
+	sv := &solver{d: d, eps: s.Epsilon, epsLP: s.Epsilon + lpSlack, threads: s.Threads, initialRows: s.InitialRows, clpSubproblems: s.clpSubproblems, clpMaster: s.clpMaster, masterWrap: s.masterWrap, tailRounds: cmp.Or(s.tailRounds, tailRounds),
 		start: start, progress: s.Progress, lastReport: start,
 		theta: make([]float64, d.sp.dim()), famCutKeys: map[string]bool{}, fixed: make([]bool, n), cutKeys: map[string]bool{}, cutCount: make([]int, n), cutsOf: make([][]int, n),
 		bestFail: n + 1, unresolved: n + 1, masterKeep: masterKeepMin}
@@ -126,6 +127,9 @@ func newSolver(d *data, s Settings, start time.Time) *solver {
 func (sv *solver) newMaster() masterLP {
 	n := len(sv.d.recs)
 	if n <= packMaxN && !sv.clpMaster {
+		if sv.masterWrap != nil {
+			return sv.masterWrap(newPackLP(n))
+		}
 		return newPackLP(n)
 	}
 	lp := clp.New()
@@ -138,6 +142,28 @@ func (sv *solver) newMaster() masterLP {
 		panic(err)
 	}
 	return lp
+}
+
+// switchMasterToCLP replaces the master by a CLP model with the same rows (twin rows, in
+// the order twinCuts added them, and the cuts of masterCut) and column bounds.
+func (sv *solver) switchMasterToCLP() {
+	sv.master.Close()
+	sv.clpMaster = true
+	rows := sv.masterCut
+	sv.masterCut = nil
+	sv.master = sv.newMaster()
+	twin := 0
+	for _, c := range rows {
+		if c >= 0 {
+			sv.addMasterRow(sv.cutList[c], 1, c)
+			continue
+		}
+		sv.addMasterRow(sv.twinRows[twin].members, float64(sv.twinRows[twin].rhs), -1)
+		twin++
+	}
+	for i := range sv.curLo {
+		sv.master.SetColumnBounds(i, sv.curLo[i], sv.curUp[i])
+	}
 }
 
 func (sv *solver) close() {
@@ -602,6 +628,8 @@ const (
 // solveMaster solves the master LP at the current bounds; masterInfeasible is proven by a
 // verified Farkas certificate.
 func (sv *solver) solveMaster() (obj float64, K []float64, state masterState) {
+	// purgeMaster drops rows slack at lastK: only the last solution's K will do.
+	sv.lastK = sv.lastK[:0]
 	sv.limit(sv.master)
 	sv.stats.MasterSolves++
 	st := sv.master.Dual()
@@ -615,6 +643,12 @@ func (sv *solver) solveMaster() (obj float64, K []float64, state masterState) {
 		if sv.timeUp() {
 			return 0, nil, masterStopped
 		}
+		if _, ok := sv.master.(*clp.Model); !ok {
+			// packLP rejected its own answer (numerical trouble): CLP takes over the
+			// master with the same rows and bounds for the rest of the search.
+			sv.switchMasterToCLP()
+		}
+		sv.limit(sv.master)
 		st = sv.master.Primal()
 		sv.stats.LPIterations += sv.master.Iterations()
 		if st == clp.PrimalInfeasible {
@@ -809,8 +843,8 @@ func (sv *solver) purgeMaster() {
 	if cutRows <= sv.masterKeep {
 		return
 	}
-	if sv.lastK == nil {
-		return
+	if len(sv.lastK) == 0 {
+		return // the last solve found no solution
 	}
 	var drop []int
 	kept := sv.masterCut[:0:0]
