@@ -16,6 +16,7 @@ import (
 // must satisfy its rows and bounds with Σ K equal to the optimum, and its infeasibility
 // certificate must prove what it claims.
 func TestPackLPAgainstCLP(t *testing.T) {
+	pivotedOut := 0
 	for seed := range uint64(40) {
 		rng := rand.New(rand.NewPCG(seed, 77))
 		n := 5 + rng.IntN(60)
@@ -33,6 +34,7 @@ func TestPackLPAgainstCLP(t *testing.T) {
 		}
 		var rows [][]int
 		var rhs []float64
+		var lastK []float64
 		addRow := func() {
 			size := 1 + rng.IntN(min(n, 6))
 			S := rng.Perm(n)[:size]
@@ -72,18 +74,44 @@ func TestPackLPAgainstCLP(t *testing.T) {
 				ref.SetColumnBounds(i, lo[i], up[i])
 				pk.SetColumnBounds(i, lo[i], up[i])
 			}
-			if step%7 == 6 && len(rows) > 3 {
-				del := []int{0, len(rows) / 2, len(rows) - 1}
+			var del []int
+			switch {
+			case step%7 == 6 && len(rows) > 3:
+				del = []int{0, len(rows) / 2, len(rows) - 1} // any rows: may cost the warm start
+			case step%5 == 4 && lastK != nil:
+				// As purgeMaster: the rows slack at the last solution, whose y is zero
+				// there, leave without costing the warm start.
+				for r, S := range rows {
+					if coverage(S, lastK) > rhs[r]+1e-6 {
+						del = append(del, r)
+					}
+				}
+			}
+			if len(del) > 0 {
+				slack := step%7 != 6
+				for _, r := range del {
+					if q := pk.posY[r]; pk.warm && q >= 0 && pk.xb[q] <= 1e-9 {
+						pivotedOut++ // basic at zero: pivotOut's path
+					}
+				}
 				ref.DeleteRows(del)
 				pk.DeleteRows(del)
+				if slack && !pk.warm {
+					t.Fatalf("seed %d step %d: deleting rows slack at the last K lost the warm start", seed, step)
+				}
+				gone := map[int]bool{}
+				for _, r := range del {
+					gone[r] = true
+				}
 				var keptRows [][]int
 				var keptRHS []float64
 				for r := range rows {
-					if r != 0 && r != len(rows)/2 && r != len(rows)-1 {
+					if !gone[r] {
 						keptRows, keptRHS = append(keptRows, rows[r]), append(keptRHS, rhs[r])
 					}
 				}
 				rows, rhs = keptRows, keptRHS
+				checkPackBasis(t, pk)
 			}
 			want := ref.Dual()
 			if want != clp.Optimal && want != clp.PrimalInfeasible {
@@ -100,6 +128,7 @@ func TestPackLPAgainstCLP(t *testing.T) {
 			for i := range n {
 				crossed = crossed || lo[i] > up[i]
 			}
+			lastK = nil
 			if got == clp.PrimalInfeasible && crossed {
 				continue // infeasible by its bounds alone: there is no row certificate
 			}
@@ -127,7 +156,9 @@ func TestPackLPAgainstCLP(t *testing.T) {
 			if d := math.Abs(pk.ObjectiveValue() - ref.ObjectiveValue()); d > 1e-6*max(1, math.Abs(ref.ObjectiveValue())) {
 				t.Fatalf("seed %d step %d: objective %g, CLP %g", seed, step, pk.ObjectiveValue(), ref.ObjectiveValue())
 			}
+			checkPackBasis(t, pk)
 			K := pk.Solution(nil)
+			lastK = K
 			sum := 0.0
 			for i, v := range K {
 				if v < lo[i]-1e-9 || v > up[i]+1e-9 {
@@ -146,6 +177,10 @@ func TestPackLPAgainstCLP(t *testing.T) {
 		}
 		ref.Close()
 	}
+	if pivotedOut == 0 {
+		t.Error("no deleted row was basic: pivotOut was not exercised")
+	}
+	t.Logf("%d basic rows pivoted out before deletion", pivotedOut)
 }
 
 // The master LP is a packLP up to packMaxN records; solved by CLP instead, the search
@@ -262,4 +297,69 @@ func TestSwitchMasterToCLP(t *testing.T) {
 		}
 	}
 	t.Logf("%d twin rows, %d master rows, objective %g (%v)", len(sv.twinRows), len(sv.masterCut), objCLP, stCLP)
+}
+
+// checkPackBasis checks packLP's basis bookkeeping: positions agree with basic, no record
+// has both v_i and z_i basic, binv is the inverse of the basis matrix, and xb = B⁻¹·1 ≥ 0.
+func checkPackBasis(t *testing.T, p *packLP) {
+	t.Helper()
+	if !p.warm {
+		return // the next solve starts cold
+	}
+	n := p.n
+	for q, id := range p.basic {
+		var pos int
+		switch {
+		case id < n:
+			pos = p.posV[id]
+		case id < 2*n:
+			pos = p.posZ[id-n]
+		default:
+			pos = p.posY[id-2*n]
+		}
+		if pos != q {
+			t.Fatalf("variable %d at position %d, recorded at %d", id, q, pos)
+		}
+	}
+	count := 0
+	for i := range n {
+		if p.posV[i] >= 0 && p.posZ[i] >= 0 {
+			t.Fatalf("v_%d and z_%d both basic", i, i)
+		}
+		for _, pos := range []int{p.posV[i], p.posZ[i]} {
+			if pos >= 0 {
+				count++
+			}
+		}
+	}
+	for _, pos := range p.posY {
+		if pos >= 0 {
+			count++
+		}
+	}
+	if count != n {
+		t.Fatalf("%d basic variables recorded, want %d", count, n)
+	}
+	// binv·B = I column by column, and xb = B⁻¹·1.
+	for q, id := range p.basic {
+		p.column(id)
+		for k, a := range p.alpha {
+			want := 0.0
+			if k == q {
+				want = 1
+			}
+			if math.Abs(a-want) > 1e-8 {
+				t.Fatalf("(B⁻¹B)[%d][%d] = %g", k, q, a)
+			}
+		}
+	}
+	for q := range n {
+		s := 0.0
+		for _, v := range p.binv[q*n : q*n+n] {
+			s += v
+		}
+		if math.Abs(s-p.xb[q]) > 1e-7 || p.xb[q] < -1e-9 {
+			t.Fatalf("xb[%d] = %g, B⁻¹·1 = %g", q, p.xb[q], s)
+		}
+	}
 }
