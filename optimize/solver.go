@@ -121,9 +121,8 @@ func newSolver(d *data, s Settings, start time.Time) *solver {
 	return sv
 }
 
-// newMaster returns the master LP over K ∈ [0, 1]^N with no rows: a packLP up to
-// packMaxN records (it keeps every cut: its iterations price them all, cheaply), CLP
-// above.
+// newMaster returns the master LP over K ∈ [0, 1]^N (at the current bounds) with no
+// rows: a packLP up to packMaxN records, where it re-solves faster than CLP, CLP above.
 func (sv *solver) newMaster() masterLP {
 	n := len(sv.d.recs)
 	if n <= packMaxN && !sv.clpMaster {
