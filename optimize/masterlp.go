@@ -527,6 +527,21 @@ func (p *packLP) pivot(enter, leave int, t, d float64) {
 	p.sincePivot++
 }
 
+// transposeTimes returns g = Aᵀy and bᵀy for y ≥ 0 (one entry per row).
+func (p *packLP) transposeTimes(y []float64) (g []float64, by float64) {
+	g = make([]float64, p.n)
+	for r, v := range y {
+		if v == 0 {
+			continue
+		}
+		by += p.rhs[r] * v
+		for _, i := range p.rows[r] {
+			g[i] += v
+		}
+	}
+	return g, by
+}
+
 // yValues returns the dual's y (one per row) at the current basis.
 func (p *packLP) yValues() []float64 {
 	y := make([]float64, len(p.rows))
@@ -554,17 +569,7 @@ func (p *packLP) finish() bool {
 		}
 	}
 	y := p.yValues()
-	g := make([]float64, n)
-	bound := 0.0
-	for r, v := range y {
-		if v == 0 {
-			continue
-		}
-		bound += p.rhs[r] * v
-		for _, i := range p.rows[r] {
-			g[i] += v
-		}
-	}
+	g, bound := p.transposeTimes(y)
 	for i := range n {
 		c := 1 - g[i]
 		bound += min(p.lo[i]*c, p.up[i]*c)
@@ -589,18 +594,8 @@ func (p *packLP) certifyRay(enter int) bool {
 			y[r] = max(-p.alpha[q], 0)
 		}
 	}
-	g := make([]float64, n)
-	lhs, scale := 0.0, 0.0
-	for r, v := range y {
-		if v == 0 {
-			continue
-		}
-		lhs += p.rhs[r] * v
-		scale += math.Abs(p.rhs[r] * v)
-		for _, i := range p.rows[r] {
-			g[i] += v
-		}
-	}
+	g, lhs := p.transposeTimes(y)
+	scale := math.Abs(lhs) // b ≥ 0 and y ≥ 0: |bᵀy| = Σ|b_r·y_r|
 	for i := range n {
 		lhs -= p.up[i] * g[i]
 		scale += p.up[i] * g[i]
