@@ -86,10 +86,18 @@ type Settings struct {
 // smaller. refBlock = 21 × 24 is a whole number of the filtered kernel's 8 × 24 register
 // tiles (kernel.Group), so that only the last block of a file has a partial tile, and at
 // most kernel.MaxFiltered; the 64 × 504 distances of a call (252 KiB) are only written
-// where a query has a candidate (see block).
+// where a query has a candidate (see block). Query blocks and the transform's chunks
+// start at multiples of kernel.Lanes, so each is whole groups of the packed queries
+// (kernel.PackQueries); the unsigned constants below do not compile otherwise.
 const (
-	queryBlock = 64
-	refBlock   = 504
+	queryBlock     = 64
+	refBlock       = 504
+	transformChunk = 1024
+)
+
+const (
+	_ uint = -(queryBlock % kernel.Lanes)
+	_ uint = -(transformChunk % kernel.Lanes)
 )
 
 // ErrShape reports inputs of inconsistent sizes.
@@ -147,9 +155,10 @@ type scanner struct {
 	embedded bool
 	d        int // attributes after the transform
 	nr       int
-	// Embedded: queries row-major (q[i*d+k]) with norms; references attribute-major with
-	// stride, zero-padded, with norms.
-	q, qn      []float64
+	// Embedded: queries row-major (q[i*d+k]) and packed for the AVX-512 kernel (qp, see
+	// kernel.PackQueries), with norms; references attribute-major with stride,
+	// zero-padded, with norms.
+	q, qp, qn  []float64
 	r, rn      []float64
 	rnMax      []float64 // largest reference norm of each reference block
 	rnAll      float64   // largest reference norm
@@ -175,6 +184,7 @@ func (sc *scanner) prepareEmbedded(queries, refs [][]float64, t *mat.Dense) {
 		tr[k] = mat.Row(nil, k, t)
 	}
 	sc.q = make([]float64, nq*d)
+	sc.qp = make([]float64, kernel.PackedLen(nq, d))
 	sc.qn = make([]float64, nq)
 	// Stride, not Pad: rows exactly a power of two apart would share L1 sets.
 	sc.stride = kernel.Stride(nr)
@@ -187,7 +197,7 @@ func (sc *scanner) prepareEmbedded(queries, refs [][]float64, t *mat.Dense) {
 	// is split over the threads too (every record on its own, so the result does not
 	// depend on the split).
 	sp := sparseRows(tr)
-	sc.parallel(nq+nr, 1024, func() func(lo, hi int) {
+	sc.parallel(nq+nr, transformChunk, func() func(lo, hi int) {
 		return func(lo, hi int) { sc.transform(queries, refs, tr, sp, lo, hi) }
 	})
 	sc.rnMax = make([]float64, (nr+refBlock-1)/refBlock)
@@ -210,6 +220,8 @@ func (sc *scanner) transform(queries, refs, tr [][]float64, sp []sparseRow, lo, 
 		end := min(hi, nq)
 		transformRows(sc.q, queries, tr, sp, lo, end)
 		kernel.QueryNorms(sc.qn[lo:end], sc.q[lo*d:end*d], end-lo, d)
+		// lo is a multiple of transformChunk, hence of kernel.Lanes: whole groups.
+		kernel.PackQueries(sc.qp[lo*d:], sc.q[lo*d:end*d], end-lo, d)
 		lo = end
 	}
 	if lo < hi {
@@ -535,9 +547,9 @@ func (ws *workspace) block(results []QueryResult, lo, hi int) {
 		n := min(refBlock, sc.nr-j0)
 		stride := kernel.Pad(n)
 		if sc.generic {
-			kernel.GenericFiltered(ws.out, stride, sc.q[lo*d:hi*d], sc.qn[lo:hi], nq, d, sc.r[j0:], sc.rn[j0:], sc.stride, n, ws.lim[:nq], ws.hits[:nq])
+			kernel.GenericFiltered(ws.out, stride, sc.q[lo*d:hi*d], sc.qp[lo*d:], sc.qn[lo:hi], nq, d, sc.r[j0:], sc.rn[j0:], sc.stride, n, ws.lim[:nq], ws.hits[:nq])
 		} else {
-			kernel.SquaredFiltered(ws.out, stride, sc.q[lo*d:hi*d], sc.qn[lo:hi], nq, d, sc.r[j0:], sc.rn[j0:], sc.stride, n, ws.lim[:nq], ws.hits[:nq])
+			kernel.SquaredFiltered(ws.out, stride, sc.q[lo*d:hi*d], sc.qp[lo*d:], sc.qn[lo:hi], nq, d, sc.r[j0:], sc.rn[j0:], sc.stride, n, ws.lim[:nq], ws.hits[:nq])
 		}
 		for qi, h := range ws.hits[:nq] {
 			if h == 0 {

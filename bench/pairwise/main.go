@@ -4,7 +4,7 @@
 // one invocation (the machine is shared, so only ratios taken together are meaningful).
 //
 //	go run ./bench/pairwise [-n 20000,50000] [-d 13] [-ops euclidean,wm,bilinear,mahalanobis,owa,choquet]
-//	                        [-reps 3] [-peer=true] [-python /usr/bin/python3] [-big 200000]
+//	                        [-reps 5] [-peer=true] [-python /usr/bin/python3] [-big 200000]
 //	                        [-generic=true] [-diagnose=true] [-budget 2m] [-seed 1] [-noise 0.3]
 //
 // Data: M references with correlated attributes and N = M queries that are the references
@@ -85,7 +85,7 @@ func main() {
 	sizes := flag.String("n", "20000,50000", "comma-separated N (= M): queries and references")
 	flag.IntVar(&cfg.d, "d", 13, "attributes")
 	ops := flag.String("ops", allOps, "comma-separated operators")
-	flag.IntVar(&cfg.reps, "reps", 3, "repetitions of each accelerated run (best is kept); OWA and Choquet run once")
+	flag.IntVar(&cfg.reps, "reps", 5, "repetitions of each accelerated run (best is kept); OWA and Choquet run once")
 	flag.BoolVar(&cfg.peer, "peer", true, "run the scikit-learn peer")
 	flag.StringVar(&cfg.python, "python", "/usr/bin/python3", "Python interpreter with Debian's python3-sklearn")
 	flag.IntVar(&cfg.big, "big", 200_000, "N = M of the peak-memory Euclidean run in a child process (0: skip)")

@@ -98,7 +98,7 @@ func BenchmarkSearchPattern(b *testing.B) {
 				for j0 := 0; j0 < n; j0 += sz.blk {
 					m := min(sz.blk, n-j0)
 					if filtered {
-						SquaredFiltered(out, Pad(m), all.q, all.qn, sz.nq, d, all.r[j0:], all.rn[j0:], all.stride, m, lim, hits)
+						SquaredFiltered(out, Pad(m), all.q, all.qp, all.qn, sz.nq, d, all.r[j0:], all.rn[j0:], all.stride, m, lim, hits)
 					} else {
 						SquaredExpanded(out, Pad(m), all.q, all.qn, sz.nq, d, all.r[j0:], all.rn[j0:], all.stride, m)
 					}

@@ -38,12 +38,20 @@ const boundSlack = 2
 // and of qn + t, at most u·(D̂ + E') with E' = 2γ_d·Ŝ + 2u·Ŝ·(1 + γ_d): in total
 // (2d + 4)·u·S·(1 + O(d·u)), which the same bound covers (2·(2d + 3) ≥ 2d + 4).
 //
+// Its AVX-512 implementation accumulates t from rn instead: t_0 = rn, t_k = fl(t_(k−1) +
+// (−2q_k)·r_k) by fused multiply-adds (−2q_k exact, see PackQueries). That is a recursive
+// sum of the d + 1 terms rn, −2q_1·r_1, …, −2q_d·r_d, each product exact inside its FMA,
+// so |t − (rn − 2p̂)| ≤ γ_d·(rn + 2Σ|q_k·r_k|) ≤ γ_d·(rn + Ŝ) ≤ 2γ_d·Ŝ·(1 + γ_d) (Higham
+// (3.5) and step 2); with step 1 for the norms and the rounding of qn + t, at most
+// u·(D̂ + E₂) with E₂ = 3γ_d·Ŝ·(1 + γ_d): in total (3d + 2)·u·S·(1 + O(d·u)), which the
+// bound covers too (2·(2d + 3) ≥ (4/3)·(3d + 2) for every d ≥ 0).
+//
 // The O(d·u) term is below 2⁻³⁰ for any d < 2²⁰, so the factor 2 (boundSlack) covers it
-// with room to spare without loosening the bound
+// (and the filtered forms' larger first-order terms) with room to spare without loosening the bound
 // materially: the scanner only re-checks candidates within B of the best, and for
 // standardised data (q̂n, r̂n ≈ d) B is ~10⁻¹³, i.e. it only catches near-ties. Gradual
-// underflow adds an absolute error of at most 2⁻¹⁰⁷⁵ per product (3d of them, the dot
-// product's counted twice), which the last term covers.
+// underflow adds an absolute error of at most 2⁻¹⁰⁷⁵ per product or fused rounding (at
+// most 3d + 1 of them, the dot product's counted twice), which the last term covers.
 //
 // The bound is first order in d·u; the typical error of random rounding is closer to
 // √d·u·S. It is relative to qn + rn, not to the distance: records far from the origin

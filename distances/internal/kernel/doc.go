@@ -38,13 +38,16 @@
 // best distance so far. SquaredFiltered takes a limit per query (as a row limit from
 // RowLimit) and returns a bit per group of 24 references (Group, one register tile
 // wide) that has an entry at most the limit, writing only those groups. The AVX-512
-// implementation ("squaredFilteredAVX512", same 8×3 tile) forms t = rn − 2·dot with one
-// FMA into each accumulator, compares it with the row limit (one VCMPPD per vector, the
-// three of a tile row chained through the opmask), and only for a row with a hit adds
-// qn and stores; the next tile's reference rows are prefetched while the current one
-// runs over the query blocks. So a row without candidates costs 2 vector operations per
-// 8 pairs beside the 13 FMAs, against the unfiltered kernel's add and FMA plus a store
-// of every distance (and the scanner's read of it). Other implementations run their
+// implementation ("squaredFilteredAVX512", same 8×3 tile) reads the queries packed by
+// PackQueries (−2·q, 8 queries attribute-major per group): its accumulators start from
+// the reference norms and each attribute adds (−2q_k)·r_k with one FMA whose query
+// operand is an embedded broadcast, so t = rn − 2·q·r is ready after the 13 FMAs; it
+// compares t with the row limit (one VCMPPD per vector, the three of a tile row chained
+// through the opmask), and only for a row with a hit adds qn and stores; the next tile's
+// reference rows are prefetched while the current one runs over the query blocks. So a
+// row without candidates costs one compare per 8 pairs beside the 13 FMAs (a ceiling of
+// 13/14 = 93 % of the FMA ports), against the unfiltered kernel's add and FMA plus a
+// store of every distance (and the scanner's read of it). Other implementations run their
 // unfiltered kernel on zero norms (which yields t exactly) and add qn and compute the
 // masks after.
 //
@@ -85,13 +88,13 @@
 //
 // In the scanner's access pattern (BenchmarkSearchPattern: 64 queries against 20,000
 // references in blocks of 504, one core), the unfiltered kernel took 0.45–0.47 ns/pair
-// and the filtered one, with limits that keep nothing, 0.47–0.50 ns/pair (the lowest of
-// interleaved runs in the quieter moments of a busy day), while sparing the scanner the
-// read of every distance. The "% at 2.0 GHz" column above assumes the nominal clock; the
-// vCPUs run faster, and against the measured register-only zmm FMA rate of the same
-// process (in-process A/B tests, best of 30 alternating runs) the filtered kernel in this
-// pattern runs at 82–85 % (0.44–0.46 ns/pair against 0.37–0.38), close to the ~85 % its
-// epilogue leaves (an FMA and a compare per 8 pairs, a mask move and a branch per row).
+// and the first filtered one (row-major queries, accumulators from zero, t = rn − 2·acc by
+// one more FMA per vector, a 13/15 ceiling), with limits that keep nothing, 0.47–0.50
+// ns/pair, while sparing the scanner the read of every distance. Against the measured
+// register-only zmm FMA rate of the same process (in-process A/B tests, the fastest of
+// 400 alternating passes, four repetitions) that filtered kernel ran at 81–84 % and the
+// packed one above at 83–88 % (0.425–0.445 ns/pair against 0.37; a variant with packed
+// queries but separate broadcasts, 84–86 %).
 //
 // and the alternatives tried on the way:
 //
@@ -99,10 +102,10 @@
 //	avx512, accumulators started at −rn/2     ~8% slower (it saves the VADDPD but needs 24
 //	  (one-FMA epilogue)                        broadcasts at k = 0), and a looser bound
 //	filtered, accumulators loaded with rn/2    2.5–3% faster (no epilogue FMA; compares
-//	  and FNMADD (half limits)                  with half the row limit): not kept, it
-//	                                             needs half norms in the contract
-//	  … and q packed per tile, broadcast       3.5% faster: not kept (a second query
-//	  inside the FMAs (.BCST)                   layout for the caller to maintain)
+//	  and FNMADD (half limits)                  with half the row limit); kept in the
+//	                                             form above (−2q packed, no halves)
+//	  … and q packed per tile, broadcast       3.5% faster; kept (PackQueries; the
+//	  inside the FMAs (.BCST)                   scanner keeps both query layouts)
 //	archsimd (GOEXPERIMENT=simd), 4×3 tile     ~1.9: the compiler keeps the accumulators
 //	                                             in Z0–Z15 and spills and shuffles them
 //	plain Go, 4×2 tile, slice indexing         ~7.5 (loop counter spilled every iteration)

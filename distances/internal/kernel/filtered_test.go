@@ -13,15 +13,30 @@ func runFiltered(im implementation, out []float64, outStride int, b *block, lim 
 	for i, l := range lim {
 		rlim[i] = RowLimit(b.qn[i], l)
 	}
-	if checkFiltered(out, outStride, b.q, b.qn, b.nq, b.d, b.r, b.rn, b.stride, b.n, rlim, hits) {
-		im.filtered(out, outStride, b.q, b.qn, b.nq, b.d, b.r, b.rn, b.stride, b.n, rlim, hits)
+	if checkFiltered(out, outStride, b.q, b.qp, b.qn, b.nq, b.d, b.r, b.rn, b.stride, b.n, rlim, hits) {
+		im.filtered(out, outStride, b.q, b.qp, b.qn, b.nq, b.d, b.r, b.rn, b.stride, b.n, rlim, hits)
 	}
 }
 
-// filteredValues is what im's filtered kernel writes: qn + t, with t from the unfiltered
-// kernel on norms of zero (which writes (0 + rn) − 2·dot = rn − 2·dot exactly).
+// filteredValues is what im's filtered kernel writes, bit for bit: qn + t, with t from
+// the unfiltered kernel on norms of zero (which writes (0 + rn) − 2·dot = rn − 2·dot
+// exactly), or for a packed implementation t = rn + Σ_k (−2q_k)·r_k accumulated from rn
+// with one fused multiply-add per attribute in increasing k (computed here with math.FMA
+// from the unpacked q, which also checks PackQueries' layout).
 func filteredValues(im implementation, b *block, outStride int) []float64 {
 	ref := make([]float64, (b.nq-1)*outStride+b.n)
+	if im.packed {
+		for i := range b.nq {
+			for j := range b.n {
+				t := b.rn[j]
+				for k := range b.d {
+					t = math.FMA(-2*b.q[i*b.d+k], b.r[k*b.stride+j], t)
+				}
+				ref[i*outStride+j] = b.qn[i] + t
+			}
+		}
+		return ref
+	}
 	im.fn(ref, outStride, b.q, make([]float64, b.nq), b.nq, b.d, b.r, b.rn, b.stride, b.n)
 	for i := range b.nq {
 		for j := range b.n {
@@ -96,7 +111,7 @@ func checkFilteredBlock(t *testing.T, b *block, outStride int, lim []float64, ex
 			for i := range rlim {
 				rlim[i] = RowLimit(b.qn[i], lim[i])
 			}
-			SquaredFiltered(out2, outStride, b.q, b.qn, b.nq, b.d, b.r, b.rn, b.stride, b.n, rlim, hits2)
+			SquaredFiltered(out2, outStride, b.q, b.qp, b.qn, b.nq, b.d, b.r, b.rn, b.stride, b.n, rlim, hits2)
 			for i := range b.nq {
 				if hits2[i] != hits[i] {
 					t.Fatalf("SquaredFiltered differs from %s: hits[%d] = %#x vs %#x", im.name, i, hits2[i], hits[i])
@@ -195,13 +210,16 @@ func TestFilteredPanics(t *testing.T) {
 	b := newBlock(randRows(rand.New(rand.NewPCG(1, 1)), 2, 3, rand.Float64), nil, 3, 8, 0)
 	for name, f := range map[string]func(){
 		"n": func() {
-			SquaredFiltered(make([]float64, 2*2000), 2000, b.q, b.qn, 2, 3, make([]float64, 3*2000), make([]float64, 2000), 2000, MaxFiltered+1, make([]float64, 2), make([]uint64, 2))
+			SquaredFiltered(make([]float64, 2*2000), 2000, b.q, b.qp, b.qn, 2, 3, make([]float64, 3*2000), make([]float64, 2000), 2000, MaxFiltered+1, make([]float64, 2), make([]uint64, 2))
 		},
 		"lim": func() {
-			SquaredFiltered(make([]float64, 16), 8, b.q, b.qn, 2, 3, make([]float64, 24), make([]float64, 8), 8, 8, make([]float64, 1), make([]uint64, 2))
+			SquaredFiltered(make([]float64, 16), 8, b.q, b.qp, b.qn, 2, 3, make([]float64, 24), make([]float64, 8), 8, 8, make([]float64, 1), make([]uint64, 2))
+		},
+		"qp": func() {
+			SquaredFiltered(make([]float64, 16), 8, b.q, b.qp[:len(b.qp)-1], b.qn, 2, 3, make([]float64, 24), make([]float64, 8), 8, 8, make([]float64, 2), make([]uint64, 2))
 		},
 		"hits": func() {
-			SquaredFiltered(make([]float64, 16), 8, b.q, b.qn, 2, 3, make([]float64, 24), make([]float64, 8), 8, 8, make([]float64, 2), make([]uint64, 1))
+			SquaredFiltered(make([]float64, 16), 8, b.q, b.qp, b.qn, 2, 3, make([]float64, 24), make([]float64, 8), 8, 8, make([]float64, 2), make([]uint64, 1))
 		},
 	} {
 		func() {

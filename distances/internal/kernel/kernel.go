@@ -102,38 +102,70 @@ const Group = 24
 // a uint64.
 const MaxFiltered = 64 * Group
 
-// SquaredFiltered is SquaredExpanded for a caller that only wants the entries of each
-// query below a limit. It evaluates
+// PackedLen is the length of PackQueries' output for nq queries of d attributes: Pad(nq)·d.
+func PackedLen(nq, d int) int { return Pad(nq) * d }
+
+// PackQueries writes the row-major queries q (nq of d attributes) into dst in the layout
+// of SquaredFiltered's AVX-512 kernel: −2·q in groups of Lanes queries, attribute-major
+// within a group,
 //
-//	t[i,j] = rn[j] − 2·Σ_k q[i*d+k]·r[k*stride+j]      (rounded once after the dot product)
+//	dst[Lanes·d·g + Lanes·k + a] = −2·q[(Lanes·g + a)·d + k]
+//
+// with the missing queries of the last group zero. Scaling by −2 is exact, so the
+// kernel's accumulators can start from the reference norms (t = rn + Σ_k (−2q_k)·r_k with
+// one fused multiply-add per attribute) and read each query value as a broadcast at a
+// fixed offset. A block of queries that starts at a multiple of Lanes is the slice of the
+// packed whole at Lanes·d times its first group. len(dst) ≥ PackedLen(nq, d).
+func PackQueries(dst, q []float64, nq, d int) {
+	if nq < 0 || d < 0 || len(q) < nq*d || len(dst) < PackedLen(nq, d) {
+		panic(fmt.Sprintf("kernel: PackQueries: bad sizes len(dst)=%d len(q)=%d nq=%d d=%d", len(dst), len(q), nq, d))
+	}
+	clear(dst[:PackedLen(nq, d)])
+	for i := range nq {
+		g, a := i/Lanes, i%Lanes
+		base := Lanes*d*g + a
+		for k, x := range q[i*d : i*d+d] {
+			dst[base+Lanes*k] = -2 * x
+		}
+	}
+}
+
+// SquaredFiltered is SquaredExpanded for a caller that only wants the entries of each
+// query below a limit. qp must hold PackQueries(q) (the AVX-512 implementation reads it,
+// the others q). It evaluates t[i,j], an approximation of rn[j] − 2·Σ_k q[i*d+k]·r[k*stride+j]
+// within ErrorBound (the AVX-512 implementation accumulates it from rn[j] with one fused
+// multiply-add per attribute in increasing k; the others round once after a dot product
+// accumulated as in SquaredExpanded), and
+//
 //	out[i*outStride+j] = qn[i] + t[i,j]
 //
-// (the dot product accumulated as in SquaredExpanded; qn is added last, which the error
-// bound covers as well, see ErrorBound). For i < nq it sets hits[i] to the mask whose bit
-// g is set exactly when some entry j of group g (see Group) has t[i,j] ≤ rlim[i] (never
-// for NaN), and writes every entry of every group whose bit is set; the entries of the
-// other groups may or may not be written. With rlim[i] = RowLimit(qn[i], lim), bit g is
-// set exactly when some entry of group g has out ≤ lim. n ≤ MaxFiltered, len(rlim) ≥ nq
-// and len(hits) ≥ nq; other sizes as for SquaredExpanded.
+// (qn added last, which the error bound covers as well, see ErrorBound). For i < nq it
+// sets hits[i] to the mask whose bit g is set exactly when some entry j of group g (see
+// Group) has t[i,j] ≤ rlim[i] (never for NaN), and writes every entry of every group whose
+// bit is set; the entries of the other groups may or may not be written. With rlim[i] =
+// RowLimit(qn[i], lim), bit g is set exactly when some entry of group g has out ≤ lim.
+// n ≤ MaxFiltered, len(qp) ≥ PackedLen(nq, d), len(rlim) ≥ nq and len(hits) ≥ nq; other
+// sizes as for SquaredExpanded.
 //
 // The distances of a block of the scanner of package distances are mostly far above every
 // query's limit: the AVX-512 implementation compares each tile row with the limit while
 // it is still in registers and then neither finishes nor stores it, nor leaves the caller
 // anything to scan. Other implementations write the whole block and compute the masks
 // after.
-func SquaredFiltered(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int, rlim []float64, hits []uint64) {
-	if !checkFiltered(out, outStride, q, qn, nq, d, r, rn, stride, n, rlim, hits) {
+func SquaredFiltered(out []float64, outStride int, q, qp, qn []float64, nq, d int, r, rn []float64, stride, n int, rlim []float64, hits []uint64) {
+	if !checkFiltered(out, outStride, q, qp, qn, nq, d, r, rn, stride, n, rlim, hits) {
 		return
 	}
-	impl.filtered(out, outStride, q, qn, nq, d, r, rn, stride, n, rlim, hits)
+	impl.filtered(out, outStride, q, qp, qn, nq, d, r, rn, stride, n, rlim, hits)
 }
 
-// GenericFiltered is SquaredFiltered forced onto the portable implementation.
-func GenericFiltered(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int, rlim []float64, hits []uint64) {
-	if !checkFiltered(out, outStride, q, qn, nq, d, r, rn, stride, n, rlim, hits) {
+// GenericFiltered is SquaredFiltered forced onto the portable implementation (which
+// reads q, not qp).
+func GenericFiltered(out []float64, outStride int, q, qp, qn []float64, nq, d int, r, rn []float64, stride, n int, rlim []float64, hits []uint64) {
+	if !checkFiltered(out, outStride, q, qp, qn, nq, d, r, rn, stride, n, rlim, hits) {
 		return
 	}
-	filterAfter(generic)(out, outStride, q, qn, nq, d, r, rn, stride, n, rlim, hits)
+	filterAfter(generic)(out, outStride, q, qp, qn, nq, d, r, rn, stride, n, rlim, hits)
 }
 
 // RowLimit returns the largest float64 t such that qn + t, rounded to float64, is ≤ lim:
@@ -207,9 +239,12 @@ func fromOrdered(k int64) float64 {
 	return math.Float64frombits(uint64(k))
 }
 
-func checkFiltered(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int, rlim []float64, hits []uint64) bool {
+func checkFiltered(out []float64, outStride int, q, qp, qn []float64, nq, d int, r, rn []float64, stride, n int, rlim []float64, hits []uint64) bool {
 	if n > MaxFiltered {
 		panic(fmt.Sprintf("kernel: SquaredFiltered: n=%d > MaxFiltered=%d", n, MaxFiltered))
+	}
+	if nq > 0 && len(qp) < PackedLen(nq, d) {
+		panic(fmt.Sprintf("kernel: SquaredFiltered: len(qp)=%d < PackedLen(nq=%d, d=%d)", len(qp), nq, d))
 	}
 	if nq > 0 && (len(rlim) < nq || len(hits) < nq) {
 		panic(fmt.Sprintf("kernel: SquaredFiltered: len(rlim)=%d, len(hits)=%d < nq=%d", len(rlim), len(hits), nq))
@@ -226,9 +261,9 @@ func checkFiltered(out []float64, outStride int, q, qn []float64, nq, d int, r, 
 
 // filterAfter makes a filtered kernel of an unfiltered one: run on norms qn of zero, an
 // unfiltered kernel writes (0 + rn) − 2·dot = t exactly; the masks come from t, then qn is
-// added. hits[:nq] is zero on entry.
+// added. It reads q, not the packed qp. hits[:nq] is zero on entry.
 func filterAfter(fn kernelFunc) filteredFunc {
-	return func(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int, rlim []float64, hits []uint64) {
+	return func(out []float64, outStride int, q, _, qn []float64, nq, d int, r, rn []float64, stride, n int, rlim []float64, hits []uint64) {
 		var zero [64]float64
 		for c := 0; c < nq; c += len(zero) {
 			m := min(len(zero), nq-c)
@@ -257,12 +292,16 @@ func Implementation() string { return impl.name }
 
 type kernelFunc func(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int)
 
-type filteredFunc func(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int, rlim []float64, hits []uint64)
+// filteredFunc is SquaredFiltered's signature: q row-major, qp = PackQueries(q).
+type filteredFunc func(out []float64, outStride int, q, qp, qn []float64, nq, d int, r, rn []float64, stride, n int, rlim []float64, hits []uint64)
 
 type implementation struct {
-	name            string
-	fn              kernelFunc
-	filtered        filteredFunc
+	name     string
+	fn       kernelFunc
+	filtered filteredFunc
+	// packed: filtered reads qp and accumulates t from rn (see PackQueries) instead of
+	// running fn on zero norms.
+	packed          bool
 	first           func(x []float64, limit float64) int
 	between         func(x []float64, lo, hi float64) int
 	firstNotBetween func(x []float64, lo, hi, limit float64) int
@@ -272,7 +311,7 @@ type implementation struct {
 // variable: set once by the architecture file's init from CPU feature detection (before
 // any other code of the package can run) and never written again, so reading it needs no
 // synchronisation.
-var impl = implementation{"generic", generic, filterAfter(generic), firstAtMostGeneric, countBetweenGeneric, firstNotBetweenGeneric}
+var impl = implementation{"generic", generic, filterAfter(generic), false, firstAtMostGeneric, countBetweenGeneric, firstNotBetweenGeneric}
 
 // check validates the sizes (panicking on inconsistent ones) and reports whether there is
 // anything to compute.

@@ -15,7 +15,7 @@ import (
 // only write to impl.
 func init() {
 	if c := accelerated(); len(c) > 0 {
-		impl.name, impl.fn, impl.filtered = c[0].name, c[0].fn, c[0].filtered
+		impl.name, impl.fn, impl.filtered, impl.packed = c[0].name, c[0].fn, c[0].filtered, c[0].packed
 	}
 	if cpu.X86.HasAVX512F {
 		impl.first = firstAtMostAVX512
@@ -28,7 +28,7 @@ func init() {
 func accelerated() []implementation {
 	var list []implementation
 	if cpu.X86.HasAVX512F {
-		list = append(list, implementation{name: "avx512", fn: asmKernel(squaredAVX512), filtered: asmFiltered(squaredFilteredAVX512)})
+		list = append(list, implementation{name: "avx512", fn: asmKernel(squaredAVX512), filtered: asmFiltered(squaredFilteredAVX512), packed: true})
 	}
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		fn := asmKernel(squaredAVX2)
@@ -48,11 +48,11 @@ func asmKernel(f func(out *float64, outStride int, q, qn *float64, nq, d int, r,
 	}
 }
 
-// asmFiltered adapts a generated filtered kernel to the slice signature (sizes checked and
-// hits[:nq] zeroed by the caller).
-func asmFiltered(f func(out *float64, outStride int, q, qn *float64, nq, d int, r, rn *float64, stride, n int, rlim *float64, hits *uint64)) filteredFunc {
-	return func(out []float64, outStride int, q, qn []float64, nq, d int, r, rn []float64, stride, n int, rlim []float64, hits []uint64) {
-		f(unsafe.SliceData(out), outStride, unsafe.SliceData(q), unsafe.SliceData(qn), nq, d,
+// asmFiltered adapts a generated filtered kernel, which reads the packed queries qp, to
+// the slice signature (sizes checked and hits[:nq] zeroed by the caller).
+func asmFiltered(f func(out *float64, outStride int, qp, qn *float64, nq, d int, r, rn *float64, stride, n int, rlim *float64, hits *uint64)) filteredFunc {
+	return func(out []float64, outStride int, _, qp, qn []float64, nq, d int, r, rn []float64, stride, n int, rlim []float64, hits []uint64) {
+		f(unsafe.SliceData(out), outStride, unsafe.SliceData(qp), unsafe.SliceData(qn), nq, d,
 			unsafe.SliceData(r), unsafe.SliceData(rn), stride, n, unsafe.SliceData(rlim), unsafe.SliceData(hits))
 	}
 }

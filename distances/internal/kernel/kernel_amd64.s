@@ -115,9 +115,9 @@ squaredAVX512_k_6:
 	VFMADD231PD  Z24, Z28, Z21
 	VFMADD231PD  Z25, Z28, Z22
 	VFMADD231PD  Z26, Z28, Z23
-	ADDQ         R10, R9
 	ADDQ         $0x08, R11
 	ADDQ         $0x08, R13
+	ADDQ         R10, R9
 	DECQ         R14
 	JNZ          squaredAVX512_k_6
 
@@ -274,8 +274,8 @@ squaredAVX512_k_9:
 	VFMADD231PD  Z24, Z28, Z9
 	VFMADD231PD  Z25, Z28, Z10
 	VFMADD231PD  Z26, Z28, Z11
-	ADDQ         R10, R9
 	ADDQ         $0x08, R11
+	ADDQ         R10, R9
 	DECQ         R13
 	JNZ          squaredAVX512_k_9
 
@@ -371,8 +371,8 @@ squaredAVX512_k_12:
 	VFMADD231PD  Z24, Z28, Z3
 	VFMADD231PD  Z25, Z28, Z4
 	VFMADD231PD  Z26, Z28, Z5
-	ADDQ         R10, R9
 	ADDQ         $0x08, R11
+	ADDQ         R10, R9
 	DECQ         R12
 	JNZ          squaredAVX512_k_12
 
@@ -438,8 +438,8 @@ squaredAVX512_k_15:
 	VFMADD231PD  Z24, Z27, Z0
 	VFMADD231PD  Z25, Z27, Z1
 	VFMADD231PD  Z26, Z27, Z2
-	ADDQ         R9, R8
 	ADDQ         $0x08, BX
+	ADDQ         R9, R8
 	DECQ         R10
 	JNZ          squaredAVX512_k_15
 
@@ -529,9 +529,9 @@ squaredAVX512_k_19:
 	VFMADD231PD  Z24, Z27, Z6
 	VBROADCASTSD (R13)(R12*1), Z28
 	VFMADD231PD  Z24, Z28, Z7
-	ADDQ         R10, R9
 	ADDQ         $0x08, R11
 	ADDQ         $0x08, R13
+	ADDQ         R10, R9
 	DECQ         R14
 	JNZ          squaredAVX512_k_19
 
@@ -620,8 +620,8 @@ squaredAVX512_k_22:
 	VFMADD231PD  Z24, Z27, Z2
 	VBROADCASTSD (R11)(R12*1), Z28
 	VFMADD231PD  Z24, Z28, Z3
-	ADDQ         R10, R9
 	ADDQ         $0x08, R11
+	ADDQ         R10, R9
 	DECQ         R13
 	JNZ          squaredAVX512_k_22
 
@@ -681,8 +681,8 @@ squaredAVX512_k_25:
 	VFMADD231PD  Z24, Z27, Z0
 	VBROADCASTSD (R11)(DX*1), Z28
 	VFMADD231PD  Z24, Z28, Z1
-	ADDQ         R10, R9
 	ADDQ         $0x08, R11
+	ADDQ         R10, R9
 	DECQ         R12
 	JNZ          squaredAVX512_k_25
 
@@ -728,8 +728,8 @@ squaredAVX512_k_28:
 	VMOVUPD      (R8), Z24
 	VBROADCASTSD (BX), Z27
 	VFMADD231PD  Z24, Z27, Z0
-	ADDQ         R9, R8
 	ADDQ         $0x08, BX
+	ADDQ         R9, R8
 	DECQ         R10
 	JNZ          squaredAVX512_k_28
 
@@ -754,16 +754,14 @@ squaredAVX512_done_3:
 	VZEROUPPER
 	RET
 
-// func squaredFilteredAVX512(out *float64, outStride int, q *float64, qn *float64, nq int, d int, r *float64, rn *float64, stride int, n int, rlim *float64, hits *uint64)
+// func squaredFilteredAVX512(out *float64, outStride int, qp *float64, qn *float64, nq int, d int, r *float64, rn *float64, stride int, n int, rlim *float64, hits *uint64)
 // Requires: AVX, AVX512F, CMOV, MMX+
 TEXT ·squaredFilteredAVX512(SB), NOSPLIT, $0-96
-	// m2 = −2.0 in every lane; d8 = 8·d; j = 0
-	VBROADCASTSD minustwo<>+0(SB), Z31
-	MOVQ         d+40(FP), DX
-	SHLQ         $0x03, DX
-	MOVQ         n+72(FP), CX
-	XORQ         AX, AX
-	MOVQ         $0x00000001, BX
+	MOVQ d+40(FP), DX
+	SHLQ $0x03, DX
+	MOVQ n+72(FP), CX
+	XORQ AX, AX
+	MOVQ $0x00000001, BX
 
 	// Full tiles of 24 references.
 squaredFilteredAVX512_full_1:
@@ -788,284 +786,245 @@ squaredFilteredAVX512_prefetch_4:
 	JNZ        squaredFilteredAVX512_prefetch_4
 
 squaredFilteredAVX512_prefetched_5:
-	MOVQ q+16(FP), SI
+	MOVQ qp+16(FP), SI
 	MOVQ qn+24(FP), DI
 	MOVQ out+0(FP), R8
 	LEAQ (R8)(AX*8), R8
 	MOVQ nq+32(FP), R9
+	MOVQ outStride+8(FP), R10
+	SHLQ $0x03, R10
 
 squaredFilteredAVX512_qblock_6:
 	CMPQ R9, $0x00000008
 	JL   squaredFilteredAVX512_qrest_7
 
-	// Tile of 8 queries × 24 references.
-	MOVQ   r+48(FP), R10
-	LEAQ   (R10)(AX*8), R10
-	MOVQ   stride+64(FP), R11
-	SHLQ   $0x03, R11
-	MOVQ   SI, R12
-	LEAQ   (DX)(DX*2), R13
-	LEAQ   (R12)(DX*4), R14
-	VPXORQ Z0, Z0, Z0
-	VPXORQ Z1, Z1, Z1
-	VPXORQ Z2, Z2, Z2
-	VPXORQ Z3, Z3, Z3
-	VPXORQ Z4, Z4, Z4
-	VPXORQ Z5, Z5, Z5
-	VPXORQ Z6, Z6, Z6
-	VPXORQ Z7, Z7, Z7
-	VPXORQ Z8, Z8, Z8
-	VPXORQ Z9, Z9, Z9
-	VPXORQ Z10, Z10, Z10
-	VPXORQ Z11, Z11, Z11
-	VPXORQ Z12, Z12, Z12
-	VPXORQ Z13, Z13, Z13
-	VPXORQ Z14, Z14, Z14
-	VPXORQ Z15, Z15, Z15
-	VPXORQ Z16, Z16, Z16
-	VPXORQ Z17, Z17, Z17
-	VPXORQ Z18, Z18, Z18
-	VPXORQ Z19, Z19, Z19
-	VPXORQ Z20, Z20, Z20
-	VPXORQ Z21, Z21, Z21
-	VPXORQ Z22, Z22, Z22
-	VPXORQ Z23, Z23, Z23
-	MOVQ   d+40(FP), R15
-	TESTQ  R15, R15
-	JZ     squaredFilteredAVX512_epilogue_9
+	// Tile of 8 packed queries × 24 references.
+	MOVQ    rn+56(FP), R11
+	LEAQ    (R11)(AX*8), R11
+	VMOVUPD (R11), Z0
+	VMOVUPD 64(R11), Z1
+	VMOVUPD 128(R11), Z2
+	VMOVUPD (R11), Z3
+	VMOVUPD 64(R11), Z4
+	VMOVUPD 128(R11), Z5
+	VMOVUPD (R11), Z6
+	VMOVUPD 64(R11), Z7
+	VMOVUPD 128(R11), Z8
+	VMOVUPD (R11), Z9
+	VMOVUPD 64(R11), Z10
+	VMOVUPD 128(R11), Z11
+	VMOVUPD (R11), Z12
+	VMOVUPD 64(R11), Z13
+	VMOVUPD 128(R11), Z14
+	VMOVUPD (R11), Z15
+	VMOVUPD 64(R11), Z16
+	VMOVUPD 128(R11), Z17
+	VMOVUPD (R11), Z18
+	VMOVUPD 64(R11), Z19
+	VMOVUPD 128(R11), Z20
+	VMOVUPD (R11), Z21
+	VMOVUPD 64(R11), Z22
+	VMOVUPD 128(R11), Z23
+	MOVQ    r+48(FP), R11
+	LEAQ    (R11)(AX*8), R11
+	MOVQ    stride+64(FP), R12
+	SHLQ    $0x03, R12
+	MOVQ    SI, R13
+	MOVQ    d+40(FP), R14
+	TESTQ   R14, R14
+	JZ      squaredFilteredAVX512_epilogue_9
 
 squaredFilteredAVX512_k_8:
-	VMOVUPD      (R10), Z24
-	VMOVUPD      64(R10), Z25
-	VMOVUPD      128(R10), Z26
-	VBROADCASTSD (R12), Z27
-	VFMADD231PD  Z24, Z27, Z0
-	VFMADD231PD  Z25, Z27, Z1
-	VFMADD231PD  Z26, Z27, Z2
-	VBROADCASTSD (R12)(DX*1), Z28
-	VFMADD231PD  Z24, Z28, Z3
-	VFMADD231PD  Z25, Z28, Z4
-	VFMADD231PD  Z26, Z28, Z5
-	VBROADCASTSD (R12)(DX*2), Z27
-	VFMADD231PD  Z24, Z27, Z6
-	VFMADD231PD  Z25, Z27, Z7
-	VFMADD231PD  Z26, Z27, Z8
-	VBROADCASTSD (R12)(R13*1), Z28
-	VFMADD231PD  Z24, Z28, Z9
-	VFMADD231PD  Z25, Z28, Z10
-	VFMADD231PD  Z26, Z28, Z11
-	VBROADCASTSD (R12)(DX*4), Z27
-	VFMADD231PD  Z24, Z27, Z12
-	VFMADD231PD  Z25, Z27, Z13
-	VFMADD231PD  Z26, Z27, Z14
-	VBROADCASTSD (R14)(DX*1), Z28
-	VFMADD231PD  Z24, Z28, Z15
-	VFMADD231PD  Z25, Z28, Z16
-	VFMADD231PD  Z26, Z28, Z17
-	VBROADCASTSD (R12)(R13*2), Z27
-	VFMADD231PD  Z24, Z27, Z18
-	VFMADD231PD  Z25, Z27, Z19
-	VFMADD231PD  Z26, Z27, Z20
-	VBROADCASTSD (R14)(R13*1), Z28
-	VFMADD231PD  Z24, Z28, Z21
-	VFMADD231PD  Z25, Z28, Z22
-	VFMADD231PD  Z26, Z28, Z23
-	ADDQ         R11, R10
-	ADDQ         $0x08, R12
-	ADDQ         $0x08, R14
-	DECQ         R15
-	JNZ          squaredFilteredAVX512_k_8
+	VMOVUPD          (R11), Z24
+	VMOVUPD          64(R11), Z25
+	VMOVUPD          128(R11), Z26
+	VFMADD231PD.BCST (R13), Z24, Z0
+	VFMADD231PD.BCST (R13), Z25, Z1
+	VFMADD231PD.BCST (R13), Z26, Z2
+	VFMADD231PD.BCST 8(R13), Z24, Z3
+	VFMADD231PD.BCST 8(R13), Z25, Z4
+	VFMADD231PD.BCST 8(R13), Z26, Z5
+	VFMADD231PD.BCST 16(R13), Z24, Z6
+	VFMADD231PD.BCST 16(R13), Z25, Z7
+	VFMADD231PD.BCST 16(R13), Z26, Z8
+	VFMADD231PD.BCST 24(R13), Z24, Z9
+	VFMADD231PD.BCST 24(R13), Z25, Z10
+	VFMADD231PD.BCST 24(R13), Z26, Z11
+	VFMADD231PD.BCST 32(R13), Z24, Z12
+	VFMADD231PD.BCST 32(R13), Z25, Z13
+	VFMADD231PD.BCST 32(R13), Z26, Z14
+	VFMADD231PD.BCST 40(R13), Z24, Z15
+	VFMADD231PD.BCST 40(R13), Z25, Z16
+	VFMADD231PD.BCST 40(R13), Z26, Z17
+	VFMADD231PD.BCST 48(R13), Z24, Z18
+	VFMADD231PD.BCST 48(R13), Z25, Z19
+	VFMADD231PD.BCST 48(R13), Z26, Z20
+	VFMADD231PD.BCST 56(R13), Z24, Z21
+	VFMADD231PD.BCST 56(R13), Z25, Z22
+	VFMADD231PD.BCST 56(R13), Z26, Z23
+	ADDQ             $0x40, R13
+	ADDQ             R12, R11
+	DECQ             R14
+	JNZ              squaredFilteredAVX512_k_8
 
 squaredFilteredAVX512_epilogue_9:
-	// out = (qn + rn) − 2·acc
-	MOVQ         rn+56(FP), R10
-	LEAQ         (R10)(AX*8), R10
-	VMOVUPD      (R10), Z24
-	VMOVUPD      64(R10), Z25
-	VMOVUPD      128(R10), Z26
-	MOVQ         outStride+8(FP), R10
-	SHLQ         $0x03, R10
-	MOVQ         R8, R11
-	MOVQ         qn+24(FP), R12
-	NEGQ         R12
-	ADDQ         DI, R12
-	MOVQ         rlim+80(FP), R13
-	MOVQ         hits+88(FP), R14
-	ADDQ         R12, R13
-	ADDQ         R12, R14
-	VBROADCASTSD (R13), Z30
-	VFMADD213PD  Z24, Z31, Z0
-	VFMADD213PD  Z25, Z31, Z1
-	VFMADD213PD  Z26, Z31, Z2
-	VCMPPD       $0x06, Z30, Z0, K2
-	VCMPPD       $0x06, Z30, Z1, K2, K2
-	VCMPPD       $0x06, Z30, Z2, K2, K2
-	KMOVW        K2, R12
-	CMPL         R12, $0x000000ff
+	MOVQ         outStride+8(FP), R11
+	SHLQ         $0x03, R11
+	MOVQ         R8, R12
+	MOVQ         qn+24(FP), R13
+	NEGQ         R13
+	ADDQ         DI, R13
+	MOVQ         rlim+80(FP), R14
+	MOVQ         hits+88(FP), R15
+	ADDQ         R13, R14
+	ADDQ         R13, R15
+	VBROADCASTSD (R14), Z27
+	VCMPPD       $0x06, Z27, Z0, K2
+	VCMPPD       $0x06, Z27, Z1, K2, K2
+	VCMPPD       $0x06, Z27, Z2, K2, K2
+	KMOVW        K2, R13
+	CMPL         R13, $0x000000ff
 	JE           squaredFilteredAVX512_skip_10
-	VBROADCASTSD (DI), Z27
-	VADDPD       Z0, Z27, Z0
-	VMOVUPD      Z0, (R11)
-	VADDPD       Z1, Z27, Z1
-	VMOVUPD      Z1, 64(R11)
-	VADDPD       Z2, Z27, Z2
-	VMOVUPD      Z2, 128(R11)
-	ORQ          BX, (R14)
+	VBROADCASTSD (DI), Z28
+	VADDPD       Z0, Z28, Z0
+	VMOVUPD      Z0, (R12)
+	VADDPD       Z1, Z28, Z1
+	VMOVUPD      Z1, 64(R12)
+	VADDPD       Z2, Z28, Z2
+	VMOVUPD      Z2, 128(R12)
+	ORQ          BX, (R15)
 
 squaredFilteredAVX512_skip_10:
-	VBROADCASTSD 8(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z3
-	VFMADD213PD  Z25, Z31, Z4
-	VFMADD213PD  Z26, Z31, Z5
-	VCMPPD       $0x06, Z30, Z3, K2
-	VCMPPD       $0x06, Z30, Z4, K2, K2
-	VCMPPD       $0x06, Z30, Z5, K2, K2
-	KMOVW        K2, R12
-	CMPL         R12, $0x000000ff
+	VBROADCASTSD 8(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x06, Z27, Z3, K2
+	VCMPPD       $0x06, Z27, Z4, K2, K2
+	VCMPPD       $0x06, Z27, Z5, K2, K2
+	KMOVW        K2, R13
+	CMPL         R13, $0x000000ff
 	JE           squaredFilteredAVX512_skip_11
-	VBROADCASTSD 8(DI), Z28
-	VADDPD       Z3, Z28, Z3
-	VMOVUPD      Z3, (R11)
-	VADDPD       Z4, Z28, Z4
-	VMOVUPD      Z4, 64(R11)
-	VADDPD       Z5, Z28, Z5
-	VMOVUPD      Z5, 128(R11)
-	ORQ          BX, 8(R14)
+	VBROADCASTSD 8(DI), Z29
+	VADDPD       Z3, Z29, Z3
+	VMOVUPD      Z3, (R12)
+	VADDPD       Z4, Z29, Z4
+	VMOVUPD      Z4, 64(R12)
+	VADDPD       Z5, Z29, Z5
+	VMOVUPD      Z5, 128(R12)
+	ORQ          BX, 8(R15)
 
 squaredFilteredAVX512_skip_11:
-	VBROADCASTSD 16(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z6
-	VFMADD213PD  Z25, Z31, Z7
-	VFMADD213PD  Z26, Z31, Z8
-	VCMPPD       $0x06, Z30, Z6, K2
-	VCMPPD       $0x06, Z30, Z7, K2, K2
-	VCMPPD       $0x06, Z30, Z8, K2, K2
-	KMOVW        K2, R12
-	CMPL         R12, $0x000000ff
+	VBROADCASTSD 16(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x06, Z27, Z6, K2
+	VCMPPD       $0x06, Z27, Z7, K2, K2
+	VCMPPD       $0x06, Z27, Z8, K2, K2
+	KMOVW        K2, R13
+	CMPL         R13, $0x000000ff
 	JE           squaredFilteredAVX512_skip_12
-	VBROADCASTSD 16(DI), Z27
-	VADDPD       Z6, Z27, Z6
-	VMOVUPD      Z6, (R11)
-	VADDPD       Z7, Z27, Z7
-	VMOVUPD      Z7, 64(R11)
-	VADDPD       Z8, Z27, Z8
-	VMOVUPD      Z8, 128(R11)
-	ORQ          BX, 16(R14)
+	VBROADCASTSD 16(DI), Z28
+	VADDPD       Z6, Z28, Z6
+	VMOVUPD      Z6, (R12)
+	VADDPD       Z7, Z28, Z7
+	VMOVUPD      Z7, 64(R12)
+	VADDPD       Z8, Z28, Z8
+	VMOVUPD      Z8, 128(R12)
+	ORQ          BX, 16(R15)
 
 squaredFilteredAVX512_skip_12:
-	VBROADCASTSD 24(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z9
-	VFMADD213PD  Z25, Z31, Z10
-	VFMADD213PD  Z26, Z31, Z11
-	VCMPPD       $0x06, Z30, Z9, K2
-	VCMPPD       $0x06, Z30, Z10, K2, K2
-	VCMPPD       $0x06, Z30, Z11, K2, K2
-	KMOVW        K2, R12
-	CMPL         R12, $0x000000ff
+	VBROADCASTSD 24(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x06, Z27, Z9, K2
+	VCMPPD       $0x06, Z27, Z10, K2, K2
+	VCMPPD       $0x06, Z27, Z11, K2, K2
+	KMOVW        K2, R13
+	CMPL         R13, $0x000000ff
 	JE           squaredFilteredAVX512_skip_13
-	VBROADCASTSD 24(DI), Z28
-	VADDPD       Z9, Z28, Z9
-	VMOVUPD      Z9, (R11)
-	VADDPD       Z10, Z28, Z10
-	VMOVUPD      Z10, 64(R11)
-	VADDPD       Z11, Z28, Z11
-	VMOVUPD      Z11, 128(R11)
-	ORQ          BX, 24(R14)
+	VBROADCASTSD 24(DI), Z29
+	VADDPD       Z9, Z29, Z9
+	VMOVUPD      Z9, (R12)
+	VADDPD       Z10, Z29, Z10
+	VMOVUPD      Z10, 64(R12)
+	VADDPD       Z11, Z29, Z11
+	VMOVUPD      Z11, 128(R12)
+	ORQ          BX, 24(R15)
 
 squaredFilteredAVX512_skip_13:
-	VBROADCASTSD 32(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z12
-	VFMADD213PD  Z25, Z31, Z13
-	VFMADD213PD  Z26, Z31, Z14
-	VCMPPD       $0x06, Z30, Z12, K2
-	VCMPPD       $0x06, Z30, Z13, K2, K2
-	VCMPPD       $0x06, Z30, Z14, K2, K2
-	KMOVW        K2, R12
-	CMPL         R12, $0x000000ff
+	VBROADCASTSD 32(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x06, Z27, Z12, K2
+	VCMPPD       $0x06, Z27, Z13, K2, K2
+	VCMPPD       $0x06, Z27, Z14, K2, K2
+	KMOVW        K2, R13
+	CMPL         R13, $0x000000ff
 	JE           squaredFilteredAVX512_skip_14
-	VBROADCASTSD 32(DI), Z27
-	VADDPD       Z12, Z27, Z12
-	VMOVUPD      Z12, (R11)
-	VADDPD       Z13, Z27, Z13
-	VMOVUPD      Z13, 64(R11)
-	VADDPD       Z14, Z27, Z14
-	VMOVUPD      Z14, 128(R11)
-	ORQ          BX, 32(R14)
+	VBROADCASTSD 32(DI), Z28
+	VADDPD       Z12, Z28, Z12
+	VMOVUPD      Z12, (R12)
+	VADDPD       Z13, Z28, Z13
+	VMOVUPD      Z13, 64(R12)
+	VADDPD       Z14, Z28, Z14
+	VMOVUPD      Z14, 128(R12)
+	ORQ          BX, 32(R15)
 
 squaredFilteredAVX512_skip_14:
-	VBROADCASTSD 40(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z15
-	VFMADD213PD  Z25, Z31, Z16
-	VFMADD213PD  Z26, Z31, Z17
-	VCMPPD       $0x06, Z30, Z15, K2
-	VCMPPD       $0x06, Z30, Z16, K2, K2
-	VCMPPD       $0x06, Z30, Z17, K2, K2
-	KMOVW        K2, R12
-	CMPL         R12, $0x000000ff
+	VBROADCASTSD 40(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x06, Z27, Z15, K2
+	VCMPPD       $0x06, Z27, Z16, K2, K2
+	VCMPPD       $0x06, Z27, Z17, K2, K2
+	KMOVW        K2, R13
+	CMPL         R13, $0x000000ff
 	JE           squaredFilteredAVX512_skip_15
-	VBROADCASTSD 40(DI), Z28
-	VADDPD       Z15, Z28, Z15
-	VMOVUPD      Z15, (R11)
-	VADDPD       Z16, Z28, Z16
-	VMOVUPD      Z16, 64(R11)
-	VADDPD       Z17, Z28, Z17
-	VMOVUPD      Z17, 128(R11)
-	ORQ          BX, 40(R14)
+	VBROADCASTSD 40(DI), Z29
+	VADDPD       Z15, Z29, Z15
+	VMOVUPD      Z15, (R12)
+	VADDPD       Z16, Z29, Z16
+	VMOVUPD      Z16, 64(R12)
+	VADDPD       Z17, Z29, Z17
+	VMOVUPD      Z17, 128(R12)
+	ORQ          BX, 40(R15)
 
 squaredFilteredAVX512_skip_15:
-	VBROADCASTSD 48(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z18
-	VFMADD213PD  Z25, Z31, Z19
-	VFMADD213PD  Z26, Z31, Z20
-	VCMPPD       $0x06, Z30, Z18, K2
-	VCMPPD       $0x06, Z30, Z19, K2, K2
-	VCMPPD       $0x06, Z30, Z20, K2, K2
-	KMOVW        K2, R12
-	CMPL         R12, $0x000000ff
+	VBROADCASTSD 48(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x06, Z27, Z18, K2
+	VCMPPD       $0x06, Z27, Z19, K2, K2
+	VCMPPD       $0x06, Z27, Z20, K2, K2
+	KMOVW        K2, R13
+	CMPL         R13, $0x000000ff
 	JE           squaredFilteredAVX512_skip_16
-	VBROADCASTSD 48(DI), Z27
-	VADDPD       Z18, Z27, Z18
-	VMOVUPD      Z18, (R11)
-	VADDPD       Z19, Z27, Z19
-	VMOVUPD      Z19, 64(R11)
-	VADDPD       Z20, Z27, Z20
-	VMOVUPD      Z20, 128(R11)
-	ORQ          BX, 48(R14)
+	VBROADCASTSD 48(DI), Z28
+	VADDPD       Z18, Z28, Z18
+	VMOVUPD      Z18, (R12)
+	VADDPD       Z19, Z28, Z19
+	VMOVUPD      Z19, 64(R12)
+	VADDPD       Z20, Z28, Z20
+	VMOVUPD      Z20, 128(R12)
+	ORQ          BX, 48(R15)
 
 squaredFilteredAVX512_skip_16:
-	VBROADCASTSD 56(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z21
-	VFMADD213PD  Z25, Z31, Z22
-	VFMADD213PD  Z26, Z31, Z23
-	VCMPPD       $0x06, Z30, Z21, K2
-	VCMPPD       $0x06, Z30, Z22, K2, K2
-	VCMPPD       $0x06, Z30, Z23, K2, K2
-	KMOVW        K2, R10
-	CMPL         R10, $0x000000ff
+	VBROADCASTSD 56(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x06, Z27, Z21, K2
+	VCMPPD       $0x06, Z27, Z22, K2, K2
+	VCMPPD       $0x06, Z27, Z23, K2, K2
+	KMOVW        K2, R11
+	CMPL         R11, $0x000000ff
 	JE           squaredFilteredAVX512_skip_17
-	VBROADCASTSD 56(DI), Z28
-	VADDPD       Z21, Z28, Z21
-	VMOVUPD      Z21, (R11)
-	VADDPD       Z22, Z28, Z22
-	VMOVUPD      Z22, 64(R11)
-	VADDPD       Z23, Z28, Z23
-	VMOVUPD      Z23, 128(R11)
-	ORQ          BX, 56(R14)
+	VBROADCASTSD 56(DI), Z29
+	VADDPD       Z21, Z29, Z21
+	VMOVUPD      Z21, (R12)
+	VADDPD       Z22, Z29, Z22
+	VMOVUPD      Z22, 64(R12)
+	VADDPD       Z23, Z29, Z23
+	VMOVUPD      Z23, 128(R12)
+	ORQ          BX, 56(R15)
 
 squaredFilteredAVX512_skip_17:
-	IMUL3Q $0x00000008, DX, R10
-	ADDQ   R10, SI
+	LEAQ   (SI)(DX*8), SI
 	ADDQ   $0x00000040, DI
-	MOVQ   outStride+8(FP), R10
-	IMUL3Q $0x00000040, R10, R10
-	ADDQ   R10, R8
+	IMUL3Q $0x00000008, R10, R11
+	ADDQ   R11, R8
 	SUBQ   $0x00000008, R9
 	JMP    squaredFilteredAVX512_qblock_6
 
@@ -1073,299 +1032,257 @@ squaredFilteredAVX512_qrest_7:
 	TESTQ $0x00000004, R9
 	JZ    squaredFilteredAVX512_skip_18
 
-	// Tile of 4 queries × 24 references.
-	MOVQ   r+48(FP), R10
-	LEAQ   (R10)(AX*8), R10
-	MOVQ   stride+64(FP), R11
-	SHLQ   $0x03, R11
-	MOVQ   SI, R12
-	LEAQ   (DX)(DX*2), R13
-	VPXORQ Z0, Z0, Z0
-	VPXORQ Z1, Z1, Z1
-	VPXORQ Z2, Z2, Z2
-	VPXORQ Z3, Z3, Z3
-	VPXORQ Z4, Z4, Z4
-	VPXORQ Z5, Z5, Z5
-	VPXORQ Z6, Z6, Z6
-	VPXORQ Z7, Z7, Z7
-	VPXORQ Z8, Z8, Z8
-	VPXORQ Z9, Z9, Z9
-	VPXORQ Z10, Z10, Z10
-	VPXORQ Z11, Z11, Z11
-	MOVQ   d+40(FP), R14
-	TESTQ  R14, R14
-	JZ     squaredFilteredAVX512_epilogue_20
+	// Tile of 4 packed queries × 24 references.
+	MOVQ    rn+56(FP), R11
+	LEAQ    (R11)(AX*8), R11
+	VMOVUPD (R11), Z0
+	VMOVUPD 64(R11), Z1
+	VMOVUPD 128(R11), Z2
+	VMOVUPD (R11), Z3
+	VMOVUPD 64(R11), Z4
+	VMOVUPD 128(R11), Z5
+	VMOVUPD (R11), Z6
+	VMOVUPD 64(R11), Z7
+	VMOVUPD 128(R11), Z8
+	VMOVUPD (R11), Z9
+	VMOVUPD 64(R11), Z10
+	VMOVUPD 128(R11), Z11
+	MOVQ    r+48(FP), R11
+	LEAQ    (R11)(AX*8), R11
+	MOVQ    stride+64(FP), R12
+	SHLQ    $0x03, R12
+	MOVQ    SI, R13
+	MOVQ    d+40(FP), R14
+	TESTQ   R14, R14
+	JZ      squaredFilteredAVX512_epilogue_20
 
 squaredFilteredAVX512_k_19:
-	VMOVUPD      (R10), Z24
-	VMOVUPD      64(R10), Z25
-	VMOVUPD      128(R10), Z26
-	VBROADCASTSD (R12), Z27
-	VFMADD231PD  Z24, Z27, Z0
-	VFMADD231PD  Z25, Z27, Z1
-	VFMADD231PD  Z26, Z27, Z2
-	VBROADCASTSD (R12)(DX*1), Z28
-	VFMADD231PD  Z24, Z28, Z3
-	VFMADD231PD  Z25, Z28, Z4
-	VFMADD231PD  Z26, Z28, Z5
-	VBROADCASTSD (R12)(DX*2), Z27
-	VFMADD231PD  Z24, Z27, Z6
-	VFMADD231PD  Z25, Z27, Z7
-	VFMADD231PD  Z26, Z27, Z8
-	VBROADCASTSD (R12)(R13*1), Z28
-	VFMADD231PD  Z24, Z28, Z9
-	VFMADD231PD  Z25, Z28, Z10
-	VFMADD231PD  Z26, Z28, Z11
-	ADDQ         R11, R10
-	ADDQ         $0x08, R12
-	DECQ         R14
-	JNZ          squaredFilteredAVX512_k_19
+	VMOVUPD          (R11), Z24
+	VMOVUPD          64(R11), Z25
+	VMOVUPD          128(R11), Z26
+	VFMADD231PD.BCST (R13), Z24, Z0
+	VFMADD231PD.BCST (R13), Z25, Z1
+	VFMADD231PD.BCST (R13), Z26, Z2
+	VFMADD231PD.BCST 8(R13), Z24, Z3
+	VFMADD231PD.BCST 8(R13), Z25, Z4
+	VFMADD231PD.BCST 8(R13), Z26, Z5
+	VFMADD231PD.BCST 16(R13), Z24, Z6
+	VFMADD231PD.BCST 16(R13), Z25, Z7
+	VFMADD231PD.BCST 16(R13), Z26, Z8
+	VFMADD231PD.BCST 24(R13), Z24, Z9
+	VFMADD231PD.BCST 24(R13), Z25, Z10
+	VFMADD231PD.BCST 24(R13), Z26, Z11
+	ADDQ             $0x40, R13
+	ADDQ             R12, R11
+	DECQ             R14
+	JNZ              squaredFilteredAVX512_k_19
 
 squaredFilteredAVX512_epilogue_20:
-	// out = (qn + rn) − 2·acc
-	MOVQ         rn+56(FP), R10
-	LEAQ         (R10)(AX*8), R10
-	VMOVUPD      (R10), Z24
-	VMOVUPD      64(R10), Z25
-	VMOVUPD      128(R10), Z26
-	MOVQ         outStride+8(FP), R10
-	SHLQ         $0x03, R10
-	MOVQ         R8, R11
-	MOVQ         qn+24(FP), R12
-	NEGQ         R12
-	ADDQ         DI, R12
-	MOVQ         rlim+80(FP), R13
-	MOVQ         hits+88(FP), R14
-	ADDQ         R12, R13
-	ADDQ         R12, R14
-	VBROADCASTSD (R13), Z30
-	VFMADD213PD  Z24, Z31, Z0
-	VFMADD213PD  Z25, Z31, Z1
-	VFMADD213PD  Z26, Z31, Z2
-	VCMPPD       $0x06, Z30, Z0, K2
-	VCMPPD       $0x06, Z30, Z1, K2, K2
-	VCMPPD       $0x06, Z30, Z2, K2, K2
-	KMOVW        K2, R12
-	CMPL         R12, $0x000000ff
+	MOVQ         outStride+8(FP), R11
+	SHLQ         $0x03, R11
+	MOVQ         R8, R12
+	MOVQ         qn+24(FP), R13
+	NEGQ         R13
+	ADDQ         DI, R13
+	MOVQ         rlim+80(FP), R14
+	MOVQ         hits+88(FP), R15
+	ADDQ         R13, R14
+	ADDQ         R13, R15
+	VBROADCASTSD (R14), Z27
+	VCMPPD       $0x06, Z27, Z0, K2
+	VCMPPD       $0x06, Z27, Z1, K2, K2
+	VCMPPD       $0x06, Z27, Z2, K2, K2
+	KMOVW        K2, R13
+	CMPL         R13, $0x000000ff
 	JE           squaredFilteredAVX512_skip_21
-	VBROADCASTSD (DI), Z27
-	VADDPD       Z0, Z27, Z0
-	VMOVUPD      Z0, (R11)
-	VADDPD       Z1, Z27, Z1
-	VMOVUPD      Z1, 64(R11)
-	VADDPD       Z2, Z27, Z2
-	VMOVUPD      Z2, 128(R11)
-	ORQ          BX, (R14)
+	VBROADCASTSD (DI), Z28
+	VADDPD       Z0, Z28, Z0
+	VMOVUPD      Z0, (R12)
+	VADDPD       Z1, Z28, Z1
+	VMOVUPD      Z1, 64(R12)
+	VADDPD       Z2, Z28, Z2
+	VMOVUPD      Z2, 128(R12)
+	ORQ          BX, (R15)
 
 squaredFilteredAVX512_skip_21:
-	VBROADCASTSD 8(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z3
-	VFMADD213PD  Z25, Z31, Z4
-	VFMADD213PD  Z26, Z31, Z5
-	VCMPPD       $0x06, Z30, Z3, K2
-	VCMPPD       $0x06, Z30, Z4, K2, K2
-	VCMPPD       $0x06, Z30, Z5, K2, K2
-	KMOVW        K2, R12
-	CMPL         R12, $0x000000ff
+	VBROADCASTSD 8(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x06, Z27, Z3, K2
+	VCMPPD       $0x06, Z27, Z4, K2, K2
+	VCMPPD       $0x06, Z27, Z5, K2, K2
+	KMOVW        K2, R13
+	CMPL         R13, $0x000000ff
 	JE           squaredFilteredAVX512_skip_22
-	VBROADCASTSD 8(DI), Z28
-	VADDPD       Z3, Z28, Z3
-	VMOVUPD      Z3, (R11)
-	VADDPD       Z4, Z28, Z4
-	VMOVUPD      Z4, 64(R11)
-	VADDPD       Z5, Z28, Z5
-	VMOVUPD      Z5, 128(R11)
-	ORQ          BX, 8(R14)
+	VBROADCASTSD 8(DI), Z29
+	VADDPD       Z3, Z29, Z3
+	VMOVUPD      Z3, (R12)
+	VADDPD       Z4, Z29, Z4
+	VMOVUPD      Z4, 64(R12)
+	VADDPD       Z5, Z29, Z5
+	VMOVUPD      Z5, 128(R12)
+	ORQ          BX, 8(R15)
 
 squaredFilteredAVX512_skip_22:
-	VBROADCASTSD 16(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z6
-	VFMADD213PD  Z25, Z31, Z7
-	VFMADD213PD  Z26, Z31, Z8
-	VCMPPD       $0x06, Z30, Z6, K2
-	VCMPPD       $0x06, Z30, Z7, K2, K2
-	VCMPPD       $0x06, Z30, Z8, K2, K2
-	KMOVW        K2, R12
-	CMPL         R12, $0x000000ff
+	VBROADCASTSD 16(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x06, Z27, Z6, K2
+	VCMPPD       $0x06, Z27, Z7, K2, K2
+	VCMPPD       $0x06, Z27, Z8, K2, K2
+	KMOVW        K2, R13
+	CMPL         R13, $0x000000ff
 	JE           squaredFilteredAVX512_skip_23
-	VBROADCASTSD 16(DI), Z27
-	VADDPD       Z6, Z27, Z6
-	VMOVUPD      Z6, (R11)
-	VADDPD       Z7, Z27, Z7
-	VMOVUPD      Z7, 64(R11)
-	VADDPD       Z8, Z27, Z8
-	VMOVUPD      Z8, 128(R11)
-	ORQ          BX, 16(R14)
+	VBROADCASTSD 16(DI), Z28
+	VADDPD       Z6, Z28, Z6
+	VMOVUPD      Z6, (R12)
+	VADDPD       Z7, Z28, Z7
+	VMOVUPD      Z7, 64(R12)
+	VADDPD       Z8, Z28, Z8
+	VMOVUPD      Z8, 128(R12)
+	ORQ          BX, 16(R15)
 
 squaredFilteredAVX512_skip_23:
-	VBROADCASTSD 24(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z9
-	VFMADD213PD  Z25, Z31, Z10
-	VFMADD213PD  Z26, Z31, Z11
-	VCMPPD       $0x06, Z30, Z9, K2
-	VCMPPD       $0x06, Z30, Z10, K2, K2
-	VCMPPD       $0x06, Z30, Z11, K2, K2
-	KMOVW        K2, R10
-	CMPL         R10, $0x000000ff
+	VBROADCASTSD 24(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x06, Z27, Z9, K2
+	VCMPPD       $0x06, Z27, Z10, K2, K2
+	VCMPPD       $0x06, Z27, Z11, K2, K2
+	KMOVW        K2, R11
+	CMPL         R11, $0x000000ff
 	JE           squaredFilteredAVX512_skip_24
-	VBROADCASTSD 24(DI), Z28
-	VADDPD       Z9, Z28, Z9
-	VMOVUPD      Z9, (R11)
-	VADDPD       Z10, Z28, Z10
-	VMOVUPD      Z10, 64(R11)
-	VADDPD       Z11, Z28, Z11
-	VMOVUPD      Z11, 128(R11)
-	ORQ          BX, 24(R14)
+	VBROADCASTSD 24(DI), Z29
+	VADDPD       Z9, Z29, Z9
+	VMOVUPD      Z9, (R12)
+	VADDPD       Z10, Z29, Z10
+	VMOVUPD      Z10, 64(R12)
+	VADDPD       Z11, Z29, Z11
+	VMOVUPD      Z11, 128(R12)
+	ORQ          BX, 24(R15)
 
 squaredFilteredAVX512_skip_24:
-	IMUL3Q $0x00000004, DX, R10
-	ADDQ   R10, SI
+	ADDQ   $0x00000020, SI
 	ADDQ   $0x00000020, DI
-	MOVQ   outStride+8(FP), R10
-	IMUL3Q $0x00000020, R10, R10
-	ADDQ   R10, R8
+	IMUL3Q $0x00000004, R10, R11
+	ADDQ   R11, R8
 
 squaredFilteredAVX512_skip_18:
 	TESTQ $0x00000002, R9
 	JZ    squaredFilteredAVX512_skip_25
 
-	// Tile of 2 queries × 24 references.
-	MOVQ   r+48(FP), R10
-	LEAQ   (R10)(AX*8), R10
-	MOVQ   stride+64(FP), R11
-	SHLQ   $0x03, R11
-	MOVQ   SI, R12
-	VPXORQ Z0, Z0, Z0
-	VPXORQ Z1, Z1, Z1
-	VPXORQ Z2, Z2, Z2
-	VPXORQ Z3, Z3, Z3
-	VPXORQ Z4, Z4, Z4
-	VPXORQ Z5, Z5, Z5
-	MOVQ   d+40(FP), R13
-	TESTQ  R13, R13
-	JZ     squaredFilteredAVX512_epilogue_27
+	// Tile of 2 packed queries × 24 references.
+	MOVQ    rn+56(FP), R11
+	LEAQ    (R11)(AX*8), R11
+	VMOVUPD (R11), Z0
+	VMOVUPD 64(R11), Z1
+	VMOVUPD 128(R11), Z2
+	VMOVUPD (R11), Z3
+	VMOVUPD 64(R11), Z4
+	VMOVUPD 128(R11), Z5
+	MOVQ    r+48(FP), R11
+	LEAQ    (R11)(AX*8), R11
+	MOVQ    stride+64(FP), R12
+	SHLQ    $0x03, R12
+	MOVQ    SI, R13
+	MOVQ    d+40(FP), R14
+	TESTQ   R14, R14
+	JZ      squaredFilteredAVX512_epilogue_27
 
 squaredFilteredAVX512_k_26:
-	VMOVUPD      (R10), Z24
-	VMOVUPD      64(R10), Z25
-	VMOVUPD      128(R10), Z26
-	VBROADCASTSD (R12), Z27
-	VFMADD231PD  Z24, Z27, Z0
-	VFMADD231PD  Z25, Z27, Z1
-	VFMADD231PD  Z26, Z27, Z2
-	VBROADCASTSD (R12)(DX*1), Z28
-	VFMADD231PD  Z24, Z28, Z3
-	VFMADD231PD  Z25, Z28, Z4
-	VFMADD231PD  Z26, Z28, Z5
-	ADDQ         R11, R10
-	ADDQ         $0x08, R12
-	DECQ         R13
-	JNZ          squaredFilteredAVX512_k_26
+	VMOVUPD          (R11), Z24
+	VMOVUPD          64(R11), Z25
+	VMOVUPD          128(R11), Z26
+	VFMADD231PD.BCST (R13), Z24, Z0
+	VFMADD231PD.BCST (R13), Z25, Z1
+	VFMADD231PD.BCST (R13), Z26, Z2
+	VFMADD231PD.BCST 8(R13), Z24, Z3
+	VFMADD231PD.BCST 8(R13), Z25, Z4
+	VFMADD231PD.BCST 8(R13), Z26, Z5
+	ADDQ             $0x40, R13
+	ADDQ             R12, R11
+	DECQ             R14
+	JNZ              squaredFilteredAVX512_k_26
 
 squaredFilteredAVX512_epilogue_27:
-	// out = (qn + rn) − 2·acc
-	MOVQ         rn+56(FP), R10
-	LEAQ         (R10)(AX*8), R10
-	VMOVUPD      (R10), Z24
-	VMOVUPD      64(R10), Z25
-	VMOVUPD      128(R10), Z26
-	MOVQ         outStride+8(FP), R10
-	SHLQ         $0x03, R10
-	MOVQ         R8, R11
-	MOVQ         qn+24(FP), R12
-	NEGQ         R12
-	ADDQ         DI, R12
-	MOVQ         rlim+80(FP), R13
-	MOVQ         hits+88(FP), R14
-	ADDQ         R12, R13
-	ADDQ         R12, R14
-	VBROADCASTSD (R13), Z30
-	VFMADD213PD  Z24, Z31, Z0
-	VFMADD213PD  Z25, Z31, Z1
-	VFMADD213PD  Z26, Z31, Z2
-	VCMPPD       $0x06, Z30, Z0, K2
-	VCMPPD       $0x06, Z30, Z1, K2, K2
-	VCMPPD       $0x06, Z30, Z2, K2, K2
-	KMOVW        K2, R12
-	CMPL         R12, $0x000000ff
+	MOVQ         outStride+8(FP), R11
+	SHLQ         $0x03, R11
+	MOVQ         R8, R12
+	MOVQ         qn+24(FP), R13
+	NEGQ         R13
+	ADDQ         DI, R13
+	MOVQ         rlim+80(FP), R14
+	MOVQ         hits+88(FP), R15
+	ADDQ         R13, R14
+	ADDQ         R13, R15
+	VBROADCASTSD (R14), Z27
+	VCMPPD       $0x06, Z27, Z0, K2
+	VCMPPD       $0x06, Z27, Z1, K2, K2
+	VCMPPD       $0x06, Z27, Z2, K2, K2
+	KMOVW        K2, R13
+	CMPL         R13, $0x000000ff
 	JE           squaredFilteredAVX512_skip_28
-	VBROADCASTSD (DI), Z27
-	VADDPD       Z0, Z27, Z0
-	VMOVUPD      Z0, (R11)
-	VADDPD       Z1, Z27, Z1
-	VMOVUPD      Z1, 64(R11)
-	VADDPD       Z2, Z27, Z2
-	VMOVUPD      Z2, 128(R11)
-	ORQ          BX, (R14)
+	VBROADCASTSD (DI), Z28
+	VADDPD       Z0, Z28, Z0
+	VMOVUPD      Z0, (R12)
+	VADDPD       Z1, Z28, Z1
+	VMOVUPD      Z1, 64(R12)
+	VADDPD       Z2, Z28, Z2
+	VMOVUPD      Z2, 128(R12)
+	ORQ          BX, (R15)
 
 squaredFilteredAVX512_skip_28:
-	VBROADCASTSD 8(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z3
-	VFMADD213PD  Z25, Z31, Z4
-	VFMADD213PD  Z26, Z31, Z5
-	VCMPPD       $0x06, Z30, Z3, K2
-	VCMPPD       $0x06, Z30, Z4, K2, K2
-	VCMPPD       $0x06, Z30, Z5, K2, K2
-	KMOVW        K2, R10
-	CMPL         R10, $0x000000ff
+	VBROADCASTSD 8(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x06, Z27, Z3, K2
+	VCMPPD       $0x06, Z27, Z4, K2, K2
+	VCMPPD       $0x06, Z27, Z5, K2, K2
+	KMOVW        K2, R11
+	CMPL         R11, $0x000000ff
 	JE           squaredFilteredAVX512_skip_29
-	VBROADCASTSD 8(DI), Z28
-	VADDPD       Z3, Z28, Z3
-	VMOVUPD      Z3, (R11)
-	VADDPD       Z4, Z28, Z4
-	VMOVUPD      Z4, 64(R11)
-	VADDPD       Z5, Z28, Z5
-	VMOVUPD      Z5, 128(R11)
-	ORQ          BX, 8(R14)
+	VBROADCASTSD 8(DI), Z29
+	VADDPD       Z3, Z29, Z3
+	VMOVUPD      Z3, (R12)
+	VADDPD       Z4, Z29, Z4
+	VMOVUPD      Z4, 64(R12)
+	VADDPD       Z5, Z29, Z5
+	VMOVUPD      Z5, 128(R12)
+	ORQ          BX, 8(R15)
 
 squaredFilteredAVX512_skip_29:
-	IMUL3Q $0x00000002, DX, R10
-	ADDQ   R10, SI
+	ADDQ   $0x00000010, SI
 	ADDQ   $0x00000010, DI
-	MOVQ   outStride+8(FP), R10
-	IMUL3Q $0x00000010, R10, R10
+	IMUL3Q $0x00000002, R10, R10
 	ADDQ   R10, R8
 
 squaredFilteredAVX512_skip_25:
 	TESTQ $0x00000001, R9
 	JZ    squaredFilteredAVX512_skip_30
 
-	// Tile of 1 queries × 24 references.
-	MOVQ   r+48(FP), R9
-	LEAQ   (R9)(AX*8), R9
-	MOVQ   stride+64(FP), R10
-	SHLQ   $0x03, R10
-	VPXORQ Z0, Z0, Z0
-	VPXORQ Z1, Z1, Z1
-	VPXORQ Z2, Z2, Z2
-	MOVQ   d+40(FP), R11
-	TESTQ  R11, R11
-	JZ     squaredFilteredAVX512_epilogue_32
+	// Tile of 1 packed queries × 24 references.
+	MOVQ    rn+56(FP), R9
+	LEAQ    (R9)(AX*8), R9
+	VMOVUPD (R9), Z0
+	VMOVUPD 64(R9), Z1
+	VMOVUPD 128(R9), Z2
+	MOVQ    r+48(FP), R9
+	LEAQ    (R9)(AX*8), R9
+	MOVQ    stride+64(FP), R10
+	SHLQ    $0x03, R10
+	MOVQ    d+40(FP), R11
+	TESTQ   R11, R11
+	JZ      squaredFilteredAVX512_epilogue_32
 
 squaredFilteredAVX512_k_31:
-	VMOVUPD      (R9), Z24
-	VMOVUPD      64(R9), Z25
-	VMOVUPD      128(R9), Z26
-	VBROADCASTSD (SI), Z27
-	VFMADD231PD  Z24, Z27, Z0
-	VFMADD231PD  Z25, Z27, Z1
-	VFMADD231PD  Z26, Z27, Z2
-	ADDQ         R10, R9
-	ADDQ         $0x08, SI
-	DECQ         R11
-	JNZ          squaredFilteredAVX512_k_31
+	VMOVUPD          (R9), Z24
+	VMOVUPD          64(R9), Z25
+	VMOVUPD          128(R9), Z26
+	VFMADD231PD.BCST (SI), Z24, Z0
+	VFMADD231PD.BCST (SI), Z25, Z1
+	VFMADD231PD.BCST (SI), Z26, Z2
+	ADDQ             $0x40, SI
+	ADDQ             R10, R9
+	DECQ             R11
+	JNZ              squaredFilteredAVX512_k_31
 
 squaredFilteredAVX512_epilogue_32:
-	// out = (qn + rn) − 2·acc
-	MOVQ         rn+56(FP), SI
-	LEAQ         (SI)(AX*8), SI
-	VMOVUPD      (SI), Z24
-	VMOVUPD      64(SI), Z25
-	VMOVUPD      128(SI), Z26
 	MOVQ         outStride+8(FP), SI
 	SHLQ         $0x03, SI
 	MOVQ         R8, SI
@@ -1376,22 +1293,19 @@ squaredFilteredAVX512_epilogue_32:
 	MOVQ         hits+88(FP), R10
 	ADDQ         R8, R9
 	ADDQ         R8, R10
-	VBROADCASTSD (R9), Z30
-	VFMADD213PD  Z24, Z31, Z0
-	VFMADD213PD  Z25, Z31, Z1
-	VFMADD213PD  Z26, Z31, Z2
-	VCMPPD       $0x06, Z30, Z0, K2
-	VCMPPD       $0x06, Z30, Z1, K2, K2
-	VCMPPD       $0x06, Z30, Z2, K2, K2
+	VBROADCASTSD (R9), Z27
+	VCMPPD       $0x06, Z27, Z0, K2
+	VCMPPD       $0x06, Z27, Z1, K2, K2
+	VCMPPD       $0x06, Z27, Z2, K2, K2
 	KMOVW        K2, R8
 	CMPL         R8, $0x000000ff
 	JE           squaredFilteredAVX512_skip_33
-	VBROADCASTSD (DI), Z27
-	VADDPD       Z0, Z27, Z0
+	VBROADCASTSD (DI), Z28
+	VADDPD       Z0, Z28, Z0
 	VMOVUPD      Z0, (SI)
-	VADDPD       Z1, Z27, Z1
+	VADDPD       Z1, Z28, Z1
 	VMOVUPD      Z1, 64(SI)
-	VADDPD       Z2, Z27, Z2
+	VADDPD       Z2, Z28, Z2
 	VMOVUPD      Z2, 128(SI)
 	ORQ          BX, (R10)
 
@@ -1414,176 +1328,155 @@ squaredFilteredAVX512_tail_2:
 	BTSQ    SI, DI
 	DECQ    DI
 	KMOVW   DI, K1
-	MOVQ    q+16(FP), SI
+	MOVQ    qp+16(FP), SI
 	MOVQ    qn+24(FP), DI
 	MOVQ    out+0(FP), R8
 	LEAQ    (R8)(AX*8), R8
 	MOVQ    nq+32(FP), R9
+	MOVQ    outStride+8(FP), R10
+	SHLQ    $0x03, R10
 
 squaredFilteredAVX512_qblock_34:
 	CMPQ R9, $0x00000008
 	JL   squaredFilteredAVX512_qrest_35
 
-	// Tile of 8 queries × 8 references.
-	MOVQ   r+48(FP), R10
-	LEAQ   (R10)(AX*8), R10
-	MOVQ   stride+64(FP), R11
-	SHLQ   $0x03, R11
-	MOVQ   SI, R12
-	LEAQ   (DX)(DX*2), R13
-	LEAQ   (R12)(DX*4), R14
-	VPXORQ Z0, Z0, Z0
-	VPXORQ Z1, Z1, Z1
-	VPXORQ Z2, Z2, Z2
-	VPXORQ Z3, Z3, Z3
-	VPXORQ Z4, Z4, Z4
-	VPXORQ Z5, Z5, Z5
-	VPXORQ Z6, Z6, Z6
-	VPXORQ Z7, Z7, Z7
-	MOVQ   d+40(FP), R15
-	TESTQ  R15, R15
-	JZ     squaredFilteredAVX512_epilogue_37
+	// Tile of 8 packed queries × 8 references.
+	MOVQ      rn+56(FP), R11
+	LEAQ      (R11)(AX*8), R11
+	VMOVUPD.Z (R11), K1, Z0
+	VMOVUPD.Z (R11), K1, Z1
+	VMOVUPD.Z (R11), K1, Z2
+	VMOVUPD.Z (R11), K1, Z3
+	VMOVUPD.Z (R11), K1, Z4
+	VMOVUPD.Z (R11), K1, Z5
+	VMOVUPD.Z (R11), K1, Z6
+	VMOVUPD.Z (R11), K1, Z7
+	MOVQ      r+48(FP), R11
+	LEAQ      (R11)(AX*8), R11
+	MOVQ      stride+64(FP), R12
+	SHLQ      $0x03, R12
+	MOVQ      SI, R13
+	MOVQ      d+40(FP), R14
+	TESTQ     R14, R14
+	JZ        squaredFilteredAVX512_epilogue_37
 
 squaredFilteredAVX512_k_36:
-	VMOVUPD      (R10), Z24
-	VBROADCASTSD (R12), Z27
-	VFMADD231PD  Z24, Z27, Z0
-	VBROADCASTSD (R12)(DX*1), Z28
-	VFMADD231PD  Z24, Z28, Z1
-	VBROADCASTSD (R12)(DX*2), Z27
-	VFMADD231PD  Z24, Z27, Z2
-	VBROADCASTSD (R12)(R13*1), Z28
-	VFMADD231PD  Z24, Z28, Z3
-	VBROADCASTSD (R12)(DX*4), Z27
-	VFMADD231PD  Z24, Z27, Z4
-	VBROADCASTSD (R14)(DX*1), Z28
-	VFMADD231PD  Z24, Z28, Z5
-	VBROADCASTSD (R12)(R13*2), Z27
-	VFMADD231PD  Z24, Z27, Z6
-	VBROADCASTSD (R14)(R13*1), Z28
-	VFMADD231PD  Z24, Z28, Z7
-	ADDQ         R11, R10
-	ADDQ         $0x08, R12
-	ADDQ         $0x08, R14
-	DECQ         R15
-	JNZ          squaredFilteredAVX512_k_36
+	VMOVUPD          (R11), Z24
+	VFMADD231PD.BCST (R13), Z24, Z0
+	VFMADD231PD.BCST 8(R13), Z24, Z1
+	VFMADD231PD.BCST 16(R13), Z24, Z2
+	VFMADD231PD.BCST 24(R13), Z24, Z3
+	VFMADD231PD.BCST 32(R13), Z24, Z4
+	VFMADD231PD.BCST 40(R13), Z24, Z5
+	VFMADD231PD.BCST 48(R13), Z24, Z6
+	VFMADD231PD.BCST 56(R13), Z24, Z7
+	ADDQ             $0x40, R13
+	ADDQ             R12, R11
+	DECQ             R14
+	JNZ              squaredFilteredAVX512_k_36
 
 squaredFilteredAVX512_epilogue_37:
-	// out = (qn + rn) − 2·acc
-	MOVQ         rn+56(FP), R10
-	LEAQ         (R10)(AX*8), R10
-	VMOVUPD.Z    (R10), K1, Z24
-	MOVQ         outStride+8(FP), R10
-	SHLQ         $0x03, R10
-	MOVQ         R8, R11
-	MOVQ         qn+24(FP), R12
-	NEGQ         R12
-	ADDQ         DI, R12
-	MOVQ         rlim+80(FP), R13
-	MOVQ         hits+88(FP), R14
-	ADDQ         R12, R13
-	ADDQ         R12, R14
-	VBROADCASTSD (R13), Z30
-	VFMADD213PD  Z24, Z31, Z0
-	VCMPPD       $0x02, Z30, Z0, K1, K2
-	VBROADCASTSD (DI), Z27
-	VADDPD       Z0, Z27, Z0
-	VMOVUPD      Z0, K1, (R11)
+	MOVQ         outStride+8(FP), R11
+	SHLQ         $0x03, R11
+	MOVQ         R8, R12
+	MOVQ         qn+24(FP), R13
+	NEGQ         R13
+	ADDQ         DI, R13
+	MOVQ         rlim+80(FP), R14
+	MOVQ         hits+88(FP), R15
+	ADDQ         R13, R14
+	ADDQ         R13, R15
+	VBROADCASTSD (R14), Z27
+	VCMPPD       $0x02, Z27, Z0, K1, K2
+	VBROADCASTSD (DI), Z28
+	VADDPD       Z0, Z28, Z0
+	VMOVUPD      Z0, K1, (R12)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_38
-	ORQ          BX, (R14)
+	ORQ          BX, (R15)
 
 squaredFilteredAVX512_skip_38:
-	VBROADCASTSD 8(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z1
-	VCMPPD       $0x02, Z30, Z1, K1, K2
-	VBROADCASTSD 8(DI), Z28
-	VADDPD       Z1, Z28, Z1
-	VMOVUPD      Z1, K1, (R11)
+	VBROADCASTSD 8(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x02, Z27, Z1, K1, K2
+	VBROADCASTSD 8(DI), Z29
+	VADDPD       Z1, Z29, Z1
+	VMOVUPD      Z1, K1, (R12)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_39
-	ORQ          BX, 8(R14)
+	ORQ          BX, 8(R15)
 
 squaredFilteredAVX512_skip_39:
-	VBROADCASTSD 16(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z2
-	VCMPPD       $0x02, Z30, Z2, K1, K2
-	VBROADCASTSD 16(DI), Z27
-	VADDPD       Z2, Z27, Z2
-	VMOVUPD      Z2, K1, (R11)
+	VBROADCASTSD 16(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x02, Z27, Z2, K1, K2
+	VBROADCASTSD 16(DI), Z28
+	VADDPD       Z2, Z28, Z2
+	VMOVUPD      Z2, K1, (R12)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_40
-	ORQ          BX, 16(R14)
+	ORQ          BX, 16(R15)
 
 squaredFilteredAVX512_skip_40:
-	VBROADCASTSD 24(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z3
-	VCMPPD       $0x02, Z30, Z3, K1, K2
-	VBROADCASTSD 24(DI), Z28
-	VADDPD       Z3, Z28, Z3
-	VMOVUPD      Z3, K1, (R11)
+	VBROADCASTSD 24(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x02, Z27, Z3, K1, K2
+	VBROADCASTSD 24(DI), Z29
+	VADDPD       Z3, Z29, Z3
+	VMOVUPD      Z3, K1, (R12)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_41
-	ORQ          BX, 24(R14)
+	ORQ          BX, 24(R15)
 
 squaredFilteredAVX512_skip_41:
-	VBROADCASTSD 32(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z4
-	VCMPPD       $0x02, Z30, Z4, K1, K2
-	VBROADCASTSD 32(DI), Z27
-	VADDPD       Z4, Z27, Z4
-	VMOVUPD      Z4, K1, (R11)
+	VBROADCASTSD 32(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x02, Z27, Z4, K1, K2
+	VBROADCASTSD 32(DI), Z28
+	VADDPD       Z4, Z28, Z4
+	VMOVUPD      Z4, K1, (R12)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_42
-	ORQ          BX, 32(R14)
+	ORQ          BX, 32(R15)
 
 squaredFilteredAVX512_skip_42:
-	VBROADCASTSD 40(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z5
-	VCMPPD       $0x02, Z30, Z5, K1, K2
-	VBROADCASTSD 40(DI), Z28
-	VADDPD       Z5, Z28, Z5
-	VMOVUPD      Z5, K1, (R11)
+	VBROADCASTSD 40(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x02, Z27, Z5, K1, K2
+	VBROADCASTSD 40(DI), Z29
+	VADDPD       Z5, Z29, Z5
+	VMOVUPD      Z5, K1, (R12)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_43
-	ORQ          BX, 40(R14)
+	ORQ          BX, 40(R15)
 
 squaredFilteredAVX512_skip_43:
-	VBROADCASTSD 48(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z6
-	VCMPPD       $0x02, Z30, Z6, K1, K2
-	VBROADCASTSD 48(DI), Z27
-	VADDPD       Z6, Z27, Z6
-	VMOVUPD      Z6, K1, (R11)
+	VBROADCASTSD 48(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x02, Z27, Z6, K1, K2
+	VBROADCASTSD 48(DI), Z28
+	VADDPD       Z6, Z28, Z6
+	VMOVUPD      Z6, K1, (R12)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_44
-	ORQ          BX, 48(R14)
+	ORQ          BX, 48(R15)
 
 squaredFilteredAVX512_skip_44:
-	VBROADCASTSD 56(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z7
-	VCMPPD       $0x02, Z30, Z7, K1, K2
-	VBROADCASTSD 56(DI), Z28
-	VADDPD       Z7, Z28, Z7
-	VMOVUPD      Z7, K1, (R11)
+	VBROADCASTSD 56(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x02, Z27, Z7, K1, K2
+	VBROADCASTSD 56(DI), Z29
+	VADDPD       Z7, Z29, Z7
+	VMOVUPD      Z7, K1, (R12)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_45
-	ORQ          BX, 56(R14)
+	ORQ          BX, 56(R15)
 
 squaredFilteredAVX512_skip_45:
-	IMUL3Q $0x00000008, DX, R10
-	ADDQ   R10, SI
+	LEAQ   (SI)(DX*8), SI
 	ADDQ   $0x00000040, DI
-	MOVQ   outStride+8(FP), R10
-	IMUL3Q $0x00000040, R10, R10
-	ADDQ   R10, R8
+	IMUL3Q $0x00000008, R10, R11
+	ADDQ   R11, R8
 	SUBQ   $0x00000008, R9
 	JMP    squaredFilteredAVX512_qblock_34
 
@@ -1591,205 +1484,181 @@ squaredFilteredAVX512_qrest_35:
 	TESTQ $0x00000004, R9
 	JZ    squaredFilteredAVX512_skip_46
 
-	// Tile of 4 queries × 8 references.
-	MOVQ   r+48(FP), R10
-	LEAQ   (R10)(AX*8), R10
-	MOVQ   stride+64(FP), R11
-	SHLQ   $0x03, R11
-	MOVQ   SI, R12
-	LEAQ   (DX)(DX*2), R13
-	VPXORQ Z0, Z0, Z0
-	VPXORQ Z1, Z1, Z1
-	VPXORQ Z2, Z2, Z2
-	VPXORQ Z3, Z3, Z3
-	MOVQ   d+40(FP), R14
-	TESTQ  R14, R14
-	JZ     squaredFilteredAVX512_epilogue_48
+	// Tile of 4 packed queries × 8 references.
+	MOVQ      rn+56(FP), R11
+	LEAQ      (R11)(AX*8), R11
+	VMOVUPD.Z (R11), K1, Z0
+	VMOVUPD.Z (R11), K1, Z1
+	VMOVUPD.Z (R11), K1, Z2
+	VMOVUPD.Z (R11), K1, Z3
+	MOVQ      r+48(FP), R11
+	LEAQ      (R11)(AX*8), R11
+	MOVQ      stride+64(FP), R12
+	SHLQ      $0x03, R12
+	MOVQ      SI, R13
+	MOVQ      d+40(FP), R14
+	TESTQ     R14, R14
+	JZ        squaredFilteredAVX512_epilogue_48
 
 squaredFilteredAVX512_k_47:
-	VMOVUPD      (R10), Z24
-	VBROADCASTSD (R12), Z27
-	VFMADD231PD  Z24, Z27, Z0
-	VBROADCASTSD (R12)(DX*1), Z28
-	VFMADD231PD  Z24, Z28, Z1
-	VBROADCASTSD (R12)(DX*2), Z27
-	VFMADD231PD  Z24, Z27, Z2
-	VBROADCASTSD (R12)(R13*1), Z28
-	VFMADD231PD  Z24, Z28, Z3
-	ADDQ         R11, R10
-	ADDQ         $0x08, R12
-	DECQ         R14
-	JNZ          squaredFilteredAVX512_k_47
+	VMOVUPD          (R11), Z24
+	VFMADD231PD.BCST (R13), Z24, Z0
+	VFMADD231PD.BCST 8(R13), Z24, Z1
+	VFMADD231PD.BCST 16(R13), Z24, Z2
+	VFMADD231PD.BCST 24(R13), Z24, Z3
+	ADDQ             $0x40, R13
+	ADDQ             R12, R11
+	DECQ             R14
+	JNZ              squaredFilteredAVX512_k_47
 
 squaredFilteredAVX512_epilogue_48:
-	// out = (qn + rn) − 2·acc
-	MOVQ         rn+56(FP), R10
-	LEAQ         (R10)(AX*8), R10
-	VMOVUPD.Z    (R10), K1, Z24
-	MOVQ         outStride+8(FP), R10
-	SHLQ         $0x03, R10
-	MOVQ         R8, R11
-	MOVQ         qn+24(FP), R12
-	NEGQ         R12
-	ADDQ         DI, R12
-	MOVQ         rlim+80(FP), R13
-	MOVQ         hits+88(FP), R14
-	ADDQ         R12, R13
-	ADDQ         R12, R14
-	VBROADCASTSD (R13), Z30
-	VFMADD213PD  Z24, Z31, Z0
-	VCMPPD       $0x02, Z30, Z0, K1, K2
-	VBROADCASTSD (DI), Z27
-	VADDPD       Z0, Z27, Z0
-	VMOVUPD      Z0, K1, (R11)
+	MOVQ         outStride+8(FP), R11
+	SHLQ         $0x03, R11
+	MOVQ         R8, R12
+	MOVQ         qn+24(FP), R13
+	NEGQ         R13
+	ADDQ         DI, R13
+	MOVQ         rlim+80(FP), R14
+	MOVQ         hits+88(FP), R15
+	ADDQ         R13, R14
+	ADDQ         R13, R15
+	VBROADCASTSD (R14), Z27
+	VCMPPD       $0x02, Z27, Z0, K1, K2
+	VBROADCASTSD (DI), Z28
+	VADDPD       Z0, Z28, Z0
+	VMOVUPD      Z0, K1, (R12)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_49
-	ORQ          BX, (R14)
+	ORQ          BX, (R15)
 
 squaredFilteredAVX512_skip_49:
-	VBROADCASTSD 8(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z1
-	VCMPPD       $0x02, Z30, Z1, K1, K2
-	VBROADCASTSD 8(DI), Z28
-	VADDPD       Z1, Z28, Z1
-	VMOVUPD      Z1, K1, (R11)
+	VBROADCASTSD 8(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x02, Z27, Z1, K1, K2
+	VBROADCASTSD 8(DI), Z29
+	VADDPD       Z1, Z29, Z1
+	VMOVUPD      Z1, K1, (R12)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_50
-	ORQ          BX, 8(R14)
+	ORQ          BX, 8(R15)
 
 squaredFilteredAVX512_skip_50:
-	VBROADCASTSD 16(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z2
-	VCMPPD       $0x02, Z30, Z2, K1, K2
-	VBROADCASTSD 16(DI), Z27
-	VADDPD       Z2, Z27, Z2
-	VMOVUPD      Z2, K1, (R11)
+	VBROADCASTSD 16(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x02, Z27, Z2, K1, K2
+	VBROADCASTSD 16(DI), Z28
+	VADDPD       Z2, Z28, Z2
+	VMOVUPD      Z2, K1, (R12)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_51
-	ORQ          BX, 16(R14)
+	ORQ          BX, 16(R15)
 
 squaredFilteredAVX512_skip_51:
-	VBROADCASTSD 24(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z3
-	VCMPPD       $0x02, Z30, Z3, K1, K2
-	VBROADCASTSD 24(DI), Z28
-	VADDPD       Z3, Z28, Z3
-	VMOVUPD      Z3, K1, (R11)
+	VBROADCASTSD 24(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x02, Z27, Z3, K1, K2
+	VBROADCASTSD 24(DI), Z29
+	VADDPD       Z3, Z29, Z3
+	VMOVUPD      Z3, K1, (R12)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_52
-	ORQ          BX, 24(R14)
+	ORQ          BX, 24(R15)
 
 squaredFilteredAVX512_skip_52:
-	IMUL3Q $0x00000004, DX, R10
-	ADDQ   R10, SI
+	ADDQ   $0x00000020, SI
 	ADDQ   $0x00000020, DI
-	MOVQ   outStride+8(FP), R10
-	IMUL3Q $0x00000020, R10, R10
-	ADDQ   R10, R8
+	IMUL3Q $0x00000004, R10, R11
+	ADDQ   R11, R8
 
 squaredFilteredAVX512_skip_46:
 	TESTQ $0x00000002, R9
 	JZ    squaredFilteredAVX512_skip_53
 
-	// Tile of 2 queries × 8 references.
-	MOVQ   r+48(FP), R10
-	LEAQ   (R10)(AX*8), R10
-	MOVQ   stride+64(FP), R11
-	SHLQ   $0x03, R11
-	MOVQ   SI, R12
-	VPXORQ Z0, Z0, Z0
-	VPXORQ Z1, Z1, Z1
-	MOVQ   d+40(FP), R13
-	TESTQ  R13, R13
-	JZ     squaredFilteredAVX512_epilogue_55
+	// Tile of 2 packed queries × 8 references.
+	MOVQ      rn+56(FP), R11
+	LEAQ      (R11)(AX*8), R11
+	VMOVUPD.Z (R11), K1, Z0
+	VMOVUPD.Z (R11), K1, Z1
+	MOVQ      r+48(FP), R11
+	LEAQ      (R11)(AX*8), R11
+	MOVQ      stride+64(FP), R12
+	SHLQ      $0x03, R12
+	MOVQ      SI, R13
+	MOVQ      d+40(FP), R14
+	TESTQ     R14, R14
+	JZ        squaredFilteredAVX512_epilogue_55
 
 squaredFilteredAVX512_k_54:
-	VMOVUPD      (R10), Z24
-	VBROADCASTSD (R12), Z27
-	VFMADD231PD  Z24, Z27, Z0
-	VBROADCASTSD (R12)(DX*1), Z28
-	VFMADD231PD  Z24, Z28, Z1
-	ADDQ         R11, R10
-	ADDQ         $0x08, R12
-	DECQ         R13
-	JNZ          squaredFilteredAVX512_k_54
+	VMOVUPD          (R11), Z24
+	VFMADD231PD.BCST (R13), Z24, Z0
+	VFMADD231PD.BCST 8(R13), Z24, Z1
+	ADDQ             $0x40, R13
+	ADDQ             R12, R11
+	DECQ             R14
+	JNZ              squaredFilteredAVX512_k_54
 
 squaredFilteredAVX512_epilogue_55:
-	// out = (qn + rn) − 2·acc
-	MOVQ         rn+56(FP), R10
-	LEAQ         (R10)(AX*8), R10
-	VMOVUPD.Z    (R10), K1, Z24
-	MOVQ         outStride+8(FP), R10
-	SHLQ         $0x03, R10
-	MOVQ         R8, R11
-	MOVQ         qn+24(FP), R12
-	NEGQ         R12
-	ADDQ         DI, R12
-	MOVQ         rlim+80(FP), R13
-	MOVQ         hits+88(FP), R14
-	ADDQ         R12, R13
-	ADDQ         R12, R14
-	VBROADCASTSD (R13), Z30
-	VFMADD213PD  Z24, Z31, Z0
-	VCMPPD       $0x02, Z30, Z0, K1, K2
-	VBROADCASTSD (DI), Z27
-	VADDPD       Z0, Z27, Z0
-	VMOVUPD      Z0, K1, (R11)
+	MOVQ         outStride+8(FP), R11
+	SHLQ         $0x03, R11
+	MOVQ         R8, R12
+	MOVQ         qn+24(FP), R13
+	NEGQ         R13
+	ADDQ         DI, R13
+	MOVQ         rlim+80(FP), R14
+	MOVQ         hits+88(FP), R15
+	ADDQ         R13, R14
+	ADDQ         R13, R15
+	VBROADCASTSD (R14), Z27
+	VCMPPD       $0x02, Z27, Z0, K1, K2
+	VBROADCASTSD (DI), Z28
+	VADDPD       Z0, Z28, Z0
+	VMOVUPD      Z0, K1, (R12)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_56
-	ORQ          BX, (R14)
+	ORQ          BX, (R15)
 
 squaredFilteredAVX512_skip_56:
-	VBROADCASTSD 8(R13), Z30
-	ADDQ         R10, R11
-	VFMADD213PD  Z24, Z31, Z1
-	VCMPPD       $0x02, Z30, Z1, K1, K2
-	VBROADCASTSD 8(DI), Z28
-	VADDPD       Z1, Z28, Z1
-	VMOVUPD      Z1, K1, (R11)
+	VBROADCASTSD 8(R14), Z27
+	ADDQ         R11, R12
+	VCMPPD       $0x02, Z27, Z1, K1, K2
+	VBROADCASTSD 8(DI), Z29
+	VADDPD       Z1, Z29, Z1
+	VMOVUPD      Z1, K1, (R12)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_57
-	ORQ          BX, 8(R14)
+	ORQ          BX, 8(R15)
 
 squaredFilteredAVX512_skip_57:
-	IMUL3Q $0x00000002, DX, R10
-	ADDQ   R10, SI
+	ADDQ   $0x00000010, SI
 	ADDQ   $0x00000010, DI
-	MOVQ   outStride+8(FP), R10
-	IMUL3Q $0x00000010, R10, R10
+	IMUL3Q $0x00000002, R10, R10
 	ADDQ   R10, R8
 
 squaredFilteredAVX512_skip_53:
 	TESTQ $0x00000001, R9
 	JZ    squaredFilteredAVX512_skip_58
 
-	// Tile of 1 queries × 8 references.
-	MOVQ   r+48(FP), R9
-	LEAQ   (R9)(AX*8), R9
-	MOVQ   stride+64(FP), R10
-	SHLQ   $0x03, R10
-	VPXORQ Z0, Z0, Z0
-	MOVQ   d+40(FP), R11
-	TESTQ  R11, R11
-	JZ     squaredFilteredAVX512_epilogue_60
+	// Tile of 1 packed queries × 8 references.
+	MOVQ      rn+56(FP), R9
+	LEAQ      (R9)(AX*8), R9
+	VMOVUPD.Z (R9), K1, Z0
+	MOVQ      r+48(FP), R9
+	LEAQ      (R9)(AX*8), R9
+	MOVQ      stride+64(FP), R10
+	SHLQ      $0x03, R10
+	MOVQ      d+40(FP), R11
+	TESTQ     R11, R11
+	JZ        squaredFilteredAVX512_epilogue_60
 
 squaredFilteredAVX512_k_59:
-	VMOVUPD      (R9), Z24
-	VBROADCASTSD (SI), Z27
-	VFMADD231PD  Z24, Z27, Z0
-	ADDQ         R10, R9
-	ADDQ         $0x08, SI
-	DECQ         R11
-	JNZ          squaredFilteredAVX512_k_59
+	VMOVUPD          (R9), Z24
+	VFMADD231PD.BCST (SI), Z24, Z0
+	ADDQ             $0x40, SI
+	ADDQ             R10, R9
+	DECQ             R11
+	JNZ              squaredFilteredAVX512_k_59
 
 squaredFilteredAVX512_epilogue_60:
-	// out = (qn + rn) − 2·acc
-	MOVQ         rn+56(FP), SI
-	LEAQ         (SI)(AX*8), SI
-	VMOVUPD.Z    (SI), K1, Z24
 	MOVQ         outStride+8(FP), SI
 	SHLQ         $0x03, SI
 	MOVQ         R8, SI
@@ -1800,11 +1669,10 @@ squaredFilteredAVX512_epilogue_60:
 	MOVQ         hits+88(FP), R10
 	ADDQ         R8, R9
 	ADDQ         R8, R10
-	VBROADCASTSD (R9), Z30
-	VFMADD213PD  Z24, Z31, Z0
-	VCMPPD       $0x02, Z30, Z0, K1, K2
-	VBROADCASTSD (DI), Z27
-	VADDPD       Z0, Z27, Z0
+	VBROADCASTSD (R9), Z27
+	VCMPPD       $0x02, Z27, Z0, K1, K2
+	VBROADCASTSD (DI), Z28
+	VADDPD       Z0, Z28, Z0
 	VMOVUPD      Z0, K1, (SI)
 	KORTESTW     K2, K2
 	JZ           squaredFilteredAVX512_skip_61
@@ -1879,8 +1747,8 @@ squaredAVX2_k_6:
 	VBROADCASTSD (R11)(R12*1), Y11
 	VFMADD231PD  Y8, Y11, Y6
 	VFMADD231PD  Y9, Y11, Y7
-	ADDQ         R10, R9
 	ADDQ         $0x08, R11
+	ADDQ         R10, R9
 	DECQ         R13
 	JNZ          squaredAVX2_k_6
 
@@ -1960,8 +1828,8 @@ squaredAVX2_k_9:
 	VBROADCASTSD (R11)(DX*1), Y11
 	VFMADD231PD  Y8, Y11, Y2
 	VFMADD231PD  Y9, Y11, Y3
-	ADDQ         R10, R9
 	ADDQ         $0x08, R11
+	ADDQ         R10, R9
 	DECQ         R12
 	JNZ          squaredAVX2_k_9
 
@@ -2017,8 +1885,8 @@ squaredAVX2_k_12:
 	VBROADCASTSD (BX), Y10
 	VFMADD231PD  Y8, Y10, Y0
 	VFMADD231PD  Y9, Y10, Y1
-	ADDQ         R9, R8
 	ADDQ         $0x08, BX
+	ADDQ         R9, R8
 	DECQ         R10
 	JNZ          squaredAVX2_k_12
 
@@ -2090,8 +1958,8 @@ squaredAVX2_k_16:
 	VFMADD231PD  Y8, Y10, Y2
 	VBROADCASTSD (R11)(R12*1), Y11
 	VFMADD231PD  Y8, Y11, Y3
-	ADDQ         R10, R9
 	ADDQ         $0x08, R11
+	ADDQ         R10, R9
 	DECQ         R13
 	JNZ          squaredAVX2_k_16
 
@@ -2153,8 +2021,8 @@ squaredAVX2_k_19:
 	VFMADD231PD  Y8, Y10, Y0
 	VBROADCASTSD (R11)(DX*1), Y11
 	VFMADD231PD  Y8, Y11, Y1
-	ADDQ         R10, R9
 	ADDQ         $0x08, R11
+	ADDQ         R10, R9
 	DECQ         R12
 	JNZ          squaredAVX2_k_19
 
@@ -2200,8 +2068,8 @@ squaredAVX2_k_22:
 	VMOVUPD      (R8), Y8
 	VBROADCASTSD (BX), Y10
 	VFMADD231PD  Y8, Y10, Y0
-	ADDQ         R9, R8
 	ADDQ         $0x08, BX
+	ADDQ         R9, R8
 	DECQ         R10
 	JNZ          squaredAVX2_k_22
 

@@ -16,7 +16,7 @@ func implementations() []implementation {
 // block is one query block and one reference block in the kernel's layouts.
 type block struct {
 	nq, d, n, stride int
-	q, qn, r, rn     []float64
+	q, qp, qn, r, rn []float64
 }
 
 // newBlock lays out queries rows[i] and references cols[j] (each of d attributes),
@@ -37,6 +37,8 @@ func newBlock(qs, rs [][]float64, d, stride int, pad float64) *block {
 			}
 		}
 	}
+	b.qp = make([]float64, PackedLen(b.nq, d))
+	PackQueries(b.qp, b.q, b.nq, d)
 	b.qn = make([]float64, b.nq)
 	b.rn = make([]float64, b.n)
 	QueryNorms(b.qn, b.q, b.nq, d)
