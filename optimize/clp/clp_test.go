@@ -1042,3 +1042,14 @@ func TestStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestBLASSerial: where OpenBLAS is the LAPACK under CLP, init has set it to one thread.
+func TestBLASSerial(t *testing.T) {
+	n := blasThreads()
+	if n < 0 {
+		t.Skip("CLP's LAPACK is not OpenBLAS here")
+	}
+	if n != 1 {
+		t.Fatalf("OpenBLAS runs %d threads, want 1", n)
+	}
+}
