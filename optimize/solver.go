@@ -313,15 +313,21 @@ func (sv *solver) twinCuts() {
 
 // consider makes θ the incumbent if it links more records; it reports an improvement.
 func (sv *solver) consider(theta []float64) bool {
-	_, n := sv.linkedSet(theta)
+	_, better := sv.considerLinked(theta)
+	return better
+}
+
+// considerLinked is consider that also returns the records theta links.
+func (sv *solver) considerLinked(theta []float64) (linked []bool, better bool) {
+	linked, n := sv.linkedSet(theta)
 	fail := len(sv.d.recs) - n
 	if fail >= sv.bestFail {
-		return false
+		return linked, false
 	}
 	sv.bestFail = fail
 	copy(sv.bestTheta, theta)
 	sv.report(true)
-	return true
+	return linked, true
 }
 
 func (sv *solver) report(force bool) {
@@ -546,7 +552,11 @@ func (sv *solver) run() {
 		}
 		switch res {
 		case feasible:
-			sv.consider(sv.theta)
+			// A record that this θ links is linkable alone: it needs no check.
+			now, _ := sv.considerLinked(sv.theta)
+			for j, ok := range now {
+				linked[j] = linked[j] || ok
+			}
 		case infeasible:
 			sv.addCut([]int{i})
 		}
