@@ -11,6 +11,8 @@ package clp
 // 	void (*set)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
 // 	if (!set) return 0;
 // 	set(1);
+// 	int (*stop)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "blas_thread_shutdown_");
+// 	if (stop) stop();
 // 	return 1;
 // }
 // static int reid_blas_threads(void) {
@@ -19,12 +21,13 @@ package clp
 // }
 import "C"
 
-// init makes OpenBLAS, when it is the LAPACK under CLP, run on the calling thread only.
-// Its pthreads build otherwise keeps one worker per core spinning (sched_yield) after
-// each call of CoinUtils' dense factorisation: measured on a 60-second bilinear search
-// on 1,080 records, 17 s of a second core's CPU time for nothing, which two searches
-// side by side, or the pairwise core beside a search, then compete with. The LPs are
-// far too small for threaded BLAS to help. It changes no result.
+// init makes OpenBLAS, when it is the LAPACK under CLP, run on the calling thread only,
+// and stops the worker threads its pthreads build started when it was loaded. Those
+// otherwise spin (sched_yield) around CoinUtils' dense factorisation calls: a CPU profile
+// of a 60-second bilinear search on 1,080 records showed 17 s of a second core's time in
+// them, a 15-second WM search 1.2 s, even after the thread count alone was set to one.
+// Two searches side by side, or the pairwise core beside a search, compete for that
+// core. The LPs are far too small for threaded BLAS to help; no result changes.
 func init() { C.reid_blas_serial() }
 
 // blasThreads reports OpenBLAS's thread count, or −1 when CLP's LAPACK is not OpenBLAS.
