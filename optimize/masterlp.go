@@ -85,13 +85,14 @@ type packLP struct {
 }
 
 const (
-	packDualTol  = 1e-9 // reduced costs above it improve the dual objective
-	packPivotTol = 1e-9 // smallest pivot element accepted by the ratio test
-	packCheckTol = 1e-6 // slack allowed in the checks of K and of the bound
-	packRefactor = 400  // pivots between refactorisations
-	packIterMul  = 50   // iteration cap: packIterMul·(rows + 2n)
-	packBlandIn  = 30   // degenerate pivots before Bland's rule
-	packClockTic = 32   // iterations between looks at the clock
+	packDualTol   = 1e-9 // reduced costs above it improve the dual objective
+	packPivotTol  = 1e-9 // smallest pivot element accepted by the ratio test
+	packPrimalTol = 1e-9 // how far below zero the ratio test lets a basic value go
+	packCheckTol  = 1e-6 // slack allowed in the checks of K and of the bound
+	packRefactor  = 400  // pivots between refactorisations
+	packIterMul   = 50   // iteration cap: packIterMul·(rows + 2n)
+	packBlandIn   = 30   // degenerate pivots before Bland's rule
+	packClockTic  = 32   // iterations between looks at the clock
 )
 
 func newPackLP(n int) *packLP {
@@ -446,25 +447,46 @@ func (p *packLP) solve(bland bool) clp.Status {
 }
 
 // ratioTest returns the position leaving the basis for the column in p.alpha and the
-// step, or −1 when the column is a ray. Ties go to the smallest id under Bland's rule,
-// else to the larger pivot element.
+// step, or −1 when the column is a ray. Under Bland's rule: the least ratio, ties to the
+// smallest id. Otherwise Harris's two passes (Harris, "Pivot selection methods of the
+// Devex LP code", Math. Programming 5, 1973): the largest step that keeps every basic
+// variable above −packPrimalTol, then among the rows that limit the step within it the
+// largest pivot element, which keeps B⁻¹ well conditioned where several ratios are
+// nearly tied (degenerate covering rows are common). The basic values may so dip below
+// zero by at most packPrimalTol; the bound and the certificates use y clipped at zero,
+// which keeps them valid.
 func (p *packLP) ratioTest(bland bool) (leave int, ratio float64) {
 	leave, ratio = -1, math.Inf(1)
-	for q, a := range p.alpha {
-		if a <= packPivotTol {
-			continue
-		}
-		t := p.xb[q] / a
-		switch {
-		case leave < 0 || t < ratio-1e-12:
-			leave, ratio = q, t
-		case t <= ratio+1e-12:
-			if bland && p.basic[q] < p.basic[leave] || !bland && a > p.alpha[leave] {
+	if bland {
+		for q, a := range p.alpha {
+			if a <= packPivotTol {
+				continue
+			}
+			t := p.xb[q] / a
+			switch {
+			case leave < 0 || t < ratio-1e-12:
+				leave, ratio = q, t
+			case t <= ratio+1e-12 && p.basic[q] < p.basic[leave]:
 				leave, ratio = q, min(ratio, t)
 			}
 		}
+		return leave, ratio
 	}
-	return leave, ratio
+	bound := math.Inf(1)
+	for q, a := range p.alpha {
+		if a > packPivotTol {
+			bound = min(bound, max(p.xb[q]+packPrimalTol, 0)/a)
+		}
+	}
+	if math.IsInf(bound, 1) {
+		return -1, bound
+	}
+	for q, a := range p.alpha {
+		if a > packPivotTol && p.xb[q]/a <= bound && (leave < 0 || a > p.alpha[leave]) {
+			leave = q
+		}
+	}
+	return leave, p.xb[leave] / p.alpha[leave]
 }
 
 // price returns the entering variable, or −1 when none improves: the largest reduced
