@@ -154,6 +154,9 @@ func (sv *solver) iisSmall(support []int) []int {
 			if sv.timeUp() {
 				break
 			}
+			// One step can take a second on a large bilinear or Choquet LP, and one
+			// filter a minute: keep the progress lines coming.
+			sv.report(false)
 			s.set(x, false, lo)
 			on[x] = false
 			if y := certified(); y != nil {
@@ -205,6 +208,7 @@ func (sv *solver) checkOne(i int) outcome {
 		if sv.timeUp() {
 			return aborted
 		}
+		sv.report(false) // a check can take seconds of cut rounds (bilinear, Choquet)
 		st := sv.smallDual(s)
 		if st == clp.PrimalInfeasible {
 			if _, ok := sv.farkas(s.model); ok {
