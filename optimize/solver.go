@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/reid-sdc/reid/optimize/clp"
@@ -24,6 +25,12 @@ type solver struct {
 	deadline    time.Time
 	progress    func(Report)
 	lastReport  time.Time
+	// share is cpuShare's last estimate, taken at time at with the process's user time cpu.
+	share struct {
+		at    time.Time
+		cpu   time.Duration
+		value float64
+	}
 
 	// θ-subproblem (subproblem.go).
 	sub     thetaLP
@@ -683,13 +690,42 @@ func (sv *solver) farkas(lp limitedLP) ([]float64, bool) {
 	return lp.FarkasCertificate()
 }
 
-// limit caps the next solve of lp at the time left (CLP counts CPU seconds, which a
-// single-threaded solve spends at most as fast as wall time): one long LP then cannot
-// overrun the time limit.
+// limit caps the next solve of lp at the time left. The Go LPs (gameLP, packLP) take it
+// as wall time; CLP counts the process's CPU seconds, which a solve spends slower than
+// wall time when the machine takes the CPU away (a 20-s search returned after 21.3 s
+// with a quarter of the vCPUs' time stolen), so a CLP model's cap is the time left times
+// the share of wall time the process has been getting.
 func (sv *solver) limit(lp limitedLP) {
-	if !sv.deadline.IsZero() {
-		lp.SetMaxSeconds(max(time.Until(sv.deadline).Seconds(), 1e-3))
+	if sv.deadline.IsZero() {
+		return
 	}
+	left := time.Until(sv.deadline).Seconds()
+	if _, cpuClock := lp.(*clp.Model); cpuClock {
+		left *= sv.cpuShare()
+	}
+	lp.SetMaxSeconds(max(left, 1e-3))
+}
+
+// cpuShare estimates the CPU time the process gets per second of wall time, between 0.1
+// and 1, from its user time (getrusage, what CLP's clock reads) over the last interval of
+// at least 200 ms; 1 until the first interval ends or where getrusage fails.
+func (sv *solver) cpuShare() float64 {
+	now := time.Now()
+	if !sv.share.at.IsZero() && now.Sub(sv.share.at) < 200*time.Millisecond {
+		return sv.share.value
+	}
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 1
+	}
+	cpu := time.Duration(ru.Utime.Nano())
+	if sv.share.at.IsZero() {
+		sv.share.value = 1
+	} else {
+		sv.share.value = min(1, max(0.1, float64(cpu-sv.share.cpu)/float64(now.Sub(sv.share.at))))
+	}
+	sv.share.at, sv.share.cpu = now, cpu
+	return sv.share.value
 }
 
 // limitedLP is what farkas and limit need of an LP.
