@@ -560,8 +560,8 @@ func (sv *solver) run() {
 		switch res {
 		case feasible:
 			// A record that this θ links is linkable alone: it needs no check.
-			now, _ := sv.considerLinked(sv.theta)
-			for j, ok := range now {
+			links, _ := sv.considerLinked(sv.theta)
+			for j, ok := range links {
 				linked[j] = linked[j] || ok
 			}
 		case infeasible:

@@ -10,8 +10,9 @@
 // Data: M references with correlated attributes and N = M queries that are the references
 // plus noise·N(0, 1) (truth[i] = i), each file standardised on its own; operators with
 // random non-trivial parameters (see buildOps). Embedder operators run best of -reps (more
-// while other processes disturb the run); OWA and Choquet run once, after a pilot whose
-// extrapolation must fit in -budget.
+// while other processes disturb the run), their main runs taking turns, one of each
+// operator per round; OWA and Choquet run once, after a pilot whose extrapolation must fit
+// in -budget.
 //
 // The limit: the kernel evaluates |q − r|² = |q|² + |r|² − 2·q·r with d fused multiply-adds
 // per pair, 8 float64 pairs per 512-bit FMA, so
@@ -50,7 +51,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -237,14 +237,15 @@ func run(cfg *config) {
 			}
 		}
 		mainRes, mainTimes := timeSearchesInTurn(data, embedders, cfg.reps, 3*cfg.reps)
+		x := 0 // the index in embedders of the next embedder op, which keeps ops' order
 		for _, op := range ops {
 			name := op.Name()
 			if _, embedded := op.(distances.Embedder); !embedded {
 				rows = append(rows, timePairwise(cfg, data, op, n))
 				continue
 			}
-			x := slices.Index(embedders, op)
 			res, t := mainRes[x], mainTimes[x]
+			x++
 			add(name, "accelerated, all cores", "", t, name != "mahalanobis")
 			if name != "euclidean" {
 				continue
