@@ -189,8 +189,8 @@ type Settings struct {
 	// TimeLimit stops the search (0: none). The result then has status TimeLimit and
 	// carries the best parameters found with the proven bound.
 	TimeLimit time.Duration
-	// Seed is recorded for reproducibility; the search is deterministic and currently
-	// draws no random numbers, so the same inputs give the same result for every seed.
+	// Seed seeds the random kicks of the local search on θ (WM and OWA): the same
+	// inputs and seed give the same result when no time limit cuts the search short.
 	Seed int64
 	// Threads is the number of goroutines of the preprocessing and of the pairwise core
 	// (0: GOMAXPROCS). Results do not depend on it.

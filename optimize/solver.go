@@ -5,7 +5,9 @@ import (
 	"container/heap"
 	"encoding/binary"
 	"math"
+	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -76,6 +78,10 @@ type solver struct {
 
 	bestTheta []float64
 	bestFail  int
+	// climb is the line search on the number of links (linesearch.go; WM and OWA only,
+	// nil otherwise), rng its random source (from Settings.Seed).
+	climb *climber
+	rng   *rand.Rand
 	// euclideanLinks is the number of records the Euclidean distance links with margin ≥ ε.
 	euclideanLinks int
 
@@ -125,7 +131,42 @@ func newSolver(d *data, s Settings, start time.Time) *solver {
 	_, linked := sv.linkedSet(sv.bestTheta)
 	sv.bestFail = n - linked
 	sv.euclideanLinks = linked
+	if _, ok := d.sp.(*simplexSpace); ok {
+		sv.climb = newClimber(d, sv.eps, sv.fixed, sv.threads)
+		sv.rng = rand.New(rand.NewPCG(uint64(s.Seed), climbStream))
+	}
 	return sv
+}
+
+// climbStream is the PCG stream of the line search's random numbers.
+const climbStream = 0x5eed
+
+// climbShare and climbPatience bound the iterated line search at the start: at most
+// climbShare of the time limit, and it stops after climbPatience kicks in a row that
+// found nothing better (which also keeps it deterministic without a time limit).
+// During the tree, every climbEvery nodes the search resumes from the incumbent with
+// climbTreePatience.
+const (
+	climbShare        = 0.1
+	climbPatience     = 200
+	climbEvery        = 100
+	climbTreePatience = 10
+)
+
+// lineSearch runs the iterated line search from the incumbent (rounds kicks at most
+// without improvement, 0: a plain climb) and makes its end point the incumbent if it
+// links more; it reports an improvement.
+func (sv *solver) lineSearch(rounds int, share float64) bool {
+	if sv.climb == nil {
+		return false
+	}
+	var stop time.Time
+	if !sv.deadline.IsZero() {
+		stop = time.Now().Add(time.Duration(share * float64(time.Until(sv.deadline))))
+	}
+	th := slices.Clone(sv.bestTheta)
+	sv.climb.search(th, sv.rng, rounds, stop)
+	return sv.consider(th)
 }
 
 // newMaster returns the master LP over K ∈ [0, 1]^N (at the current bounds) with no
@@ -531,6 +572,7 @@ func (sv *solver) run() {
 	n := len(sv.d.recs)
 	sv.twinCuts()
 	sv.report(true) // the Euclidean incumbent and the twins' bound, at once
+	sv.lineSearch(climbPatience, climbShare)
 	// Records that cannot be linked even alone: K_i = 1. Under a time limit this loop gets
 	// at most a quarter of it: on a large file of a family without dominance (bilinear)
 	// it is hundreds of LPs that mostly prove records linkable alone, while the tree's
@@ -585,6 +627,9 @@ func (sv *solver) run() {
 		sv.processNode(nd)
 		sv.cur = nil
 		sv.report(false)
+		if sv.stats.Nodes%climbEvery == 0 && sv.lineSearch(climbTreePatience, climbShare) {
+			sv.polish(sv.bestTheta)
+		}
 	}
 	if sv.timeUp() {
 		sv.status = TimeLimit
@@ -802,6 +847,7 @@ func (sv *solver) processNode(nd *node) {
 			return
 		}
 		if sv.consider(sv.theta) {
+			sv.lineSearch(0, climbShare)
 			sv.polish(sv.bestTheta)
 		}
 		violated := false

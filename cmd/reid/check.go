@@ -34,7 +34,7 @@ func addPairFlags(fs *flag.FlagSet) *pairFlags {
 		id:           fs.String("id", "", "id `column` giving the true link (default: row order)"),
 		intruderIDs:  fs.String("intruder-ids", "", "`file` with one id per line: the original records the intruder knows (needs --id)"),
 		sample:       fs.Float64("sample", 0, "keep a random `fraction` of the original records as the intruder's file"),
-		seed:         fs.Uint64("seed", 1, "random seed (for --sample)"),
+		seed:         fs.Uint64("seed", 1, "random seed (for --sample; learn, audit: the local search's kicks)"),
 		dropConstant: fs.Bool("drop-constant", false, "drop constant attributes instead of failing"),
 		load:         addLoadFlags(fs),
 	}
