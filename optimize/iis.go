@@ -67,12 +67,10 @@ func (s *smallLP) set(x int, on bool, lo float64) {
 
 func (sv *solver) smallDual(s *smallLP) clp.Status {
 	sv.limit(s.model)
-	st := s.model.Dual()
-	sv.stats.LPIterations += s.model.Iterations()
+	st := sv.resume(s.model, s.model.Dual())
 	sv.stats.SubproblemSolves++
 	if st != clp.Optimal && st != clp.PrimalInfeasible && !sv.timeUp() {
-		st = s.model.Primal()
-		sv.stats.LPIterations += s.model.Iterations()
+		st = sv.resume(s.model, s.model.Primal())
 	}
 	return st
 }

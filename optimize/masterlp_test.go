@@ -363,3 +363,43 @@ func checkPackBasis(t *testing.T, p *packLP) {
 		}
 	}
 }
+
+// stoppingMaster is a packLP whose Primal stops on CLP's limit, without solving, the
+// first stops times it is called.
+type stoppingMaster struct {
+	*packLP
+	stops, primals int
+}
+
+func (s *stoppingMaster) Primal() clp.Status {
+	if s.primals++; s.primals <= s.stops {
+		return clp.StoppedOnLimit
+	}
+	return s.packLP.Primal()
+}
+
+// A solve that CLP stopped on its CPU-time cap while wall time is left is resumed (up to
+// maxResumes times) instead of being taken for a failure.
+func TestResumeStoppedSolve(t *testing.T) {
+	for _, c := range []struct {
+		stops, primals int
+		want           clp.Status
+	}{
+		{0, 0, clp.Optimal},
+		{3, 4, clp.Optimal},
+		{maxResumes + 5, maxResumes, clp.StoppedOnLimit},
+	} {
+		sv := &solver{}
+		m := &stoppingMaster{packLP: newPackLP(2), stops: c.stops}
+		if err := m.AddRow(1, math.Inf(1), []int{0, 1}, []float64{1, 1}); err != nil {
+			t.Fatal(err)
+		}
+		st := clp.Optimal
+		if c.stops > 0 {
+			st = clp.StoppedOnLimit
+		}
+		if got := sv.resume(m, st); got != c.want || m.primals != c.primals {
+			t.Errorf("%d stops: status %v after %d primal solves, want %v after %d", c.stops, got, m.primals, c.want, c.primals)
+		}
+	}
+}

@@ -693,8 +693,7 @@ func (sv *solver) solveMaster() (obj float64, K []float64, state masterState) {
 	sv.lastK = sv.lastK[:0]
 	sv.limit(sv.master)
 	sv.stats.MasterSolves++
-	st := sv.master.Dual()
-	sv.stats.LPIterations += sv.master.Iterations()
+	st := sv.resume(sv.master, sv.master.Dual())
 	if st == clp.PrimalInfeasible {
 		if _, cert := sv.farkas(sv.master); cert {
 			return 0, nil, masterInfeasible
@@ -710,22 +709,43 @@ func (sv *solver) solveMaster() (obj float64, K []float64, state masterState) {
 			sv.switchMasterToCLP()
 		}
 		sv.limit(sv.master)
-		st = sv.master.Primal()
-		sv.stats.LPIterations += sv.master.Iterations()
+		st = sv.resume(sv.master, sv.master.Primal())
 		if st == clp.PrimalInfeasible {
 			if _, cert := sv.farkas(sv.master); cert {
 				return 0, nil, masterInfeasible
 			}
 		}
 		if st != clp.Optimal {
-			if sv.timeUp() {
-				return 0, nil, masterStopped
+			if sv.timeUp() || st == clp.StoppedOnLimit {
+				return 0, nil, masterStopped // the node goes back to the tree
 			}
 			panic("optimize: CLP failed on the master problem: " + st.String())
 		}
 	}
 	sv.lastK = sv.master.Solution(sv.lastK)
 	return sv.master.ObjectiveValue(), append([]float64(nil), sv.lastK...), masterSolved
+}
+
+// maxResumes bounds the resumptions of one CLP solve stopped by its CPU-time cap.
+const maxResumes = 10
+
+// resume counts the iterations of the solve that returned st and, while CLP stopped on
+// its cap with wall time left, resumes the solve (from its basis) under a new cap: the
+// cap is CPU seconds estimated from the process's recent CPU share (limit), which can
+// fall short when the machine frees up during the solve. Without this, a master solve
+// stopped that way was taken for CLP's failure (a panic in a 120-s search on 1,080
+// records beside three other searches).
+func (sv *solver) resume(lp resumableLP, st clp.Status) clp.Status {
+	sv.stats.LPIterations += lp.Iterations()
+	for range maxResumes {
+		if st != clp.StoppedOnLimit || sv.timeUp() {
+			break
+		}
+		sv.limit(lp)
+		st = lp.Primal()
+		sv.stats.LPIterations += lp.Iterations()
+	}
+	return st
 }
 
 // farkas is lp.FarkasCertificate under the time left (its auxiliary elastic LP is a
@@ -777,6 +797,13 @@ func (sv *solver) cpuShare() float64 {
 type limitedLP interface {
 	SetMaxSeconds(s float64)
 	FarkasCertificate() ([]float64, bool)
+}
+
+// resumableLP is an LP whose stopped solve resume can continue.
+type resumableLP interface {
+	limitedLP
+	Primal() clp.Status
+	Iterations() int
 }
 
 const intTol = 1e-6

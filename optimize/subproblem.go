@@ -212,12 +212,10 @@ func (sv *solver) activate(set []bool) {
 // dual runs the dual simplex on the subproblem and counts the work.
 func (sv *solver) dual() clp.Status {
 	sv.limit(sv.sub)
-	st := sv.sub.Dual()
-	sv.stats.LPIterations += sv.sub.Iterations()
+	st := sv.resume(sv.sub, sv.sub.Dual())
 	sv.stats.SubproblemSolves++
 	if st != clp.Optimal && st != clp.PrimalInfeasible && !sv.timeUp() {
-		st = sv.sub.Primal()
-		sv.stats.LPIterations += sv.sub.Iterations()
+		st = sv.resume(sv.sub, sv.sub.Primal())
 	}
 	return st
 }
