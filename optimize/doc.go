@@ -54,11 +54,12 @@
 //   - Records that cannot be linked even alone are found first, each in its own small LP.
 //   - Incumbents: the Euclidean θ, every feasible θ of the subproblem, and a local search
 //     that links one more record at a time by re-solving the subproblem (under a time
-//     limit, one local search gets at most a tenth of the remaining time). For WM and
-//     OWA also an exact line search on the number of links (linesearch.go): along a
-//     line θ + t(e_k − e_l) of the simplex each record is linked on an interval of t,
-//     so sorting the intervals' ends finds the t that links the most records, even if
-//     it gives up some that θ links. Climbing along such lines with random kicks
+//     limit, one local search gets at most a tenth of the remaining time). For WM, OWA
+//     and bilinear also an exact line search on the number of links (linesearch.go):
+//     along a line θ + tD (D = e_k − e_l on the simplex; for W, weight moved between two
+//     diagonal entries or one off-diagonal entry, as far as W stays PSD) each record is
+//     linked on an interval of t, so sorting the intervals' ends finds the t that links
+//     the most records, even if it gives up some that θ links. Climbing along such lines with random kicks
 //     (an iterated local search seeded by Settings.Seed) runs before the tree and every
 //     100 nodes; on the microaggregated CENSUS files, 2-minute searches with it link
 //     0–4 more records than 10-minute searches without it (bench/README.md).

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // randomProblem is n query records that are the references plus Gaussian noise of scale
@@ -55,14 +57,16 @@ func TestClimberEdgeAgainstScan(t *testing.T) {
 				t.Fatal(err)
 			}
 			d := prepare(p, sp, eps, 1)
-			c := newClimber(d, eps, make([]bool, len(d.recs)), 2)
+			c := newSimplexLines(d, eps, make([]bool, len(d.recs)))
 			theta := []float64{0.1, 0.3, 0.05, 0.25, 0.3}
 			if got, want := c.margins(theta), linkedAt(d, theta, eps); got != want {
 				t.Fatalf("%v seed %d: margins counts %d links, the rows %d", fam, seed, got, want)
 			}
 			for k := range 5 {
 				for l := k + 1; l < 5; l++ {
-					best, at := c.edge(theta, k, l, 0)
+					x := edgeIndex(c, k, l)
+					lo, hi := c.span(theta, x)
+					best, at := c.line(theta, x, lo, hi, 0)
 					point := func(s float64) []float64 {
 						x := append([]float64(nil), theta...)
 						x[k] += s
@@ -83,7 +87,7 @@ func TestClimberEdgeAgainstScan(t *testing.T) {
 				}
 			}
 			before := linkedAt(d, theta, eps)
-			got := c.climb(theta, nil, time.Time{})
+			got := climb(c, theta, nil, 2, time.Time{})
 			sum := 0.0
 			for _, w := range theta {
 				if w < 0 {
@@ -109,9 +113,9 @@ func TestClimberSearch(t *testing.T) {
 	d := prepare(p, sp, eps, 1)
 	start := sp.euclidean()
 	run := func(seed uint64, threads, patience int) ([]float64, int) {
-		c := newClimber(d, eps, make([]bool, len(d.recs)), threads)
+		c := newSimplexLines(d, eps, make([]bool, len(d.recs)))
 		th := append([]float64(nil), start...)
-		return th, c.search(th, rand.New(rand.NewPCG(seed, climbStream)), patience, time.Time{})
+		return th, search(c, th, rand.New(rand.NewPCG(seed, climbStream)), threads, patience, len(d.recs), time.Time{})
 	}
 	_, climbed := run(1, 1, 0)
 	th1, n1 := run(1, 1, 30)
@@ -124,5 +128,73 @@ func TestClimberSearch(t *testing.T) {
 	}
 	if climbed < linkedAt(d, start, eps) || n1 <= linkedAt(d, start, eps) {
 		t.Errorf("Euclidean %d links, climb %d, search %d: the search should gain here", linkedAt(d, start, eps), climbed, n1)
+	}
+}
+
+// edgeIndex is the line of c along e_k − e_l.
+func edgeIndex(c *simplexLines, k, l int) int {
+	for x, e := range c.edges {
+		if e == [2]int{k, l} {
+			return x
+		}
+	}
+	panic("no such edge")
+}
+
+// The bilinear lines against a scan: the count claimed is reached at the point returned
+// (re-counted by the family's evaluator) and no point of the span links more; the span's
+// ends keep W positive semi-definite.
+func TestBilinearLinesAgainstScan(t *testing.T) {
+	const eps = 1e-4
+	for seed := range uint64(2) {
+		p := randomProblem(seed, 40, 4, 0.5)
+		p.Family = Bilinear
+		sp := newBilinearSpace(4)
+		d := prepare(p, sp, eps, 1)
+		c := newBilinearLines(d, sp, eps, make([]bool, len(d.recs)))
+		// W = I/4 + a symmetric perturbation that keeps it positive definite.
+		theta := sp.euclidean()
+		theta[sp.col(0, 1)] = 0.05
+		theta[sp.col(2, 3)] = -0.04
+		theta[sp.col(0, 0)] += 0.05
+		theta[sp.col(1, 1)] -= 0.05
+		count := func(th []float64) int {
+			ev, n := sp.evaluator(d, th), 0
+			var buf []float64
+			for i := range d.recs {
+				if linksRecord(ev, &d.recs[i], eps, &buf) {
+					n++
+				}
+			}
+			return n
+		}
+		if got, want := c.margins(theta), count(theta); got != want {
+			t.Fatalf("seed %d: margins counts %d links, the evaluator %d", seed, got, want)
+		}
+		for x := range c.lines() {
+			lo, hi := c.span(theta, x)
+			w := mat.NewSymDense(4, nil)
+			for _, e := range []float64{lo, hi} {
+				if ev := c.minEigen(theta, x, e, w); ev < -1e-12 {
+					t.Errorf("seed %d line %v: λ_min %g at the span's end %g", seed, c.dirs[x], ev, e)
+				}
+			}
+			best, at := c.line(theta, x, lo, hi, 0)
+			point := func(u float64) []float64 {
+				th := append([]float64(nil), theta...)
+				c.step(th, x, u)
+				return th
+			}
+			if n := count(point(at)); n != best {
+				t.Errorf("seed %d line %v: %d links at t = %g, line says %d", seed, c.dirs[x], n, at, best)
+			}
+			for s := range 401 {
+				u := lo + float64(s)/400*(hi-lo)
+				if n := count(point(u)); n > best {
+					t.Errorf("seed %d line %v: %d links at t = %g, line says %d at most", seed, c.dirs[x], n, u, best)
+					break
+				}
+			}
+		}
 	}
 }

@@ -78,9 +78,9 @@ type solver struct {
 
 	bestTheta []float64
 	bestFail  int
-	// climb is the line search on the number of links (linesearch.go; WM and OWA only,
-	// nil otherwise), rng its random source (from Settings.Seed).
-	climb *climber
+	// climb is the line search on the number of links (linesearch.go; WM, OWA and
+	// bilinear, nil otherwise), rng its random source (from Settings.Seed).
+	climb lineFamily
 	rng   *rand.Rand
 	// euclideanLinks is the number of records the Euclidean distance links with margin ≥ ε.
 	euclideanLinks int
@@ -131,10 +131,15 @@ func newSolver(d *data, s Settings, start time.Time) *solver {
 	_, linked := sv.linkedSet(sv.bestTheta)
 	sv.bestFail = n - linked
 	sv.euclideanLinks = linked
-	if _, ok := d.sp.(*simplexSpace); ok {
-		sv.climb = newClimber(d, sv.eps, sv.fixed, sv.threads)
-		sv.rng = rand.New(rand.NewPCG(uint64(s.Seed), climbStream))
+	switch sp := d.sp.(type) {
+	case *simplexSpace:
+		sv.climb = newSimplexLines(d, sv.eps, sv.fixed)
+	case *bilinearSpace:
+		if sv.stats.Candidates <= bilinearLinesMaxRows {
+			sv.climb = newBilinearLines(d, sp, sv.eps, sv.fixed)
+		}
 	}
+	sv.rng = rand.New(rand.NewPCG(uint64(s.Seed), climbStream))
 	return sv
 }
 
@@ -157,15 +162,16 @@ const (
 // without improvement, 0: a plain climb) and makes its end point the incumbent if it
 // links more; it reports an improvement.
 func (sv *solver) lineSearch(rounds int, share float64) bool {
-	if sv.climb == nil {
-		return false
+	n := len(sv.d.recs)
+	if sv.climb == nil || sv.bestFail <= sv.currentLB() {
+		return false // nothing to search, or the incumbent is proven optimal
 	}
 	var stop time.Time
 	if !sv.deadline.IsZero() {
 		stop = time.Now().Add(time.Duration(share * float64(time.Until(sv.deadline))))
 	}
 	th := slices.Clone(sv.bestTheta)
-	sv.climb.search(th, sv.rng, rounds, stop)
+	search(sv.climb, th, sv.rng, sv.threads, rounds, n-sv.currentLB(), stop)
 	return sv.consider(th)
 }
 
