@@ -153,7 +153,7 @@ const climbStream = 0x5eed
 // climbTreePatience.
 const (
 	climbShare        = 0.1
-	climbPatience     = 200
+	climbPatience     = 50
 	climbEvery        = 100
 	climbTreePatience = 10
 )
