@@ -103,6 +103,11 @@ type simplexLines struct {
 	ev  [][]event
 }
 
+// simplexLinesMaxValues bounds the copy of the candidate rows that simplexLines keeps
+// attribute-major (8 bytes a value, 256 MiB): past it the search runs without the line
+// search rather than double the rows' memory.
+const simplexLinesMaxValues = 1 << 25
+
 func newSimplexLines(d *data, eps float64, skip []bool) *simplexLines {
 	m := d.m
 	c := &simplexLines{d: d, eps: eps, skip: skip, off: make([]int, len(d.recs)+1)}

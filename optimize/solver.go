@@ -133,7 +133,9 @@ func newSolver(d *data, s Settings, start time.Time) *solver {
 	sv.euclideanLinks = linked
 	switch sp := d.sp.(type) {
 	case *simplexSpace:
-		sv.climb = newSimplexLines(d, sv.eps, sv.fixed)
+		if sv.stats.Candidates*d.m <= simplexLinesMaxValues {
+			sv.climb = newSimplexLines(d, sv.eps, sv.fixed)
+		}
 	case *bilinearSpace:
 		if sv.stats.Candidates <= bilinearLinesMaxRows {
 			sv.climb = newBilinearLines(d, sp, sv.eps, sv.fixed)
