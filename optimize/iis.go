@@ -212,8 +212,7 @@ func (sv *solver) checkOne(i int) outcome {
 			if _, ok := sv.farkas(s.model); ok {
 				return infeasible
 			}
-			st = s.model.Primal()
-			sv.stats.LPIterations += s.model.Iterations()
+			st = sv.resume(s.model, s.model.Primal())
 		}
 		if st != clp.Optimal {
 			return aborted // the caller falls back to the shared subproblem

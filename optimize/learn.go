@@ -189,7 +189,7 @@ type Settings struct {
 	// TimeLimit stops the search (0: none). The result then has status TimeLimit and
 	// carries the best parameters found with the proven bound.
 	TimeLimit time.Duration
-	// Seed seeds the random kicks of the local search on θ (WM and OWA): the same
+	// Seed seeds the random kicks of the line search on θ (WM, OWA, bilinear): the same
 	// inputs and seed give the same result when no time limit cuts the search short.
 	Seed int64
 	// Threads is the number of goroutines of the preprocessing and of the pairwise core

@@ -238,8 +238,9 @@ func (c *simplexLines) line(theta []float64, x int, lo0, hi0 float64, w int) (be
 const edgeBatch = 4
 
 // climb moves θ (in place) along f's lines while one links more records, until stop; it
-// returns the number θ links. With rng nil it takes the best line each step; otherwise
-// the first improving line in a random order (cheaper per step).
+// returns the number θ links. With rng nil it takes the best line each step; otherwise it
+// goes through the lines in a random order, edgeBatch at a time, and takes the best line
+// of the first batch that improves (cheaper per step).
 func climb(f lineFamily, theta []float64, rng *rand.Rand, threads int, stop time.Time) int {
 	threads = max(1, min(threads, edgeBatch))
 	cur := f.margins(theta)

@@ -79,7 +79,9 @@ type solver struct {
 	bestTheta []float64
 	bestFail  int
 	// climb is the line search on the number of links (linesearch.go; WM, OWA and
-	// bilinear, nil otherwise), rng its random source (from Settings.Seed).
+	// bilinear, nil otherwise), rng its random source (from Settings.Seed). It counts
+	// links at ε + lpSlack, the margin the cuts are proofs for, so that what it
+	// maximises never exceeds the proven bound (consider re-counts at ε).
 	climb lineFamily
 	rng   *rand.Rand
 	// euclideanLinks is the number of records the Euclidean distance links with margin ≥ ε.
@@ -134,11 +136,11 @@ func newSolver(d *data, s Settings, start time.Time) *solver {
 	switch sp := d.sp.(type) {
 	case *simplexSpace:
 		if sv.stats.Candidates*d.m <= simplexLinesMaxValues {
-			sv.climb = newSimplexLines(d, sv.eps, sv.fixed)
+			sv.climb = newSimplexLines(d, sv.epsLP, sv.fixed)
 		}
 	case *bilinearSpace:
 		if sv.stats.Candidates <= bilinearLinesMaxRows {
-			sv.climb = newBilinearLines(d, sp, sv.eps, sv.fixed)
+			sv.climb = newBilinearLines(d, sp, sv.epsLP, sv.fixed)
 		}
 	}
 	sv.rng = rand.New(rand.NewPCG(uint64(s.Seed), climbStream))
@@ -174,6 +176,7 @@ func (sv *solver) lineSearch(rounds int, share float64) bool {
 	}
 	th := slices.Clone(sv.bestTheta)
 	search(sv.climb, th, sv.rng, sv.threads, rounds, n-sv.currentLB(), stop)
+	sv.d.sp.project(th) // the steps' rounding: θ stays a member of the family
 	return sv.consider(th)
 }
 

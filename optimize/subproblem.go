@@ -242,8 +242,7 @@ func (sv *solver) solveSub() outcome {
 				sv.ray = y
 				return infeasible
 			}
-			st = sv.sub.Primal() // CLP's status was wrong
-			sv.stats.LPIterations += sv.sub.Iterations()
+			st = sv.resume(sv.sub, sv.sub.Primal()) // CLP's status was wrong
 		}
 		if st != clp.Optimal {
 			if sv.epsLP == sv.eps+lpSlack {
