@@ -233,8 +233,8 @@ func (c *simplexLines) line(theta []float64, x int, lo0, hi0 float64, w int) (be
 	return sweep(ev)
 }
 
-// edgeBatch is the number of lines evaluated together (by up to that many workers); the
-// first improving one in a batch is taken, so the result does not depend on threads.
+// edgeBatch is the number of lines evaluated together (by up to that many workers); a
+// batch is judged as a whole, so the result does not depend on threads.
 const edgeBatch = 4
 
 // climb moves θ (in place) along f's lines while one links more records, until stop; it
