@@ -86,21 +86,61 @@ func sweep(ev []event) (best int, at float64) {
 	return best, at
 }
 
-// simplexLines is the line family of WM and OWA: the edge directions e_k − e_l of the
-// simplex (weight from attribute l to attribute k).
-type simplexLines struct {
+// lineRows is what every line family keeps: the margins θ·a of each record's candidate
+// rows at the current θ, and one events buffer per concurrent line.
+type lineRows struct {
 	d   *data
 	eps float64
 	// skip marks records left out of the count (proven unlinkable).
-	skip  []bool
-	edges [][2]int
-	// off[i] is the offset of record i's rows; col holds each record's rows
-	// attribute-major (record i's attribute k at col[off[i]·m + k·n_i :][:n_i]), so that
-	// a line along e_k − e_l reads two contiguous columns; v holds θ·a per row.
+	skip []bool
+	// off[i] is the offset of record i's rows in v.
 	off []int
-	col []float64
 	v   []float64
 	ev  [][]event
+}
+
+func newLineRows(d *data, eps float64, skip []bool) lineRows {
+	c := lineRows{d: d, eps: eps, skip: skip, off: make([]int, len(d.recs)+1), ev: make([][]event, edgeBatch)}
+	for i := range d.recs {
+		c.off[i+1] = c.off[i] + d.recs[i].ncand()
+	}
+	c.v = make([]float64, c.off[len(d.recs)])
+	return c
+}
+
+// counted reports whether record i is in the count.
+func (c *lineRows) counted(i int) bool { return !c.d.recs[i].impossible && !c.skip[i] }
+
+// rows returns record i's margins.
+func (c *lineRows) rows(i int) []float64 { return c.v[c.off[i]:c.off[i+1]] }
+
+// margins stores θ·a for every row (by the family's evaluator) and returns the number of
+// records θ links.
+func (c *lineRows) margins(theta []float64) int {
+	ev, n := c.d.sp.evaluator(c.d, theta), 0
+	var buf []float64
+	for i := range c.d.recs {
+		if !c.counted(i) {
+			continue
+		}
+		buf = ev.margins(&c.d.recs[i], buf)
+		copy(c.rows(i), buf)
+		if allAtLeast(buf, c.eps) {
+			n++
+		}
+	}
+	return n
+}
+
+// simplexLines is the line family of WM and OWA: the edge directions e_k − e_l of the
+// simplex (weight from attribute l to attribute k).
+type simplexLines struct {
+	lineRows
+	edges [][2]int
+	// col holds each record's rows attribute-major (record i's attribute k at
+	// col[off[i]·m + k·n_i :][:n_i]), so that a line along e_k − e_l reads two
+	// contiguous columns.
+	col []float64
 }
 
 // simplexLinesMaxValues bounds the copy of the candidate rows that simplexLines keeps
@@ -110,16 +150,12 @@ const simplexLinesMaxValues = 1 << 25
 
 func newSimplexLines(d *data, eps float64, skip []bool) *simplexLines {
 	m := d.m
-	c := &simplexLines{d: d, eps: eps, skip: skip, off: make([]int, len(d.recs)+1)}
+	c := &simplexLines{lineRows: newLineRows(d, eps, skip)}
 	for k := range m {
 		for l := k + 1; l < m; l++ {
 			c.edges = append(c.edges, [2]int{k, l})
 		}
 	}
-	for i := range d.recs {
-		c.off[i+1] = c.off[i] + d.recs[i].ncand()
-	}
-	c.v = make([]float64, c.off[len(d.recs)])
 	c.col = make([]float64, c.off[len(d.recs)]*m)
 	for i := range d.recs {
 		r := &d.recs[i]
@@ -130,7 +166,6 @@ func newSimplexLines(d *data, eps float64, skip []bool) *simplexLines {
 			}
 		}
 	}
-	c.ev = make([][]event, edgeBatch)
 	return c
 }
 
@@ -144,32 +179,6 @@ func (c *simplexLines) step(theta []float64, x int, t float64) {
 	k, l := c.edges[x][0], c.edges[x][1]
 	theta[k] = max(theta[k]+t, 0)
 	theta[l] = max(theta[l]-t, 0)
-}
-
-// margins fills v with θ·a for every candidate row and returns the number of records θ
-// links.
-func (c *simplexLines) margins(theta []float64) int {
-	m, n := c.d.m, 0
-	for i := range c.d.recs {
-		r := &c.d.recs[i]
-		if r.impossible || c.skip[i] {
-			continue
-		}
-		v, nc, base := c.v[c.off[i]:c.off[i+1]], r.ncand(), c.off[i]*m
-		clear(v)
-		for k, w := range theta {
-			if w == 0 {
-				continue
-			}
-			for j, x := range c.col[base+k*nc : base+(k+1)*nc] {
-				v[j] += w * x
-			}
-		}
-		if allAtLeast(v, c.eps) {
-			n++
-		}
-	}
-	return n
 }
 
 // allAtLeast reports whether every margin is at least eps: the record is linked.
@@ -188,12 +197,11 @@ func (c *simplexLines) moved(theta []float64, x int, t float64) int {
 	m, n := c.d.m, 0
 	k, l := c.edges[x][0], c.edges[x][1]
 	for i := range c.d.recs {
-		r := &c.d.recs[i]
-		if r.impossible || c.skip[i] {
+		if !c.counted(i) {
 			continue
 		}
-		nc, base := r.ncand(), c.off[i]*m
-		v := c.v[c.off[i]:c.off[i+1]]
+		nc, base := c.d.recs[i].ncand(), c.off[i]*m
+		v := c.rows(i)
 		ak, al := c.col[base+k*nc:base+(k+1)*nc], c.col[base+l*nc:base+(l+1)*nc]
 		ok := true
 		for j := range v {
@@ -212,13 +220,12 @@ func (c *simplexLines) line(theta []float64, x int, lo0, hi0 float64, w int) (be
 	k, l := c.edges[x][0], c.edges[x][1]
 	ev := c.ev[w][:0]
 	for i := range c.d.recs {
-		r := &c.d.recs[i]
-		if r.impossible || c.skip[i] {
+		if !c.counted(i) {
 			continue
 		}
 		lo, hi := lo0, hi0
-		nc, base := r.ncand(), c.off[i]*m
-		v := c.v[c.off[i]:c.off[i+1]]
+		nc, base := c.d.recs[i].ncand(), c.off[i]*m
+		v := c.rows(i)
 		ak, al := c.col[base+k*nc:base+(k+1)*nc], c.col[base+l*nc:base+(l+1)*nc]
 		for j, x := range v {
 			if lo, hi = clip(lo, hi, c.eps-x, ak[j]-al[j]); lo > hi {

@@ -17,15 +17,10 @@ const bilinearLinesMaxRows = 1 << 24
 // x_jᵀDx_j − x_tᵀDx_t with x = q − ref: (x_jk² − x_jl²) − (x_tk² − x_tl²) or
 // 2(x_jk·x_jl − x_tk·x_tl).
 type bilinearLines struct {
-	d    *data
-	s    *bilinearSpace
-	eps  float64
-	skip []bool
+	lineRows
+	s *bilinearSpace
 	// lines: k < l, off-diagonal when off is set.
 	dirs []bilinearDir
-	off  []int // offsets of the records' rows in v
-	v    []float64
-	ev   [][]event
 }
 
 type bilinearDir struct {
@@ -34,7 +29,7 @@ type bilinearDir struct {
 }
 
 func newBilinearLines(d *data, s *bilinearSpace, eps float64, skip []bool) *bilinearLines {
-	c := &bilinearLines{d: d, s: s, eps: eps, skip: skip, off: make([]int, len(d.recs)+1), ev: make([][]event, edgeBatch)}
+	c := &bilinearLines{lineRows: newLineRows(d, eps, skip), s: s}
 	for _, off := range []bool{false, true} {
 		for k := range d.m {
 			for l := k + 1; l < d.m; l++ {
@@ -42,10 +37,6 @@ func newBilinearLines(d *data, s *bilinearSpace, eps float64, skip []bool) *bili
 			}
 		}
 	}
-	for i := range d.recs {
-		c.off[i+1] = c.off[i] + d.recs[i].ncand()
-	}
-	c.v = make([]float64, c.off[len(d.recs)])
 	return c
 }
 
@@ -115,23 +106,6 @@ func (c *bilinearLines) step(theta []float64, x int, t float64) {
 	theta[s.col(dir.l, dir.l)] -= t
 }
 
-func (c *bilinearLines) margins(theta []float64) int {
-	ev, n := c.s.evaluator(c.d, theta), 0
-	var buf []float64
-	for i := range c.d.recs {
-		r := &c.d.recs[i]
-		if r.impossible || c.skip[i] {
-			continue
-		}
-		buf = ev.margins(r, buf)
-		copy(c.v[c.off[i]:c.off[i+1]], buf)
-		if allAtLeast(buf, c.eps) {
-			n++
-		}
-	}
-	return n
-}
-
 // moved recomputes the margins: W's factor changes with any step.
 func (c *bilinearLines) moved(theta []float64, _ int, _ float64) int { return c.margins(theta) }
 
@@ -140,10 +114,10 @@ func (c *bilinearLines) line(theta []float64, x int, lo0, hi0 float64, w int) (b
 	k, l := dir.k, dir.l
 	ev := c.ev[w][:0]
 	for i := range d.recs {
-		r := &d.recs[i]
-		if r.impossible || c.skip[i] {
+		if !c.counted(i) {
 			continue
 		}
+		r := &d.recs[i]
 		q, t := d.query(r.q), d.ref(r.t)
 		tk, tl := q[k]-t[k], q[l]-t[l]
 		st := tk*tk - tl*tl
@@ -151,7 +125,7 @@ func (c *bilinearLines) line(theta []float64, x int, lo0, hi0 float64, w int) (b
 			st = 2 * tk * tl
 		}
 		lo, hi := lo0, hi0
-		v := c.v[c.off[i]:c.off[i+1]]
+		v := c.rows(i)
 		for y, j := range r.candRef {
 			rj := d.ref(j)
 			a, b := q[k]-rj[k], q[l]-rj[l]
