@@ -65,15 +65,8 @@ func (s *smallLP) set(x int, on bool, lo float64) {
 	}
 }
 
-func (sv *solver) smallDual(s *smallLP) clp.Status {
-	sv.limit(s.model)
-	st := sv.resume(s.model, s.model.Dual())
-	sv.stats.SubproblemSolves++
-	if st != clp.Optimal && st != clp.PrimalInfeasible && !sv.timeUp() {
-		st = sv.resume(s.model, s.model.Primal())
-	}
-	return st
-}
+// smallDual solves a small θ-LP of the deletion filter or a one-record check (solveThetaLP).
+func (sv *solver) smallDual(s *smallLP) clp.Status { return sv.solveThetaLP(s.model) }
 
 // iisSmall is the deletion filter of iis on a separate LP holding only the subproblem rows
 // of the support records. It returns nil when that LP cannot be certified infeasible (the

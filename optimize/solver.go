@@ -166,8 +166,8 @@ const (
 // without improvement, 0: a plain climb) and makes its end point the incumbent if it
 // links more; it reports an improvement.
 func (sv *solver) lineSearch(rounds int, share float64) bool {
-	n := len(sv.d.recs)
-	if sv.climb == nil || sv.bestFail <= sv.currentLB() {
+	lb := sv.currentLB()
+	if sv.climb == nil || sv.bestFail <= lb {
 		return false // nothing to search, or the incumbent is proven optimal
 	}
 	var stop time.Time
@@ -175,7 +175,7 @@ func (sv *solver) lineSearch(rounds int, share float64) bool {
 		stop = time.Now().Add(time.Duration(share * float64(time.Until(sv.deadline))))
 	}
 	th := slices.Clone(sv.bestTheta)
-	search(sv.climb, th, sv.rng, sv.threads, rounds, n-sv.currentLB(), stop)
+	search(sv.climb, th, sv.rng, sv.threads, rounds, len(sv.d.recs)-lb, stop)
 	sv.d.sp.project(th) // the steps' rounding: θ stays a member of the family
 	return sv.consider(th)
 }

@@ -209,13 +209,23 @@ func (sv *solver) activate(set []bool) {
 	}
 }
 
-// dual runs the dual simplex on the subproblem and counts the work.
-func (sv *solver) dual() clp.Status {
-	sv.limit(sv.sub)
-	st := sv.resume(sv.sub, sv.sub.Dual())
+// dual solves the shared subproblem (solveThetaLP).
+func (sv *solver) dual() clp.Status { return sv.solveThetaLP(sv.sub) }
+
+// dualLP is a θ-LP as solveThetaLP needs it.
+type dualLP interface {
+	resumableLP
+	Dual() clp.Status
+}
+
+// solveThetaLP runs the dual simplex on a θ-LP under the time left, the primal when the
+// dual neither solves nor proves infeasibility, and counts the work.
+func (sv *solver) solveThetaLP(lp dualLP) clp.Status {
+	sv.limit(lp)
+	st := sv.resume(lp, lp.Dual())
 	sv.stats.SubproblemSolves++
 	if st != clp.Optimal && st != clp.PrimalInfeasible && !sv.timeUp() {
-		st = sv.resume(sv.sub, sv.sub.Primal())
+		st = sv.resume(lp, lp.Primal())
 	}
 	return st
 }
