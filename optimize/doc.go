@@ -51,6 +51,10 @@
 //     partner can be linked. The master starts with the clique row Σ_{i∈G} K_i ≥ |G| − 1
 //     (its pairs are irreducible infeasible sets: their two rows sum to 0 ≥ 2ε); on a
 //     microaggregated file (MDAV, group size k) this caps the bound at N/k from the start.
+//   - Cliques: the two-record cuts (twins included) make a conflict graph, each clique of
+//     which has at most one linked record; the master gets Σ_{i∈C} K_i ≥ |C| − 1 for the
+//     cliques its solution violates, grown greedily to maximal ones (on microaggregated
+//     files they join groups of which no two records can be linked together).
 //   - Records that cannot be linked even alone are found first, each in its own small LP.
 //   - Incumbents: the Euclidean θ, every feasible θ of the subproblem, and a local search
 //     that links one more record at a time by re-solving the subproblem (under a time

@@ -271,6 +271,8 @@ type Stats struct {
 	// partners) whose clique rows the master starts with: at most the members of one
 	// true partner can be linked (microaggregated files).
 	TwinGroups int
+	// CliqueRows counts the master's rows over cliques of conflicting records.
+	CliqueRows int
 	Seconds    float64
 }
 

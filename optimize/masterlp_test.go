@@ -3,6 +3,7 @@ package optimize
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -256,6 +257,13 @@ func TestSwitchMasterToCLP(t *testing.T) {
 			sort.Ints(S)
 			sv.addCut(S)
 		}
+		// An outsider in conflict with every member of a twin group: a clique.
+		row, j := sv.twinRows[rng.IntN(len(sv.twinRows))], rng.IntN(n)
+		for _, i := range row.members {
+			if i != j {
+				sv.addCut([]int{min(i, j), max(i, j)})
+			}
+		}
 		i := rng.IntN(n)
 		if used[i] {
 			continue
@@ -269,7 +277,10 @@ func TestSwitchMasterToCLP(t *testing.T) {
 			fix = append(fix, f)
 		}
 		sv.purgeMaster()
-		_, _, st := sv.solveMaster()
+		_, K, st := sv.solveMaster()
+		if st == masterSolved && sv.cliqueSeparate(K) {
+			_, _, st = sv.solveMaster()
+		}
 		switch st {
 		case masterInfeasible:
 			fix = fix[:len(fix)-1] // back to a feasible node
@@ -296,7 +307,15 @@ func TestSwitchMasterToCLP(t *testing.T) {
 			t.Errorf("twin row covered %g < %d after the switch", c, row.rhs)
 		}
 	}
-	t.Logf("%d twin rows, %d master rows, objective %g (%v)", len(sv.twinRows), len(sv.masterCut), objCLP, stCLP)
+	if len(sv.cliqueRows) == 0 {
+		t.Fatal("no clique rows: the test does not exercise them")
+	}
+	for c, C := range sv.cliqueRows {
+		if cov := coverage(C, K); sv.cliqueIn[c] && cov < float64(len(C)-1)-1e-6 {
+			t.Errorf("clique row %v covered %g < %d after the switch", C, cov, len(C)-1)
+		}
+	}
+	t.Logf("%d twin rows, %d clique rows, %d master rows, objective %g (%v)", len(sv.twinRows), len(sv.cliqueRows), len(sv.masterCut), objCLP, stCLP)
 }
 
 // checkPackBasis checks packLP's basis bookkeeping: positions agree with basic, no record
@@ -401,5 +420,67 @@ func TestResumeStoppedSolve(t *testing.T) {
 		if got := sv.resume(m, st); got != c.want || m.primals != c.primals {
 			t.Errorf("%d stops: status %v after %d primal solves, want %v after %d", c.stops, got, m.primals, c.want, c.primals)
 		}
+	}
+}
+
+// cliqueSeparate adds the clique rows of the conflict graph (pairs of records that are
+// infeasible together) that K violates, extended to maximal cliques without the fixed
+// records, each once; a clique left out of the master comes back when violated again.
+func TestCliqueSeparate(t *testing.T) {
+	const n = 6
+	for _, c := range []struct {
+		name  string
+		pairs [][2]int
+		fixed []int
+		K     [n]float64
+		want  [][]int
+	}{
+		{"triangle half linked", [][2]int{{0, 1}, {0, 2}, {1, 2}}, nil, [n]float64{0.5, 0.5, 0.5, 1, 1, 1}, [][]int{{0, 1, 2}}},
+		{"path is no clique", [][2]int{{0, 1}, {1, 2}}, nil, [n]float64{0.5, 0.5, 0.5, 1, 1, 1}, nil},
+		{"triangle covered", [][2]int{{0, 1}, {0, 2}, {1, 2}}, nil, [n]float64{0.5, 0.5, 1, 1, 1, 1}, nil},
+		{"extended to maximal", [][2]int{{0, 1}, {0, 2}, {1, 2}, {0, 3}, {1, 3}, {2, 3}, {3, 4}}, nil, [n]float64{0.4, 0.4, 0.4, 1, 1, 1}, [][]int{{0, 1, 2, 3}}},
+		{"fixed left out", [][2]int{{0, 1}, {0, 2}, {1, 2}, {0, 3}, {1, 3}, {2, 3}}, []int{3}, [n]float64{0.4, 0.4, 0.4, 1, 1, 1}, [][]int{{0, 1, 2}}},
+		{"two cliques", [][2]int{{0, 1}, {0, 2}, {1, 2}, {3, 4}, {3, 5}, {4, 5}}, nil, [n]float64{0.5, 0.5, 0.5, 0.6, 0.6, 0.6}, [][]int{{0, 1, 2}, {3, 4, 5}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sv := &solver{d: &data{recs: make([]rec, n)}, fixed: make([]bool, n), cutKeys: map[string]bool{}, cutCount: make([]int, n), cutsOf: make([][]int, n),
+				conflict: map[uint64]bool{}, neighbours: make([][]int, n), cliqueKeys: map[string]bool{}, master: newPackLP(n)}
+			for _, i := range c.fixed {
+				sv.fix(i)
+			}
+			for _, p := range c.pairs {
+				sv.addCut([]int{p[0], p[1]})
+			}
+			added := sv.cliqueSeparate(c.K[:])
+			if added != (len(c.want) > 0) || !slices.EqualFunc(sv.cliqueRows, c.want, slices.Equal) {
+				t.Fatalf("added %v, clique rows %v; want %v", added, sv.cliqueRows, c.want)
+			}
+			if sv.cliqueSeparate(c.K[:]) {
+				t.Fatal("a clique added twice")
+			}
+			// The master's optimum: each clique row lets one member be linked (the
+			// cliques of the table are disjoint, the fixed records count 1 each).
+			if st := sv.master.Dual(); st != clp.Optimal {
+				t.Fatalf("master: %v", st)
+			}
+			want := float64(len(c.fixed))
+			for _, C := range c.want {
+				want += float64(len(C) - 1)
+			}
+			for _, i := range c.fixed {
+				sv.master.SetColumnBounds(i, 1, 1)
+			}
+			sv.master.Dual()
+			if got := sv.master.ObjectiveValue(); len(c.want) > 0 && math.Abs(got-want) > 1e-9 {
+				t.Fatalf("master optimum %g, want %g", got, want)
+			}
+			if len(c.want) == 0 {
+				return
+			}
+			sv.cliqueIn[0] = false // as purgeMaster drops it
+			if !sv.cliqueSeparate(c.K[:]) || !sv.cliqueIn[0] || len(sv.cliqueRows) != len(c.want) {
+				t.Fatalf("a dropped clique row did not come back: in %v, rows %v", sv.cliqueIn, sv.cliqueRows)
+			}
+		})
 	}
 }
