@@ -10,7 +10,8 @@ import (
 
 // TestPerfCase runs one case when REID_PERF=file:n:family:seconds is set (for profiling):
 // REID_PERF=rankswap_p15:100:wm:30 go test -run TestPerfCase -cpuprofile cpu.out ./optimize
-// REID_PERF_CLP_MASTER=1 solves the master with CLP whatever N (to compare engines).
+// REID_PERF_CLP_MASTER=1 solves the master with CLP whatever N (to compare engines);
+// REID_PERF_SEED sets Settings.Seed (the line search's kicks).
 func TestPerfCase(t *testing.T) {
 	spec := os.Getenv("REID_PERF")
 	if spec == "" {
@@ -26,10 +27,11 @@ func TestPerfCase(t *testing.T) {
 		t.Fatal(err)
 	}
 	sec, _ := strconv.ParseFloat(parts[3], 64)
+	seed, _ := strconv.ParseInt(os.Getenv("REID_PERF_SEED"), 10, 64)
 	p := census(t, parts[0], n)
 	p.Family = f
 	start := time.Now()
-	res, err := Learn(p, Settings{TimeLimit: time.Duration(sec * float64(time.Second)), clpMaster: os.Getenv("REID_PERF_CLP_MASTER") != "", Progress: func(r Report) {
+	res, err := Learn(p, Settings{TimeLimit: time.Duration(sec * float64(time.Second)), clpMaster: os.Getenv("REID_PERF_CLP_MASTER") != "", Seed: seed, Progress: func(r Report) {
 		t.Logf("%6.1fs inc %d bound %d gap %.3f nodes %d", r.Elapsed.Seconds(), r.Incumbent, r.Bound, r.Gap, r.Nodes)
 	}})
 	if err != nil {
