@@ -68,7 +68,8 @@ DBRL: true partner the unique nearest), euclidean_links (plain DBRL with the Euc
 distance), bound (proven upper bound on correct_links), gap ((bound − correct_links) /
 bound), status (optimal or time_limit), nodes, cuts, rows_generated, lp_iterations, twin_groups
 (groups of identical records with different true partners: at most one of each can be
-linked, which the bound uses from the start; microaggregated files) and seconds; for
+linked, which the bound uses from the start; microaggregated files), clique_rows (rows
+over sets of records no two of which can be linked together) and seconds; for
 bilinear eigenvalues (of the learned W, ascending) and family_cuts (PSD
 cuts added); for choquet shapley (each attribute's Shapley value: its average weight in
 the learned measure), interaction (each pair's Shapley interaction index: > 0 the pair
@@ -170,6 +171,9 @@ type learnReport struct {
 	// TwinGroups is the number of groups of identical records (different true partners)
 	// of which at most one can be linked: the bound starts from them.
 	TwinGroups int `json:"twin_groups"`
+	// CliqueRows counts the master's rows over cliques of records no two of which can be
+	// linked together.
+	CliqueRows int `json:"clique_rows"`
 	// Eigenvalues of the learned W (bilinear), ascending.
 	Eigenvalues []float64 `json:"eigenvalues,omitempty"`
 	// Shapley and Interaction describe a learned Choquet measure.
@@ -312,6 +316,7 @@ func (j *learnJob) run(e *env) (*learnReport, distances.Operator, error) {
 		LPIterations:   res.Stats.LPIterations,
 		FamilyCuts:     res.Stats.FamilyCuts,
 		TwinGroups:     res.Stats.TwinGroups,
+		CliqueRows:     res.Stats.CliqueRows,
 		Seed:           j.settings.Seed,
 		Seconds:        res.Stats.Seconds,
 	}
