@@ -271,7 +271,8 @@ type Stats struct {
 	// partners) whose clique rows the master starts with: at most the members of one
 	// true partner can be linked (microaggregated files).
 	TwinGroups int
-	// CliqueRows counts the master's rows over cliques of conflicting records.
+	// CliqueRows counts the clique rows generated for the master (cliqueSeparate: sets of
+	// records no two of which can be linked together), whether or not still in it.
 	CliqueRows int
 	Seconds    float64
 }

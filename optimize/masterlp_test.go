@@ -294,11 +294,15 @@ func TestSwitchMasterToCLP(t *testing.T) {
 		t.Fatal("the master of 60 records is not a packLP")
 	}
 	objPack, _, stPack := sv.solveMaster()
+	before := slices.Clone(sv.masterCut)
 	sv.switchMasterToCLP()
 	if _, ok := sv.master.(*clp.Model); !ok {
 		t.Fatal("switchMasterToCLP left a packLP")
 	}
 	objCLP, K, stCLP := sv.solveMaster()
+	if !slices.Equal(sv.masterCut, before) {
+		t.Errorf("the master's rows changed in the switch: %v, were %v", sv.masterCut, before)
+	}
 	if stPack != masterSolved || stCLP != masterSolved || math.Abs(objPack-objCLP) > 1e-6 {
 		t.Fatalf("packLP: state %v objective %g; CLP after the switch: state %v objective %g", stPack, objPack, stCLP, objCLP)
 	}
@@ -477,9 +481,25 @@ func TestCliqueSeparate(t *testing.T) {
 			if len(c.want) == 0 {
 				return
 			}
-			sv.cliqueIn[0] = false // as purgeMaster drops it
-			if !sv.cliqueSeparate(c.K[:]) || !sv.cliqueIn[0] || len(sv.cliqueRows) != len(c.want) {
-				t.Fatalf("a dropped clique row did not come back: in %v, rows %v", sv.cliqueIn, sv.cliqueRows)
+			// purgeMaster drops every row slack at K = 1 (all of them); the master's
+			// optimum falls to the fixed records, and comes back with the rows.
+			sv.masterKeep = 0
+			sv.lastK = []float64{1, 1, 1, 1, 1, 1}
+			sv.purgeMaster()
+			if len(sv.masterCut) != 0 || slices.Contains(sv.cliqueIn, true) {
+				t.Fatalf("purgeMaster kept rows %v (clique rows in the master: %v)", sv.masterCut, sv.cliqueIn)
+			}
+			sv.master.Dual()
+			if got := sv.master.ObjectiveValue(); math.Abs(got-float64(len(c.fixed))) > 1e-9 {
+				t.Fatalf("master optimum %g without rows, want %d", got, len(c.fixed))
+			}
+			if !sv.cliqueSeparate(c.K[:]) || slices.Contains(sv.cliqueIn, false) || len(sv.cliqueRows) != len(c.want) {
+				t.Fatalf("dropped clique rows did not come back: in %v, rows %v", sv.cliqueIn, sv.cliqueRows)
+			}
+			sv.poolSeparate(c.K[:])
+			sv.master.Dual()
+			if got := sv.master.ObjectiveValue(); math.Abs(got-want) > 1e-9 {
+				t.Fatalf("master optimum %g after the rows came back, want %g", got, want)
 			}
 		})
 	}

@@ -216,7 +216,8 @@ func (sv *solver) newMaster() masterLP {
 }
 
 // switchMasterToCLP replaces the master by a CLP model with the same rows (twin rows, in
-// the order twinCuts added them, and the cuts of masterCut) and column bounds.
+// the order twinCuts added them, and the cut and clique rows of masterCut, in its order)
+// and column bounds.
 func (sv *solver) switchMasterToCLP() {
 	sv.master.Close()
 	sv.clpMaster = true
