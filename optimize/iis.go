@@ -65,9 +65,6 @@ func (s *smallLP) set(x int, on bool, lo float64) {
 	}
 }
 
-// smallDual solves a small θ-LP of the deletion filter or a one-record check (solveThetaLP).
-func (sv *solver) smallDual(s *smallLP) clp.Status { return sv.solveThetaLP(s.model) }
-
 // iisSmall is the deletion filter of iis on a separate LP holding only the subproblem rows
 // of the support records. It returns nil when that LP cannot be certified infeasible (the
 // caller then falls back to the filter on the shared subproblem). The returned set is
@@ -122,13 +119,13 @@ func (sv *solver) iisSmall(support []int) []int {
 	// record stays out only when a verified Farkas certificate proves the rest infeasible;
 	// the final set is the one of the last certificate, verified once more at the end.
 	certified := func() []float64 {
-		if sv.smallDual(s) != clp.PrimalInfeasible {
+		if sv.solveThetaLP(s.model) != clp.PrimalInfeasible {
 			return nil // feasible (or unsure): keep the record, the set stays valid
 		}
 		y, _ := sv.farkas(s.model)
 		return y
 	}
-	sv.smallDual(s)
+	sv.solveThetaLP(s.model)
 	y, ok := sv.farkas(s.model)
 	if !ok {
 		return nil
@@ -200,7 +197,7 @@ func (sv *solver) checkOne(i int) outcome {
 			return aborted
 		}
 		sv.report(false) // a check can take seconds of cut rounds (bilinear, Choquet)
-		st := sv.smallDual(s)
+		st := sv.solveThetaLP(s.model)
 		if st == clp.PrimalInfeasible {
 			if _, ok := sv.farkas(s.model); ok {
 				return infeasible

@@ -231,8 +231,7 @@ func (sv *solver) switchMasterToCLP() {
 			continue
 		}
 		if c <= -2 {
-			C := sv.cliqueRows[-2-c]
-			sv.addMasterRow(C, float64(len(C)-1), c)
+			sv.addCliqueRow(-2 - c)
 			continue
 		}
 		sv.addMasterRow(sv.twinRows[twin].members, float64(sv.twinRows[twin].rhs), -1)
@@ -998,8 +997,7 @@ func (sv *solver) cliqueSeparate(K []float64) bool {
 	added := false
 	for c, C := range sv.cliqueRows {
 		if !sv.cliqueIn[c] && float64(len(C))-coverage(C, K) > 1+1e-6 {
-			sv.addMasterRow(C, float64(len(C)-1), -2-c)
-			sv.cliqueIn[c] = true
+			sv.addCliqueRow(c)
 			added = true
 		}
 	}
@@ -1053,14 +1051,20 @@ func (sv *solver) cliqueSeparate(K []float64) bool {
 			continue
 		}
 		sv.cliqueKeys[key] = true
-		k := len(sv.cliqueRows)
 		sv.cliqueRows = append(sv.cliqueRows, C)
-		sv.cliqueIn = append(sv.cliqueIn, true)
-		sv.addMasterRow(C, float64(len(C)-1), -2-k)
+		sv.cliqueIn = append(sv.cliqueIn, false)
+		sv.addCliqueRow(len(sv.cliqueRows) - 1)
 		sv.stats.CliqueRows++
 		added = true
 	}
 	return added
+}
+
+// addCliqueRow adds clique k's row Σ_{i∈C} K_i ≥ |C| − 1 to the master.
+func (sv *solver) addCliqueRow(k int) {
+	C := sv.cliqueRows[k]
+	sv.addMasterRow(C, float64(len(C)-1), -2-k)
+	sv.cliqueIn[k] = true
 }
 
 // poolSeparate adds to the master the cuts of the pool that K violates; it reports

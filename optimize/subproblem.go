@@ -209,9 +209,6 @@ func (sv *solver) activate(set []bool) {
 	}
 }
 
-// dual solves the shared subproblem (solveThetaLP).
-func (sv *solver) dual() clp.Status { return sv.solveThetaLP(sv.sub) }
-
 // dualLP is a θ-LP as solveThetaLP needs it.
 type dualLP interface {
 	resumableLP
@@ -246,7 +243,7 @@ func (sv *solver) solveSub() outcome {
 		if sv.timeUp() {
 			return aborted
 		}
-		st := sv.dual()
+		st := sv.solveThetaLP(sv.sub)
 		if st == clp.PrimalInfeasible {
 			if y, ok := sv.farkas(sv.sub); ok {
 				sv.ray = y
@@ -385,7 +382,7 @@ func (sv *solver) iis() []int {
 				break
 			}
 			sv.setActive(i, false)
-			if sv.dual() != clp.PrimalInfeasible {
+			if sv.solveThetaLP(sv.sub) != clp.PrimalInfeasible {
 				sv.setActive(i, true)
 			}
 		}
@@ -397,7 +394,7 @@ func (sv *solver) iis() []int {
 		}
 	}
 	if len(set) < len(support) || len(support) == 1 {
-		if sv.dual() == clp.PrimalInfeasible {
+		if sv.solveThetaLP(sv.sub) == clp.PrimalInfeasible {
 			if _, ok := sv.farkas(sv.sub); ok {
 				sort.Ints(set)
 				return set
