@@ -1,0 +1,312 @@
+package optimize
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestSimplexProjection(t *testing.T) {
+	for _, c := range []struct{ in, want []float64 }{
+		{[]float64{0.3, 0.7}, []float64{0.3, 0.7}},        // on the simplex already
+		{[]float64{1, 1}, []float64{0.5, 0.5}},            // τ = 1/2
+		{[]float64{2, 0}, []float64{1, 0}},                // τ = 1, the second clipped
+		{[]float64{0.2, 0.2, -1}, []float64{0.5, 0.5, 0}}, // τ = −0.3
+		{[]float64{0, 0, 0, 0}, []float64{0.25, 0.25, 0.25, 0.25}},
+	} {
+		got := slices.Clone(c.in)
+		simplexProjection(got)
+		for k := range got {
+			if math.Abs(got[k]-c.want[k]) > 1e-12 {
+				t.Errorf("projection of %v = %v, want %v", c.in, got, c.want)
+				break
+			}
+		}
+	}
+	// The nearest point: no point of the simplex is closer (random ones, and the
+	// clamp-and-rescale map the search uses to repair rounding).
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		v := make([]float64, 5)
+		for k := range v {
+			v[k] = 2 * rng.NormFloat64()
+		}
+		p := slices.Clone(v)
+		simplexProjection(p)
+		sum := 0.0
+		for _, x := range p {
+			sum += x
+			if x < 0 {
+				t.Fatalf("projection of %v has a negative entry: %v", v, p)
+			}
+		}
+		if math.Abs(sum-1) > 1e-12 {
+			t.Fatalf("projection of %v sums to %v", v, sum)
+		}
+		dp := dist2(v, p)
+		for range 50 {
+			y := make([]float64, 5)
+			for k := range y {
+				y[k] = rng.ExpFloat64()
+			}
+			projectSimplex(y)
+			if dist2(v, y) < dp-1e-12 {
+				t.Fatalf("%v is closer to %v than its projection %v", y, v, p)
+			}
+		}
+	}
+}
+
+func dist2(a, b []float64) float64 {
+	s := 0.0
+	for k := range a {
+		s += (a[k] - b[k]) * (a[k] - b[k])
+	}
+	return s
+}
+
+// The projection of W onto the PSD matrices of trace 1: no eigenvalue below rounding,
+// trace 1, and nearer in the Frobenius norm than random members and than the repair map
+// (clamp the negative eigenvalues, rescale).
+func TestSoftProjectBilinear(t *testing.T) {
+	const m = 4
+	sp := newBilinearSpace(m)
+	rng := rand.New(rand.NewPCG(5, 6))
+	frob := func(a, b []float64) float64 {
+		s := 0.0
+		for k := range m {
+			for l := k; l < m; l++ {
+				x := a[sp.col(k, l)] - b[sp.col(k, l)]
+				if l != k {
+					x *= math.Sqrt2 // W_kl and W_lk
+				}
+				s += x * x
+			}
+		}
+		return s
+	}
+	for range 100 {
+		th := make([]float64, sp.dim())
+		for c := range th {
+			th[c] = rng.NormFloat64()
+		}
+		p := slices.Clone(th)
+		softProject(sp, p)
+		vals, _ := sp.eigen(p)
+		tr := 0.0
+		for k := range m {
+			tr += p[sp.col(k, k)]
+		}
+		if vals[0] < -1e-12 || math.Abs(tr-1) > 1e-12 {
+			t.Fatalf("projection has λ_min %v, trace %v", vals[0], tr)
+		}
+		repaired := slices.Clone(th)
+		sp.project(repaired)
+		if frob(th, repaired) < frob(th, p)-1e-12 {
+			t.Fatalf("the repair map is nearer (%v) than the projection (%v)", frob(th, repaired), frob(th, p))
+		}
+		for range 30 {
+			y := make([]float64, sp.dim())
+			var a mat.Dense
+			g := mat.NewDense(m, m, nil)
+			for k := range m {
+				for l := range m {
+					g.Set(k, l, rng.NormFloat64())
+				}
+			}
+			a.Mul(g, g.T()) // PSD
+			for k := range m {
+				for l := k; l < m; l++ {
+					y[sp.col(k, l)] = a.At(k, l)
+				}
+			}
+			sp.project(y) // trace 1
+			if frob(th, y) < frob(th, p)-1e-12 {
+				t.Fatalf("a random member is nearer (%v) than the projection (%v)", frob(th, y), frob(th, p))
+			}
+		}
+	}
+}
+
+// The gradient of the smooth count against central differences along random directions,
+// for the simplex features and the bilinear form (whose rows are built on demand).
+func TestSoftGradient(t *testing.T) {
+	const eps = 1e-4
+	p := randomProblem(11, 40, 4, 0.6)
+	for _, f := range []Family{WM, OWA, Bilinear} {
+		sp, _ := newSpace(f, 4)
+		d := prepare(p, sp, eps, 1)
+		rng := rand.New(rand.NewPCG(7, 8))
+		th := sp.euclidean()
+		for c := range th {
+			th[c] += 0.02 * rng.Float64()
+		}
+		o := newSoftObjective(d, eps, make([]bool, len(d.recs)), 2)
+		for _, tau := range []float64{0.3, 0.05} {
+			grad := make([]float64, len(th))
+			o.eval(th, tau, grad)
+			for range 5 {
+				dir := make([]float64, len(th))
+				for c := range dir {
+					dir[c] = rng.NormFloat64()
+				}
+				const h = 1e-6
+				plus, minus := slices.Clone(th), slices.Clone(th)
+				for c := range th {
+					plus[c] += h * dir[c]
+					minus[c] -= h * dir[c]
+				}
+				scratch := make([]float64, len(th))
+				lp, _ := o.eval(plus, tau, scratch)
+				lm, _ := o.eval(minus, tau, scratch)
+				num, ana := (lp-lm)/(2*h), dot(grad, dir)
+				if math.Abs(num-ana) > 1e-4*max(1, math.Abs(num)) {
+					t.Errorf("%v τ=%v: directional derivative %v, gradient gives %v", f, tau, num, ana)
+				}
+			}
+		}
+	}
+}
+
+// bilinearLinkedAt counts the records W links, from the distances xᵀWx directly.
+func bilinearLinkedAt(d *data, sp *bilinearSpace, theta []float64, eps float64) int {
+	w := sp.matrix(theta)
+	dist := func(q, r []float64) float64 {
+		x := make([]float64, d.m)
+		for k := range x {
+			x[k] = q[k] - r[k]
+		}
+		v := mat.NewVecDense(d.m, x)
+		return mat.Inner(v, w, v)
+	}
+	n := 0
+	for i := range d.recs {
+		r := &d.recs[i]
+		q := d.query(r.q)
+		dt, ok := dist(q, d.ref(r.t)), true
+		for j := range d.nr {
+			ok = ok && (j == r.t || dist(q, d.ref(j))-dt >= eps)
+		}
+		if ok {
+			n++
+		}
+	}
+	return n
+}
+
+// softAscent returns the number its θ links (counted independently), never fewer than
+// the start's, keeps θ in the family, does not depend on the number of threads, and
+// finds the links a single exact attribute gives, which the Euclidean distance misses.
+func TestSoftAscent(t *testing.T) {
+	const eps = 1e-4
+	// Attribute 0 is released exactly and separates every record; the three others
+	// carry noise of twice their spread, so the Euclidean distance links few records
+	// and θ = e_0 (or W = e_0e_0ᵀ) links all.
+	p := randomProblem(13, 60, 4, 2)
+	p.Queries[0] = slices.Clone(p.Refs[0])
+	for _, f := range []Family{WM, OWA, Bilinear} {
+		sp, _ := newSpace(f, 4)
+		d := prepare(p, sp, eps, 1)
+		count := func(th []float64) int {
+			if b, ok := sp.(*bilinearSpace); ok {
+				return bilinearLinkedAt(d, b, th, eps)
+			}
+			return linkedAt(d, th, eps)
+		}
+		run := func(threads int) ([]float64, int) {
+			th := sp.euclidean()
+			return th, softAscent(d, th, eps, make([]bool, len(d.recs)), threads, 1200, time.Time{})
+		}
+		th1, n1 := run(1)
+		th2, n2 := run(2)
+		start := count(sp.euclidean())
+		if got := count(th1); got != n1 || n1 < start {
+			t.Errorf("%v: softAscent says %d links, its θ links %d, the start %d", f, n1, got, start)
+		}
+		if n1 != n2 || !slices.Equal(th1, th2) {
+			t.Errorf("%v: one and two threads differ: %d, %d", f, n1, n2)
+		}
+		inFamily := slices.Clone(th1)
+		sp.project(inFamily)
+		if dist2(inFamily, th1) > 1e-20 {
+			t.Errorf("%v: θ %v is not in the family", f, th1)
+		}
+		// OWA sorts the diffs, so the exact attribute is not its to find. (θ = e_0 does
+		// not link every record: some are within √ε of another in attribute 0.)
+		exact := sp.euclidean()
+		clear(exact)
+		if b, ok := sp.(*bilinearSpace); ok {
+			exact[b.col(0, 0)] = 1
+		} else {
+			exact[0] = 1
+		}
+		if f != OWA && (start > len(d.recs)/2 || n1 < count(exact)) {
+			t.Errorf("%v: Euclidean %d links, the ascent %d, the exact attribute alone %d", f, start, n1, count(exact))
+		}
+	}
+}
+
+// tangent's step is the gradient's Riesz representative in the tangent space of the
+// normalisation: it keeps Σθ (trace W) and, for every direction E that does,
+// ⟨tangent(g), E⟩ = g·E in the projection's metric (Euclidean; Frobenius for W, where an
+// off-diagonal θ_kl stands for W_kl and W_lk).
+func TestTangent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, f := range []Family{WM, Bilinear} {
+		sp, _ := newSpace(f, 5)
+		b, isBilinear := sp.(*bilinearSpace)
+		diag := func(c int) bool { // a column in the normalisation
+			if !isBilinear {
+				return true
+			}
+			for k := range b.m {
+				if b.col(k, k) == c {
+					return true
+				}
+			}
+			return false
+		}
+		inner := func(x, y []float64) float64 { // the projection's metric
+			s := 0.0
+			for c := range x {
+				w := 1.0
+				if !diag(c) {
+					w = 2
+				}
+				s += w * x[c] * y[c]
+			}
+			return s
+		}
+		random := func() []float64 {
+			v := make([]float64, sp.dim())
+			for c := range v {
+				v[c] = rng.NormFloat64()
+			}
+			return v
+		}
+		for range 20 {
+			g := random()
+			step := slices.Clone(g)
+			tangent(sp, step)
+			e := random()
+			tangent(sp, e) // a direction that keeps the normalisation
+			sumStep, sumE := 0.0, 0.0
+			for c := range step {
+				if diag(c) {
+					sumStep += step[c]
+					sumE += e[c]
+				}
+			}
+			if math.Abs(sumStep) > 1e-12 || math.Abs(sumE) > 1e-12 {
+				t.Fatalf("%v: the step changes the normalisation by %v", f, sumStep)
+			}
+			if a, b := inner(step, e), dot(g, e); math.Abs(a-b) > 1e-9*max(1, math.Abs(b)) {
+				t.Fatalf("%v: ⟨step, E⟩ = %v, g·E = %v", f, a, b)
+			}
+		}
+	}
+}
