@@ -67,11 +67,11 @@
 //     (an iterated local search seeded by Settings.Seed) runs before the tree and every
 //     100 nodes; on the microaggregated CENSUS files, 2-minute searches with it link
 //     0–4 more records than 10-minute searches without it (bench/README.md). Before
-//     it, for the same three families, a smooth ascent (soft.go): projected gradient
-//     steps on Σ_i σ(s_i/τ), s_i the soft minimum of record i's margins minus ε, with τ
-//     lowered towards ε (the smoothing of neighbourhood components analysis), from the
-//     incumbent and from the Euclidean θ; it moves all 91 entries of a 13-attribute W at
-//     once, where the lines move one or two.
+//     it, for bilinear, a smooth ascent (soft.go): projected gradient steps on
+//     Σ_i σ(s_i/τ), s_i the soft minimum of record i's margins minus ε, with τ lowered
+//     towards ε (the smoothing of neighbourhood components analysis), from the incumbent
+//     and from the Euclidean W; it moves all 91 entries of a 13-attribute W at once,
+//     where a line moves one or two.
 //
 // The θ-subproblem of WM and OWA is a matrix game (gamelp.go): rows a·θ ≥ lo on the simplex
 // hold exactly when max_θ min_r (a_r − lo)·θ ≥ 0, an LP whose dual has a basis of m + 1

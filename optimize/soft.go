@@ -16,9 +16,11 @@ import (
 // components analysis", NIPS 2004, eq. 1–5, with the logistic in place of the softmax
 // over the true partner). A projected gradient step moves every nearly linked record at
 // once, where the line search moves along one of a fixed set of lines; τ is lowered from
-// the margins' scale towards ε so that the surrogate approaches the count. On the
-// bilinear form, which has 91 parameters for 13 attributes, this found in 8 s from the
-// Euclidean W the 211 links of mdav_k5 that the line search alone had not reached in 300 s.
+// the margins' scale towards ε so that the surrogate approaches the count. It serves the
+// bilinear form, which has 91 parameters for 13 attributes: from the Euclidean W it found
+// in 8 s the 211 links of mdav_k5 that the line search alone had not reached in 300 s. On
+// WM and OWA (13 parameters) it found no more than the line search and its time cost the
+// tree nodes (bench/README.md, ninth session), so they do without it.
 
 // softPhases is the number of temperatures, each half the one before.
 const softPhases = 8
@@ -30,22 +32,12 @@ const softBlocks = 16
 // softCutoff leaves out of the gradient the rows whose softmax weight is below e^−30.
 const softCutoff = 30
 
-// softFamily reports whether the smooth ascent has a Euclidean projection for sp (the
-// simplex, and W with its eigenvalues on the simplex); other families skip it.
-func softFamily(sp space) bool {
-	switch sp.(type) {
-	case *simplexSpace, *bilinearSpace:
-		return true
-	}
-	return false
-}
-
-// softAscent runs the smooth ascent from θ for at most iters gradient steps (fewer if
+// softAscent runs the smooth ascent from W (θ, d's space sp) for at most iters gradient steps (fewer if
 // the first evaluation's time says they would not end before stop) and leaves in θ the
 // point that linked the most records, counted exactly (every row ≥ eps) over the records
 // neither impossible nor skipped; it returns that number. θ is only replaced by a point
 // that links more than θ itself.
-func softAscent(d *data, theta []float64, eps float64, skip []bool, threads, iters int, stop time.Time) int {
+func softAscent(d *data, sp *bilinearSpace, theta []float64, eps float64, skip []bool, threads, iters int, stop time.Time) int {
 	o := newSoftObjective(d, eps, skip, threads)
 	if len(o.recs) == 0 {
 		return 0
@@ -91,7 +83,7 @@ func softAscent(d *data, theta []float64, eps float64, skip []bool, threads, ite
 			if eta < 1e-6*eta0 || !stop.IsZero() && time.Now().After(stop) {
 				break
 			}
-			tangent(d.sp, grad)
+			tangent(sp, grad)
 			gn := math.Sqrt(dot(grad, grad))
 			if gn == 0 {
 				break
@@ -99,7 +91,7 @@ func softAscent(d *data, theta []float64, eps float64, skip []bool, threads, ite
 			for k := range try {
 				try[k] = cur[k] + eta*grad[k]/gn
 			}
-			softProject(d.sp, try)
+			projectPSD(sp, try)
 			l2, n2 := o.eval(try, tau, tryGrad)
 			steps++
 			if n2 > best {
@@ -221,60 +213,39 @@ func (o *softObjective) eval(theta []float64, tau float64, grad []float64) (floa
 	return l, n
 }
 
-// tangent removes from g its component across the family's normalisation (Σθ = 1 on the
-// simplex, trace(W) = 1), so that the projection does not undo the step; for W it also
-// halves the off-diagonal entries (θ_kl = W_kl enters the rows with its feature doubled),
-// which makes g the Frobenius gradient that softProject's metric expects.
-func tangent(sp space, g []float64) {
-	switch s := sp.(type) {
-	case *simplexSpace:
-		mean := 0.0
-		for _, v := range g {
-			mean += v
-		}
-		mean /= float64(len(g))
-		for k := range g {
-			g[k] -= mean
-		}
-	case *bilinearSpace:
-		mean := 0.0
-		for k := range s.m {
-			mean += g[s.col(k, k)]
-		}
-		mean /= float64(s.m)
-		for k := range s.m {
-			g[s.col(k, k)] -= mean
-			for l := k + 1; l < s.m; l++ {
-				g[s.col(k, l)] /= 2
-			}
+// tangent removes from g its component across trace(W) = 1, so that the projection does
+// not undo the step, and halves the off-diagonal entries (θ_kl = W_kl enters the rows with
+// its feature doubled): g becomes the Frobenius gradient that projectPSD's metric expects.
+func tangent(s *bilinearSpace, g []float64) {
+	mean := 0.0
+	for k := range s.m {
+		mean += g[s.col(k, k)]
+	}
+	mean /= float64(s.m)
+	for k := range s.m {
+		g[s.col(k, k)] -= mean
+		for l := k + 1; l < s.m; l++ {
+			g[s.col(k, l)] /= 2
 		}
 	}
 }
 
-// softProject maps θ to the nearest member of the family: the Euclidean projection onto
-// the simplex, and for W (Frobenius distance) its eigenvalues projected onto the simplex,
-// the nearest positive semi-definite matrix of trace 1.
-func softProject(sp space, theta []float64) {
-	switch s := sp.(type) {
-	case *simplexSpace:
-		simplexProjection(theta)
-	case *bilinearSpace:
-		vals, vecs := s.eigen(theta)
-		if vals == nil {
-			return
-		}
-		simplexProjection(vals)
-		for k := range s.m {
-			for l := k; l < s.m; l++ {
-				v := 0.0
-				for e, lambda := range vals {
-					v += lambda * vecs.At(k, e) * vecs.At(l, e)
-				}
-				theta[s.col(k, l)] = v
+// projectPSD maps W to the nearest (Frobenius distance) positive semi-definite matrix of
+// trace 1: its eigenvalues projected onto the simplex, its eigenvectors kept.
+func projectPSD(s *bilinearSpace, theta []float64) {
+	vals, vecs := s.eigen(theta)
+	if vals == nil {
+		return
+	}
+	simplexProjection(vals)
+	for k := range s.m {
+		for l := k; l < s.m; l++ {
+			v := 0.0
+			for e, lambda := range vals {
+				v += lambda * vecs.At(k, e) * vecs.At(l, e)
 			}
+			theta[s.col(k, l)] = v
 		}
-	default:
-		sp.project(theta)
 	}
 }
 

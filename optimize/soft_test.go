@@ -95,7 +95,7 @@ func TestSoftProjectBilinear(t *testing.T) {
 			th[c] = rng.NormFloat64()
 		}
 		p := slices.Clone(th)
-		softProject(sp, p)
+		projectPSD(sp, p)
 		vals, _ := sp.eigen(p)
 		tr := 0.0
 		for k := range m {
@@ -198,115 +198,92 @@ func bilinearLinkedAt(d *data, sp *bilinearSpace, theta []float64, eps float64) 
 	return n
 }
 
-// softAscent returns the number its θ links (counted independently), never fewer than
-// the start's, keeps θ in the family, does not depend on the number of threads, and
-// finds the links a single exact attribute gives, which the Euclidean distance misses.
+// softAscent returns the number its W links (counted independently from the distances),
+// never fewer than the start's, keeps W in the family, does not depend on the number of
+// threads, and finds the links a single exact attribute gives, which the Euclidean
+// distance misses.
 func TestSoftAscent(t *testing.T) {
 	const eps = 1e-4
-	// Attribute 0 is released exactly and separates every record; the three others
-	// carry noise of twice their spread, so the Euclidean distance links few records
-	// and θ = e_0 (or W = e_0e_0ᵀ) links all.
+	// Attribute 0 is released exactly; the three others carry noise of twice their
+	// spread, so the Euclidean distance links few records and W = e_0e_0ᵀ links every
+	// record but those within √ε of another in attribute 0.
 	p := randomProblem(13, 60, 4, 2)
 	p.Queries[0] = slices.Clone(p.Refs[0])
-	for _, f := range []Family{WM, OWA, Bilinear} {
-		sp, _ := newSpace(f, 4)
-		d := prepare(p, sp, eps, 1)
-		count := func(th []float64) int {
-			if b, ok := sp.(*bilinearSpace); ok {
-				return bilinearLinkedAt(d, b, th, eps)
-			}
-			return linkedAt(d, th, eps)
-		}
-		run := func(threads int) ([]float64, int) {
-			th := sp.euclidean()
-			return th, softAscent(d, th, eps, make([]bool, len(d.recs)), threads, 1200, time.Time{})
-		}
-		th1, n1 := run(1)
-		th2, n2 := run(2)
-		start := count(sp.euclidean())
-		if got := count(th1); got != n1 || n1 < start {
-			t.Errorf("%v: softAscent says %d links, its θ links %d, the start %d", f, n1, got, start)
-		}
-		if n1 != n2 || !slices.Equal(th1, th2) {
-			t.Errorf("%v: one and two threads differ: %d, %d", f, n1, n2)
-		}
-		inFamily := slices.Clone(th1)
-		sp.project(inFamily)
-		if dist2(inFamily, th1) > 1e-20 {
-			t.Errorf("%v: θ %v is not in the family", f, th1)
-		}
-		// OWA sorts the diffs, so the exact attribute is not its to find. (θ = e_0 does
-		// not link every record: some are within √ε of another in attribute 0.)
-		exact := sp.euclidean()
-		clear(exact)
-		if b, ok := sp.(*bilinearSpace); ok {
-			exact[b.col(0, 0)] = 1
-		} else {
-			exact[0] = 1
-		}
-		if f != OWA && (start > len(d.recs)/2 || n1 < count(exact)) {
-			t.Errorf("%v: Euclidean %d links, the ascent %d, the exact attribute alone %d", f, start, n1, count(exact))
-		}
+	sp := newBilinearSpace(4)
+	d := prepare(p, sp, eps, 1)
+	run := func(threads int) ([]float64, int) {
+		th := sp.euclidean()
+		return th, softAscent(d, sp, th, eps, make([]bool, len(d.recs)), threads, 1200, time.Time{})
+	}
+	th1, n1 := run(1)
+	th2, n2 := run(2)
+	start := bilinearLinkedAt(d, sp, sp.euclidean(), eps)
+	if got := bilinearLinkedAt(d, sp, th1, eps); got != n1 || n1 < start {
+		t.Errorf("softAscent says %d links, its W links %d, the start %d", n1, got, start)
+	}
+	if n1 != n2 || !slices.Equal(th1, th2) {
+		t.Errorf("one and two threads differ: %d, %d", n1, n2)
+	}
+	inFamily := slices.Clone(th1)
+	sp.project(inFamily)
+	if dist2(inFamily, th1) > 1e-20 {
+		t.Errorf("W %v is not in the family", th1)
+	}
+	exact := make([]float64, sp.dim())
+	exact[sp.col(0, 0)] = 1
+	if e := bilinearLinkedAt(d, sp, exact, eps); start > len(d.recs)/2 || n1 < e {
+		t.Errorf("Euclidean %d links, the ascent %d, the exact attribute alone %d", start, n1, e)
 	}
 }
 
 // tangent's step is the gradient's Riesz representative in the tangent space of the
-// normalisation: it keeps Σθ (trace W) and, for every direction E that does,
-// ⟨tangent(g), E⟩ = g·E in the projection's metric (Euclidean; Frobenius for W, where an
-// off-diagonal θ_kl stands for W_kl and W_lk).
+// trace: it keeps trace(W) and, for every direction E that does, ⟨tangent(g), E⟩ = g·E in
+// the Frobenius inner product (an off-diagonal θ_kl stands for W_kl and W_lk).
 func TestTangent(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	for _, f := range []Family{WM, Bilinear} {
-		sp, _ := newSpace(f, 5)
-		b, isBilinear := sp.(*bilinearSpace)
-		diag := func(c int) bool { // a column in the normalisation
-			if !isBilinear {
-				return true
+	sp := newBilinearSpace(5)
+	diag := make([]bool, sp.dim())
+	for k := range sp.m {
+		diag[sp.col(k, k)] = true
+	}
+	frobenius := func(x, y []float64) float64 {
+		s := 0.0
+		for c := range x {
+			w := 2.0
+			if diag[c] {
+				w = 1
 			}
-			for k := range b.m {
-				if b.col(k, k) == c {
-					return true
-				}
-			}
-			return false
+			s += w * x[c] * y[c]
 		}
-		inner := func(x, y []float64) float64 { // the projection's metric
-			s := 0.0
-			for c := range x {
-				w := 1.0
-				if !diag(c) {
-					w = 2
-				}
-				s += w * x[c] * y[c]
+		return s
+	}
+	trace := func(x []float64) float64 {
+		s := 0.0
+		for c, v := range x {
+			if diag[c] {
+				s += v
 			}
-			return s
 		}
-		random := func() []float64 {
-			v := make([]float64, sp.dim())
-			for c := range v {
-				v[c] = rng.NormFloat64()
-			}
-			return v
+		return s
+	}
+	random := func() []float64 {
+		v := make([]float64, sp.dim())
+		for c := range v {
+			v[c] = rng.NormFloat64()
 		}
-		for range 20 {
-			g := random()
-			step := slices.Clone(g)
-			tangent(sp, step)
-			e := random()
-			tangent(sp, e) // a direction that keeps the normalisation
-			sumStep, sumE := 0.0, 0.0
-			for c := range step {
-				if diag(c) {
-					sumStep += step[c]
-					sumE += e[c]
-				}
-			}
-			if math.Abs(sumStep) > 1e-12 || math.Abs(sumE) > 1e-12 {
-				t.Fatalf("%v: the step changes the normalisation by %v", f, sumStep)
-			}
-			if a, b := inner(step, e), dot(g, e); math.Abs(a-b) > 1e-9*max(1, math.Abs(b)) {
-				t.Fatalf("%v: ⟨step, E⟩ = %v, g·E = %v", f, a, b)
-			}
+		return v
+	}
+	for range 20 {
+		g := random()
+		step := slices.Clone(g)
+		tangent(sp, step)
+		e := random()
+		tangent(sp, e) // a direction that keeps the trace
+		if math.Abs(trace(step)) > 1e-12 || math.Abs(trace(e)) > 1e-12 {
+			t.Fatalf("the step changes the trace by %v", trace(step))
+		}
+		if a, b := frobenius(step, e), dot(g, e); math.Abs(a-b) > 1e-9*max(1, math.Abs(b)) {
+			t.Fatalf("⟨step, E⟩ = %v, g·E = %v", a, b)
 		}
 	}
 }

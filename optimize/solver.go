@@ -194,18 +194,19 @@ func (sv *solver) lineSearch(rounds int, share float64) bool {
 }
 
 // softIters bounds the smooth ascent's gradient steps at the start (about 20 s for the
-// bilinear form on 1,080 records, 3 s for WM); softShare bounds its time under a limit.
+// bilinear form on 1,080 records); softShare bounds its time under a limit.
 const (
 	softIters = 400
 	softShare = 0.25
 )
 
-// smoothAscent runs the smooth ascent (soft.go) from the incumbent and, when that is a
-// warm start, from the Euclidean θ too (on mdav_k5 the bilinear ascent from Euclidean
-// reached 213 links in 3 minutes, from WM's 205-link θ 212), and makes the better end
-// point the incumbent if it links more; it reports an improvement.
+// smoothAscent runs, for the bilinear form, the smooth ascent (soft.go) from the
+// incumbent and, when that is a warm start, from the Euclidean θ too (on mdav_k5 the
+// ascent from Euclidean reached 213 links in 3 minutes, from WM's 205-link θ 212), and
+// makes the better end point the incumbent if it links more; it reports an improvement.
 func (sv *solver) smoothAscent() bool {
-	if !softFamily(sv.d.sp) || sv.bestFail <= sv.currentLB() {
+	sp, ok := sv.d.sp.(*bilinearSpace)
+	if !ok || sv.bestFail <= sv.currentLB() {
 		return false
 	}
 	starts := [][]float64{slices.Clone(sv.bestTheta)}
@@ -225,7 +226,7 @@ func (sv *solver) smoothAscent() bool {
 			}
 			stop = time.Now().Add(budget / time.Duration(len(starts)))
 		}
-		softAscent(sv.d, th, sv.epsLP, sv.fixed, sv.threads, softIters, stop)
+		softAscent(sv.d, sp, th, sv.epsLP, sv.fixed, sv.threads, softIters, stop)
 		sv.d.sp.project(th)
 		better = sv.consider(th) || better
 	}
