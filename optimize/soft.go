@@ -32,11 +32,11 @@ const softBlocks = 16
 // softCutoff leaves out of the gradient the rows whose softmax weight is below e^−30.
 const softCutoff = 30
 
-// softAscent runs the smooth ascent from W (θ, d's space sp) for at most iters gradient steps (fewer if
-// the first evaluation's time says they would not end before stop) and leaves in θ the
-// point that linked the most records, counted exactly (every row ≥ eps) over the records
-// neither impossible nor skipped; it returns that number. θ is only replaced by a point
-// that links more than θ itself.
+// softAscent runs the smooth ascent from W (θ, in d's space sp) for at most iters
+// gradient steps (fewer if the first evaluation's time says they would not end before
+// stop) and leaves in θ the point that linked the most records, counted exactly (every
+// row ≥ eps) over the records neither impossible nor skipped; it returns that number. θ
+// is only replaced by a point that links more than θ itself.
 func softAscent(d *data, sp *bilinearSpace, theta []float64, eps float64, skip []bool, threads, iters int, stop time.Time) int {
 	o := newSoftObjective(d, eps, skip, threads)
 	if len(o.recs) == 0 {
@@ -69,13 +69,13 @@ func softAscent(d *data, sp *bilinearSpace, theta []float64, eps float64, skip [
 	try := make([]float64, dim)
 	tryGrad := make([]float64, dim)
 	eta0 := 0.05 * math.Sqrt(dot(theta, theta))
-	steps := 0
 	for ph := range softPhases {
 		if !stop.IsZero() && time.Now().After(stop) {
 			break
 		}
 		tau := tau0 * math.Pow(0.5, float64(ph))
 		l, _ := o.eval(cur, tau, grad)
+		tangent(sp, grad)
 		// A step of length η along the projected gradient; η grows after a step that
 		// raised L and halves after one that did not (that step is not taken).
 		eta := eta0
@@ -83,7 +83,6 @@ func softAscent(d *data, sp *bilinearSpace, theta []float64, eps float64, skip [
 			if eta < 1e-6*eta0 || !stop.IsZero() && time.Now().After(stop) {
 				break
 			}
-			tangent(sp, grad)
 			gn := math.Sqrt(dot(grad, grad))
 			if gn == 0 {
 				break
@@ -93,7 +92,6 @@ func softAscent(d *data, sp *bilinearSpace, theta []float64, eps float64, skip [
 			}
 			projectPSD(sp, try)
 			l2, n2 := o.eval(try, tau, tryGrad)
-			steps++
 			if n2 > best {
 				best = n2
 				copy(bestTheta, try)
@@ -102,6 +100,7 @@ func softAscent(d *data, sp *bilinearSpace, theta []float64, eps float64, skip [
 				copy(cur, try)
 				l = l2
 				grad, tryGrad = tryGrad, grad
+				tangent(sp, grad)
 				eta *= 1.2
 			} else {
 				eta *= 0.5
