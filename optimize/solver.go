@@ -202,12 +202,12 @@ const (
 
 // smoothAscent runs, for the bilinear form, the smooth ascent (soft.go) from the
 // incumbent and, when that is a warm start, from the Euclidean θ too (on mdav_k5 the
-// ascent from Euclidean reached 213 links in 3 minutes, from WM's 205-link θ 212), and
-// makes the better end point the incumbent if it links more; it reports an improvement.
-func (sv *solver) smoothAscent() bool {
+// ascent from Euclidean reached 213 links in 3 minutes, from WM's 205-link θ 212); an
+// end point that links more than the incumbent replaces it.
+func (sv *solver) smoothAscent() {
 	sp, ok := sv.d.sp.(*bilinearSpace)
 	if !ok || sv.bestFail <= sv.currentLB() {
-		return false
+		return
 	}
 	starts := [][]float64{slices.Clone(sv.bestTheta)}
 	if euclid := sv.d.sp.euclidean(); !slices.Equal(euclid, sv.bestTheta) {
@@ -217,20 +217,18 @@ func (sv *solver) smoothAscent() bool {
 	if !sv.deadline.IsZero() {
 		budget = time.Duration(softShare * float64(time.Until(sv.deadline)))
 	}
-	better := false
 	for _, th := range starts {
 		var stop time.Time
 		if !sv.deadline.IsZero() {
 			if budget <= 0 {
-				break
+				return
 			}
 			stop = time.Now().Add(budget / time.Duration(len(starts)))
 		}
 		softAscent(sv.d, sp, th, sv.epsLP, sv.fixed, sv.threads, softIters, stop)
 		sv.d.sp.project(th)
-		better = sv.consider(th) || better
+		sv.consider(th)
 	}
-	return better
 }
 
 // newMaster returns the master LP over K ∈ [0, 1]^N (at the current bounds) with no
