@@ -194,17 +194,10 @@ func (s *bilinearSpace) project(theta []float64) {
 		return
 	}
 	if vals[0] < 0 {
-		for k := range s.m {
-			for l := k; l < s.m; l++ {
-				v := 0.0
-				for e, lambda := range vals {
-					if lambda > 0 {
-						v += lambda * vecs.At(k, e) * vecs.At(l, e)
-					}
-				}
-				theta[s.col(k, l)] = v
-			}
+		for e := range vals {
+			vals[e] = max(vals[e], 0)
 		}
+		s.setEigen(theta, vals, vecs)
 	}
 	tr := 0.0
 	for k := range s.m {
@@ -212,6 +205,19 @@ func (s *bilinearSpace) project(theta []float64) {
 	}
 	for c := range theta {
 		theta[c] /= tr
+	}
+}
+
+// setEigen sets θ to W = Σ_e λ_e v_e v_eᵀ.
+func (s *bilinearSpace) setEigen(theta, vals []float64, vecs *mat.Dense) {
+	for k := range s.m {
+		for l := k; l < s.m; l++ {
+			v := 0.0
+			for e, lambda := range vals {
+				v += lambda * vecs.At(k, e) * vecs.At(l, e)
+			}
+			theta[s.col(k, l)] = v
+		}
 	}
 }
 

@@ -236,23 +236,16 @@ func projectPSD(s *bilinearSpace, theta []float64) {
 	if vals == nil {
 		return
 	}
-	simplexProjection(vals)
-	for k := range s.m {
-		for l := k; l < s.m; l++ {
-			v := 0.0
-			for e, lambda := range vals {
-				v += lambda * vecs.At(k, e) * vecs.At(l, e)
-			}
-			theta[s.col(k, l)] = v
-		}
-	}
+	nearestOnSimplex(vals)
+	s.setEigen(theta, vals, vecs)
 }
 
-// simplexProjection replaces v by its Euclidean projection onto the probability simplex,
+// nearestOnSimplex replaces v by its Euclidean projection onto the probability simplex,
 // max(v_k − τ, 0) with τ such that the result sums to 1 (Duchi, Shalev-Shwartz, Singer &
 // Chandra, "Efficient projections onto the l1-ball for learning in high dimensions",
 // ICML 2008, Figure 1).
-func simplexProjection(v []float64) {
+// (projectSimplex, the clamp-and-rescale repair of an LP point, is not this projection.)
+func nearestOnSimplex(v []float64) {
 	u := slices.Clone(v)
 	slices.Sort(u)
 	slices.Reverse(u)

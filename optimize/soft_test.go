@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-func TestSimplexProjection(t *testing.T) {
+func TestNearestOnSimplex(t *testing.T) {
 	for _, c := range []struct{ in, want []float64 }{
 		{[]float64{0.3, 0.7}, []float64{0.3, 0.7}},        // on the simplex already
 		{[]float64{1, 1}, []float64{0.5, 0.5}},            // τ = 1/2
@@ -19,7 +19,7 @@ func TestSimplexProjection(t *testing.T) {
 		{[]float64{0, 0, 0, 0}, []float64{0.25, 0.25, 0.25, 0.25}},
 	} {
 		got := slices.Clone(c.in)
-		simplexProjection(got)
+		nearestOnSimplex(got)
 		for k := range got {
 			if math.Abs(got[k]-c.want[k]) > 1e-12 {
 				t.Errorf("projection of %v = %v, want %v", c.in, got, c.want)
@@ -36,7 +36,7 @@ func TestSimplexProjection(t *testing.T) {
 			v[k] = 2 * rng.NormFloat64()
 		}
 		p := slices.Clone(v)
-		simplexProjection(p)
+		nearestOnSimplex(p)
 		sum := 0.0
 		for _, x := range p {
 			sum += x
