@@ -71,7 +71,12 @@
 //     Σ_i σ(s_i/τ), s_i the soft minimum of record i's margins minus ε, with τ lowered
 //     towards ε (the smoothing of neighbourhood components analysis), from the incumbent
 //     and from the Euclidean W; it moves all 91 entries of a 13-attribute W at once,
-//     where a line moves one or two.
+//     where a line moves one or two. After the line search, for bilinear on files with
+//     twin groups, a swap search (swap.go): for a record of a group with room whose
+//     addition is infeasible, each linked record with the most weight in the Farkas
+//     certificate is given up in turn for another member of its own group, the θ-LP
+//     deciding each move (polish only adds records, so it stops where a group must
+//     change its linked member for another group to gain one).
 //
 // The θ-subproblem of WM and OWA is a matrix game (gamelp.go): rows a·θ ≥ lo on the simplex
 // hold exactly when max_θ min_r (a_r − lo)·θ ≥ 0, an LP whose dual has a basis of m + 1

@@ -274,7 +274,11 @@ type Stats struct {
 	// CliqueRows counts the clique rows generated for the master (cliqueSeparate: sets of
 	// records no two of which can be linked together), whether or not still in it.
 	CliqueRows int
-	Seconds    float64
+	// Swaps counts the incumbents found by the swap search on twin groups (swap.go):
+	// one more record linked, alone or by giving up a record for another member of its
+	// group.
+	Swaps   int
+	Seconds float64
 }
 
 // Result is the outcome of Learn.

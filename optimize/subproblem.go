@@ -341,32 +341,10 @@ func dot(a, b []float64) float64 {
 // set is verified by a Farkas certificate, the (verified) support being returned
 // otherwise. The activation of the shared subproblem is left arbitrary: callers set it.
 func (sv *solver) iis() []int {
-	y := sv.ray
-	mass := make(map[int]float64)
-	big := 0.0
-	for _, v := range y {
-		big = max(big, math.Abs(v))
-	}
-	for row, v := range y {
-		if sv.rowRec[row] < 0 || math.Abs(v) <= 1e-9*big {
-			continue
-		}
-		mass[sv.rowRec[row]] += math.Abs(v)
-	}
-	support := make([]int, 0, len(mass))
-	for i := range mass {
-		support = append(support, i)
-	}
+	support := sv.raySupport()
 	if len(support) == 0 {
 		return nil
 	}
-	sort.Slice(support, func(a, b int) bool {
-		x, z := support[a], support[b]
-		if mass[x] != mass[z] {
-			return mass[x] < mass[z]
-		}
-		return x < z
-	})
 	if set := sv.iisSmall(support); set != nil {
 		return set
 	}
@@ -405,6 +383,36 @@ func (sv *solver) iis() []int {
 		}
 	}
 	sort.Ints(support)
+	return support
+}
+
+// raySupport returns the records whose rows carry the certificate sv.ray (entries above
+// 1e-9 of its largest), in increasing total |y| over their rows (ties: index): the order
+// in which the deletion filter tries to drop them.
+func (sv *solver) raySupport() []int {
+	y := sv.ray
+	mass := make(map[int]float64)
+	big := 0.0
+	for _, v := range y {
+		big = max(big, math.Abs(v))
+	}
+	for row, v := range y {
+		if sv.rowRec[row] < 0 || math.Abs(v) <= 1e-9*big {
+			continue
+		}
+		mass[sv.rowRec[row]] += math.Abs(v)
+	}
+	support := make([]int, 0, len(mass))
+	for i := range mass {
+		support = append(support, i)
+	}
+	sort.Slice(support, func(a, b int) bool {
+		x, z := support[a], support[b]
+		if mass[x] != mass[z] {
+			return mass[x] < mass[z]
+		}
+		return x < z
+	})
 	return support
 }
 

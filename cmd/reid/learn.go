@@ -174,6 +174,9 @@ type learnReport struct {
 	// CliqueRows counts the master's rows over cliques of records no two of which can be
 	// linked together.
 	CliqueRows int `json:"clique_rows"`
+	// Swaps counts the better parameters found by the swap search on twin groups
+	// (bilinear): a record given up for another member of its group.
+	Swaps int `json:"swaps"`
 	// Eigenvalues of the learned W (bilinear), ascending.
 	Eigenvalues []float64 `json:"eigenvalues,omitempty"`
 	// Shapley and Interaction describe a learned Choquet measure.
@@ -317,6 +320,7 @@ func (j *learnJob) run(e *env) (*learnReport, distances.Operator, error) {
 		FamilyCuts:     res.Stats.FamilyCuts,
 		TwinGroups:     res.Stats.TwinGroups,
 		CliqueRows:     res.Stats.CliqueRows,
+		Swaps:          res.Stats.Swaps,
 		Seed:           j.settings.Seed,
 		Seconds:        res.Stats.Seconds,
 	}

@@ -1,0 +1,162 @@
+package optimize
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// swapShare bounds the swap search under a time limit (its share of the time left);
+// swapTries is the number of members of a group tried as the record to link, swapBlockers
+// the number of records of each certificate tried as the one to give up.
+const (
+	swapShare    = 0.25
+	swapTries    = 2
+	swapBlockers = 6
+)
+
+// swap is a local search for files with twin groups (microaggregation), where at most
+// |G| − rhs records of a group G can be linked and polish, which only adds records, stops
+// at a set that no single record extends. It makes 2-for-1 moves: for a record a of a
+// group with room, when the linked set plus a is infeasible, each linked record b with the
+// most weight in the Farkas certificate is given up in turn and another member b′ of b's
+// group linked in its place; the θ-LP decides each move, and a success links one record
+// more (b's group keeps its count, a's gains one). Passes over the groups with room,
+// closest to being linked first, repeat while one finds a better θ. The moves' LPs are
+// not shrunk to cuts: their infeasibility is not a proof here, only a failed move.
+func (sv *solver) swap() {
+	if len(sv.twinRows) == 0 || sv.bestFail <= sv.currentLB() {
+		return
+	}
+	n := len(sv.d.recs)
+	group := make([]int, n)
+	for i := range group {
+		group[i] = -1
+	}
+	for g, row := range sv.twinRows {
+		for _, i := range row.members {
+			group[i] = g
+		}
+	}
+	var stop time.Time
+	if !sv.deadline.IsZero() {
+		stop = time.Now().Add(time.Duration(swapShare * float64(time.Until(sv.deadline))))
+	}
+	over := func() bool { return sv.timeUp() || !stop.IsZero() && time.Now().After(stop) }
+
+	var linked []bool
+	var worst []float64
+	count := make([]int, len(sv.twinRows))
+	refresh := func() {
+		linked, _ = sv.linkedSet(sv.bestTheta)
+		worst = sv.worstMargins(sv.bestTheta)
+		clear(count)
+		for i, ok := range linked {
+			if ok && group[i] >= 0 {
+				count[group[i]]++
+			}
+		}
+	}
+	closest := func(x, z int) int { return cmp.Or(cmp.Compare(worst[z], worst[x]), cmp.Compare(x, z)) }
+	// candidates are the unlinked, unfixed members of group g other than skip, closest to
+	// being linked first.
+	candidates := func(g, skip int) []int {
+		var cs []int
+		for _, i := range sv.twinRows[g].members {
+			if i != skip && !linked[i] && !sv.fixed[i] {
+				cs = append(cs, i)
+			}
+		}
+		slices.SortFunc(cs, closest)
+		return cs[:min(len(cs), swapTries)]
+	}
+	// try decides whether the linked set with out given up and in added can be linked
+	// (at ε + lpSlack, so at ε); on success θ becomes the incumbent.
+	try := func(in []int, out int) outcome {
+		L := slices.Clone(linked)
+		if out >= 0 {
+			L[out] = false
+		}
+		for _, i := range in {
+			L[i] = true
+		}
+		sv.report(false)
+		sv.activate(L)
+		res := sv.solveSub()
+		if res == feasible && sv.consider(sv.theta) {
+			sv.stats.Swaps++
+			refresh()
+		}
+		return res
+	}
+	// move tries to link a, alone or by a swap; it reports false when time is up.
+	move := func(a int) (ok, linkedOne bool) {
+		switch try([]int{a}, -1) {
+		case aborted:
+			return false, false
+		case feasible:
+			return true, true
+		case stalled:
+			return true, false
+		}
+		// The certificate's records, most weight first: the likeliest blockers.
+		support := sv.raySupport()
+		slices.Reverse(support)
+		tried := 0
+		for _, b := range support {
+			if b == a || group[b] < 0 || !linked[b] {
+				continue
+			}
+			if tried++; tried > swapBlockers {
+				break
+			}
+			for _, alt := range candidates(group[b], b) {
+				if over() {
+					return false, false
+				}
+				switch try([]int{a, alt}, b) {
+				case aborted:
+					return false, false
+				case feasible:
+					return true, true
+				}
+			}
+		}
+		return true, false
+	}
+
+	refresh()
+	for improved := true; improved; {
+		improved = false
+		before := sv.bestFail
+		// The groups with room, ordered by their closest member.
+		var open [][]int
+		for g, row := range sv.twinRows {
+			if count[g] < len(row.members)-row.rhs {
+				if cs := candidates(g, -1); len(cs) > 0 {
+					open = append(open, cs)
+				}
+			}
+		}
+		slices.SortFunc(open, func(x, z []int) int { return closest(x[0], z[0]) })
+		for _, cs := range open {
+			g := group[cs[0]]
+			for _, a := range cs {
+				if over() {
+					return
+				}
+				if linked[a] || count[g] >= len(sv.twinRows[g].members)-sv.twinRows[g].rhs {
+					break // an earlier move of this pass linked it
+				}
+				ok, done := move(a)
+				if !ok {
+					return
+				}
+				if done {
+					break
+				}
+			}
+		}
+		improved = sv.bestFail < before && !over()
+	}
+}
