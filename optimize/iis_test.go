@@ -3,7 +3,6 @@ package optimize
 import (
 	"math/rand/v2"
 	"testing"
-	"time"
 )
 
 // The deletion filter's sets on the bilinear family (eigenvector cuts in the LPs): each
@@ -17,14 +16,8 @@ func TestIISBilinear(t *testing.T) {
 	// eigenvector cuts settle quickly.
 	p := census(t, "rankswap_p15", 60)
 	p.Queries, p.Refs, p.Family = p.Queries[:6], p.Refs[:6], Bilinear
-	sp, err := newSpace(p.Family, len(p.Queries))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := prepare(p, sp, eps, 1)
-	sv := newSolver(d, Settings{Epsilon: eps, InitialRows: 3, Threads: 1}, time.Now())
-	defer sv.close()
-	n := len(d.recs)
+	sv := testSolver(t, p, eps, 3)
+	n := len(sv.d.recs)
 	rng := rand.New(rand.NewPCG(5, 6))
 	sets, reducible := 0, 0
 	for trial := 0; trial < 40 && sets < 6; trial++ {

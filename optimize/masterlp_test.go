@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"testing"
-	"time"
 
 	"github.com/reid-sdc/reid/optimize/clp"
 )
@@ -234,13 +233,8 @@ func TestMasterFallback(t *testing.T) {
 func TestSwitchMasterToCLP(t *testing.T) {
 	p := census(t, "mdav_k3", 60)
 	p.Family = WM
-	sp, err := newSpace(p.Family, len(p.Queries))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := prepare(p, sp, 1e-4, 1)
-	sv := newSolver(d, Settings{Epsilon: 1e-4, InitialRows: 3, Threads: 1}, time.Now())
-	defer sv.close()
+	sv := testSolver(t, p, 1e-4, 3)
+	d := sv.d
 	sv.twinCuts()
 	if len(sv.twinRows) == 0 {
 		t.Fatal("mdav_k3: no twin rows")

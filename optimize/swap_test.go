@@ -5,6 +5,20 @@ import (
 	"time"
 )
 
+// testSolver prepares p and returns a one-thread solver over it with initialRows rows
+// per record at the start (closed when the test ends).
+func testSolver(t *testing.T, p Problem, eps float64, initialRows int) *solver {
+	t.Helper()
+	sp, err := newSpace(p.Family, len(p.Queries))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := prepare(p, sp, eps, 1)
+	sv := newSolver(d, Settings{Epsilon: eps, InitialRows: initialRows, Threads: 1}, time.Now())
+	t.Cleanup(sv.close)
+	return sv
+}
+
 // swapProblem is a hand-made WM case (θ = (w, 1 − w), squared differences) with two twin
 // groups, where linking one more record needs a record given up for its twin:
 //
@@ -39,14 +53,8 @@ func TestSwap(t *testing.T) {
 		{"swap", func(sv *solver) { sv.swap() }, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := swapProblem()
-			sp, err := newSpace(p.Family, len(p.Queries))
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := prepare(p, sp, eps, 1)
-			sv := newSolver(d, Settings{Epsilon: eps, InitialRows: 1, Threads: 1}, time.Now())
-			defer sv.close()
+			sv := testSolver(t, swapProblem(), eps, 1)
+			d := sv.d
 			sv.twinCuts()
 			if len(sv.twinRows) != 2 {
 				t.Fatalf("%d twin rows, want 2 (H and G)", len(sv.twinRows))
