@@ -22,8 +22,8 @@ const (
 // most weight in the Farkas certificate is given up in turn and another member b′ of b's
 // group linked in its place; the θ-LP decides each move, and a success links one record
 // more (b's group keeps its count, a's gains one). Passes over the groups with room,
-// closest to being linked first, repeat while one finds a better θ. The moves' LPs are
-// not shrunk to cuts: their infeasibility is not a proof here, only a failed move.
+// closest to being linked first, repeat while one finds a better θ. A failed move's
+// certificate is not shrunk to a cut: the deletion filter would cost more than the move.
 func (sv *solver) swap() {
 	if len(sv.twinRows) == 0 || sv.bestFail <= sv.currentLB() {
 		return
