@@ -642,9 +642,9 @@ func (sv *solver) run() {
 	sv.smoothAscent()
 	sv.lineSearch(climbPatience, climbShare)
 	if _, ok := sv.d.sp.(*bilinearSpace); ok {
-		// Measured on mdav_k5 (1,080 records): 211 → 214 links in 120 s where polish and
-		// the tree's roundings ended at 213 in 30 minutes. WM's and OWA's trees reach
-		// their targets without it, and its LPs would take their time.
+		// Measured on mdav_k5 (1,080 records): 215 of 216 groups in a 30-minute search
+		// where polish and the roundings ended at 213 (bench/README). WM's and OWA's trees
+		// reach their targets on these files without it, and its LPs would take their time.
 		sv.swap()
 	}
 	// Records that cannot be linked even alone: K_i = 1. Under a time limit this loop gets
