@@ -367,6 +367,9 @@ type twinRow struct {
 	rhs     int
 }
 
+// room is the number of the group's members that can be linked together.
+func (r twinRow) room() int { return len(r.members) - r.rhs }
+
 // twinCuts adds the conflicts of records whose standardised query records are identical:
 // for each such group G, every pair of members with different true partners is an
 // irreducible infeasible set (registered for the combinatorial checks), and the master

@@ -132,7 +132,7 @@ func (sv *solver) swap() {
 		// The groups with room, ordered by their closest member.
 		var open [][]int
 		for g, row := range sv.twinRows {
-			if count[g] < len(row.members)-row.rhs {
+			if count[g] < row.room() {
 				if cs := candidates(g, -1); len(cs) > 0 {
 					open = append(open, cs)
 				}
@@ -145,7 +145,7 @@ func (sv *solver) swap() {
 				if over() {
 					return
 				}
-				if linked[a] || count[g] >= len(sv.twinRows[g].members)-sv.twinRows[g].rhs {
+				if linked[a] || count[g] >= sv.twinRows[g].room() {
 					break // an earlier move of this pass linked it
 				}
 				ok, done := move(a)
