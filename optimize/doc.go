@@ -67,16 +67,18 @@
 //     (an iterated local search seeded by Settings.Seed) runs before the tree and every
 //     100 nodes; on the microaggregated CENSUS files, 2-minute searches with it link
 //     0–4 more records than 10-minute searches without it (bench/README.md). Before
-//     it, for bilinear, a smooth ascent (soft.go): projected gradient steps on
-//     Σ_i σ(s_i/τ), s_i the soft minimum of record i's margins minus ε, with τ lowered
-//     towards ε (the smoothing of neighbourhood components analysis), from the incumbent
-//     and from the Euclidean W; it moves all 91 entries of a 13-attribute W at once,
-//     where a line moves one or two. After the line search, for bilinear on files with
-//     twin groups, a swap search (swap.go): for a record of a group with room whose
-//     addition is infeasible, each linked record with the most weight in the Farkas
-//     certificate is given up in turn for another member of its own group, the θ-LP
-//     deciding each move (polish only adds records, so it stops where a group must
-//     change its linked member for another group to gain one).
+//     it, for bilinear, a local search from several starts (the incumbent, the
+//     Euclidean W, KISSME's W ∝ Σ_S⁻¹ − Σ_D⁻¹ and the Mahalanobis W ∝ Σ_S⁻¹ of the true
+//     pairs' differences: metricstart.go), each a smooth ascent (soft.go) followed, on
+//     files with twin groups, by a swap search (swap.go). The ascent makes projected
+//     gradient steps on Σ_i σ(s_i/τ), s_i the soft minimum of record i's margins minus
+//     ε, with τ lowered towards ε (the smoothing of neighbourhood components analysis);
+//     it moves all 91 entries of a 13-attribute W at once, where a line moves one or
+//     two. The swap search: for a record of a group with room whose addition is
+//     infeasible, each linked record with the most weight in the Farkas certificate is
+//     given up in turn for another member of its own group, the θ-LP deciding each
+//     move (polish only adds records, so it stops where a group must change its linked
+//     member for another group to gain one).
 //
 // The θ-subproblem of WM and OWA is a matrix game (gamelp.go): rows a·θ ≥ lo on the simplex
 // hold exactly when max_θ min_r (a_r − lo)·θ ≥ 0, an LP whose dual has a basis of m + 1

@@ -274,9 +274,9 @@ type Stats struct {
 	// CliqueRows counts the clique rows generated for the master (cliqueSeparate: sets of
 	// records no two of which can be linked together), whether or not still in it.
 	CliqueRows int
-	// Swaps counts the incumbents found by the swap search on twin groups (swap.go):
-	// one more record linked, alone or by giving up a record for another member of its
-	// group.
+	// Swaps counts the moves of the swap search on twin groups (swap.go), from any of
+	// its starts, that linked one record more, alone or by giving up a record for
+	// another member of its group.
 	Swaps   int
 	Seconds float64
 }

@@ -194,40 +194,53 @@ func (sv *solver) lineSearch(rounds int, share float64) bool {
 }
 
 // softIters bounds the smooth ascent's gradient steps at the start (about 20 s for the
-// bilinear form on 1,080 records); softShare bounds its time under a limit.
+// bilinear form on 1,080 records); localShare bounds the time of bilinearSearch under a
+// limit (its share of the time left).
 const (
-	softIters = 400
-	softShare = 0.25
+	softIters  = 400
+	localShare = 0.5
 )
 
-// smoothAscent runs, for the bilinear form, the smooth ascent (soft.go) from the
-// incumbent and, when that is a warm start, from the Euclidean θ too (on mdav_k5 the
-// ascent from Euclidean reached 213 links in 3 minutes, from WM's 205-link θ 212); an
-// end point that links more than the incumbent replaces it.
-func (sv *solver) smoothAscent() {
+// bilinearSearch is the bilinear form's local search: from each of several starts, the
+// smooth ascent (soft.go) and then, on files with twin groups, the swap search (swap.go);
+// an end point that links more than the incumbent replaces it. The starts are the
+// incumbent, the Euclidean W and the two metric-learning starts (metricstart.go): the
+// end point depends on the start more than on the time spent (on mdav_k3, 1,080 records,
+// 353–358 links from these four, each in under a minute, where the swap search from the
+// best of the first two found no more after 1.7 minutes of a 30-minute run). Under a
+// time limit each start gets an equal part of what remains of localShare of the time
+// left, its ascent at most half of that part.
+func (sv *solver) bilinearSearch() {
 	sp, ok := sv.d.sp.(*bilinearSpace)
 	if !ok || sv.bestFail <= sv.currentLB() {
 		return
 	}
 	starts := [][]float64{slices.Clone(sv.bestTheta)}
-	if euclid := sv.d.sp.euclidean(); !slices.Equal(euclid, sv.bestTheta) {
-		starts = append(starts, euclid)
+	for _, th := range append([][]float64{sp.euclidean()}, metricStarts(sv.d, sp)...) {
+		if !slices.ContainsFunc(starts, func(s []float64) bool { return slices.Equal(s, th) }) {
+			starts = append(starts, th)
+		}
 	}
-	var budget time.Duration
+	var end time.Time
 	if !sv.deadline.IsZero() {
-		budget = time.Duration(softShare * float64(time.Until(sv.deadline)))
+		end = time.Now().Add(time.Duration(localShare * float64(time.Until(sv.deadline))))
 	}
-	for _, th := range starts {
-		var stop time.Time
-		if !sv.deadline.IsZero() {
-			if budget <= 0 {
+	for x, th := range starts {
+		if sv.timeUp() || sv.bestFail <= sv.currentLB() {
+			return
+		}
+		var stopAscent, stopSwap time.Time
+		if !end.IsZero() {
+			part := time.Until(end) / time.Duration(len(starts)-x)
+			if part <= 0 {
 				return
 			}
-			stop = time.Now().Add(budget / time.Duration(len(starts)))
+			stopAscent, stopSwap = time.Now().Add(part/2), time.Now().Add(part)
 		}
-		softAscent(sv.d, sp, th, sv.epsLP, sv.fixed, sv.threads, softIters, stop)
+		softAscent(sv.d, sp, th, sv.epsLP, sv.fixed, sv.threads, softIters, stopAscent)
 		sv.d.sp.project(th)
 		sv.consider(th)
+		sv.swap(th, stopSwap)
 	}
 }
 
@@ -642,14 +655,11 @@ func (sv *solver) run() {
 	n := len(sv.d.recs)
 	sv.twinCuts()
 	sv.report(true) // the Euclidean incumbent and the twins' bound, at once
-	sv.smoothAscent()
+	// The smooth ascent and the swap search serve the bilinear form only: on WM and OWA
+	// the ascent found no more than the line search and its time cost the tree nodes, and
+	// their trees reach their targets on the twin files without the swaps (bench/README).
+	sv.bilinearSearch()
 	sv.lineSearch(climbPatience, climbShare)
-	if _, ok := sv.d.sp.(*bilinearSpace); ok {
-		// Measured on mdav_k5 (1,080 records): 215 of 216 groups in a 30-minute search
-		// where polish and the roundings ended at 213 (bench/README). WM's and OWA's trees
-		// reach their targets on these files without it, and its LPs would take their time.
-		sv.swap()
-	}
 	// Records that cannot be linked even alone: K_i = 1. Under a time limit this loop gets
 	// at most a quarter of it: on a large file of a family without dominance (bilinear)
 	// it is hundreds of LPs that mostly prove records linkable alone, while the tree's

@@ -6,25 +6,25 @@ import (
 	"time"
 )
 
-// swapShare bounds the swap search under a time limit (its share of the time left);
-// swapTries is the number of members of a group tried as the record to link, swapBlockers
-// the number of records of each certificate tried as the one to give up.
+// swapTries is the number of members of a group tried as the record to link,
+// swapBlockers the number of records of each certificate tried as the one to give up.
 const (
-	swapShare    = 0.25
 	swapTries    = 2
 	swapBlockers = 6
 )
 
 // swap is a local search for files with twin groups (microaggregation), where at most
 // |G| − rhs records of a group G can be linked and polish, which only adds records, stops
-// at a set that no single record extends. It makes 2-for-1 moves: for a record a of a
-// group with room, when the linked set plus a is infeasible, each linked record b with the
-// most weight in the Farkas certificate is given up in turn and another member b′ of b's
-// group linked in its place; the θ-LP decides each move, and a success links one record
-// more (b's group keeps its count, a's gains one). Passes over the groups with room,
-// closest to being linked first, repeat while one finds a better θ. A failed move's
-// certificate is not shrunk to a cut: the deletion filter would cost more than the move.
-func (sv *solver) swap() {
+// at a set that no single record extends. It starts from θ (which need not be the
+// incumbent) and makes 2-for-1 moves: for a record a of a group with room, when the set θ
+// links plus a is infeasible, each linked record b with the most weight in the Farkas
+// certificate is given up in turn and another member b′ of b's group linked in its place;
+// the θ-LP decides each move, and a success links one record more (b's group keeps its
+// count, a's gains one) and moves θ there. Passes over the groups with room, closest to
+// being linked first, repeat while one finds a better θ, until stop (zero: no limit); a θ
+// that links more than the incumbent replaces it. A failed move's certificate is not
+// shrunk to a cut: the deletion filter would cost more than the move.
+func (sv *solver) swap(theta []float64, stop time.Time) {
 	if len(sv.twinRows) == 0 || sv.bestFail <= sv.currentLB() {
 		return
 	}
@@ -38,18 +38,16 @@ func (sv *solver) swap() {
 			group[i] = g
 		}
 	}
-	var stop time.Time
-	if !sv.deadline.IsZero() {
-		stop = time.Now().Add(time.Duration(swapShare * float64(time.Until(sv.deadline))))
-	}
 	over := func() bool { return sv.timeUp() || !stop.IsZero() && time.Now().After(stop) }
 
+	cur := slices.Clone(theta)
 	var linked []bool
+	var links int
 	var worst []float64
 	count := make([]int, len(sv.twinRows))
 	refresh := func() {
-		linked, _ = sv.linkedSet(sv.bestTheta)
-		worst = sv.worstMargins(sv.bestTheta)
+		linked, links = sv.linkedSet(cur)
+		worst = sv.worstMargins(cur)
 		clear(count)
 		for i, ok := range linked {
 			if ok && group[i] >= 0 {
@@ -71,7 +69,7 @@ func (sv *solver) swap() {
 		return cs[:min(len(cs), swapTries)]
 	}
 	// try decides whether the linked set with out given up and in added can be linked
-	// (at ε + lpSlack, so at ε); on success θ becomes the incumbent.
+	// (at ε + lpSlack, so at ε); on success the search moves to its θ.
 	try := func(in []int, out int) outcome {
 		L := slices.Clone(linked)
 		if out >= 0 {
@@ -83,9 +81,13 @@ func (sv *solver) swap() {
 		sv.report(false)
 		sv.activate(L)
 		res := sv.solveSub()
-		if res == feasible && sv.consider(sv.theta) {
-			sv.stats.Swaps++
-			refresh()
+		if res == feasible {
+			if _, n := sv.linkedSet(sv.theta); n > links {
+				copy(cur, sv.theta)
+				sv.stats.Swaps++
+				sv.consider(cur)
+				refresh()
+			}
 		}
 		return res
 	}
@@ -128,7 +130,7 @@ func (sv *solver) swap() {
 	refresh()
 	for improved := true; improved; {
 		improved = false
-		before := sv.bestFail
+		before := links
 		// The groups with room, ordered by their closest member.
 		var open [][]int
 		for g, row := range sv.twinRows {
@@ -157,6 +159,6 @@ func (sv *solver) swap() {
 				}
 			}
 		}
-		improved = sv.bestFail < before && !over()
+		improved = links > before && !over()
 	}
 }

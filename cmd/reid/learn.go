@@ -71,8 +71,9 @@ bound), status (optimal or time_limit), nodes, cuts, rows_generated, lp_iteratio
 linked, which the bound uses from the start; microaggregated files), clique_rows (rows
 over sets of records no two of which can be linked together) and seconds; for
 bilinear eigenvalues (of the learned W, ascending), family_cuts (PSD cuts added) and
-swaps (better parameters found by giving up a linked record of a twin group for another
-member of its group); for choquet shapley (each attribute's Shapley value: its average weight in
+swaps (moves of the local search, from any of its starting points, that linked one
+record more, some by giving up a linked record of a twin group for another member of its
+group); for choquet shapley (each attribute's Shapley value: its average weight in
 the learned measure), interaction (each pair's Shapley interaction index: > 0 the pair
 re-identifies together more than apart, < 0 redundant) and family_cuts (monotonicity rows
 added); with the hierarchy, hierarchy (the lower families' results). Every field but
