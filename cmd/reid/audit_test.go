@@ -119,6 +119,22 @@ func TestAuditReportValidatesAndAgreesWithLink(t *testing.T) {
 			t.Fatalf("worst case %s: %v", op, w)
 		}
 	}
+	// Plain DBRL with the learned parameters links at least the records linked with
+	// margin ≥ ε; the summary carries the largest share, and the CI line ends with it.
+	dbrlMax := 0.0
+	for op, w := range ops {
+		d := w["dbrl_links"].(float64)
+		if d < w["incumbent"].(float64) {
+			t.Errorf("worst case %s: dbrl_links %v < incumbent %v", op, d, w["incumbent"])
+		}
+		dbrlMax = math.Max(dbrlMax, d/w["n"].(float64))
+	}
+	if got := doc["summary"].(map[string]any)["worst_case_reid_dbrl"]; got != dbrlMax {
+		t.Errorf("summary worst_case_reid_dbrl %v, want %v", got, dbrlMax)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(stdout), fmt.Sprintf(" worst_case_reid_dbrl=%.4f", dbrlMax)) {
+		t.Errorf("CI line does not end with worst_case_reid_dbrl=%.4f: %q", dbrlMax, stdout)
+	}
 	// The hierarchy: Choquet ≥ max(WM, OWA), bilinear ≥ WM.
 	inc := func(op string) float64 { return ops[op]["incumbent"].(float64) }
 	if inc("choquet") < math.Max(inc("wm"), inc("owa")) || inc("bilinear") < inc("wm") {
@@ -526,4 +542,34 @@ func TestValidateReports(t *testing.T) {
 		}
 	}
 	t.Logf("%d reports valid", len(files))
+}
+
+// TestWorstCaseDBRLByHand: the summary's worst_case_reid_dbrl is the largest DBRL share
+// of the available families, whatever their incumbents (margin ≥ ε), and ends the CI line.
+func TestWorstCaseDBRLByHand(t *testing.T) {
+	r := &auditReport{WorstCase: []auditWorstCase{
+		{Operator: "wm", Available: true, N: 200, Incumbent: 100, IncumbentReid: 0.5, DBRLLinks: 104},
+		{Operator: "owa", Available: true, N: 200, Incumbent: 110, IncumbentReid: 0.55, DBRLLinks: 110},
+		{Operator: "choquet", Available: false, N: 200, DBRLLinks: 190},
+	}}
+	r.Inputs.Masked.File = "m.csv"
+	r.fillMeasures()
+	if got := r.Summary.WorstCaseReidDBRL; got == nil || *got != 0.55 {
+		t.Errorf("summary worst_case_reid_dbrl %v, want 0.55 (owa's 110 / 200)", got)
+	}
+	if got := r.Summary.WorstCaseReidIncumbent; got == nil || *got != 0.55 {
+		t.Errorf("summary worst_case_reid_incumbent %v, want 0.55", got)
+	}
+	var wm float64 = -1
+	for _, m := range r.Measures {
+		if m.Name == "worst_case_reid_dbrl" && m.Source == "worst_case/wm" {
+			wm = m.Value
+		}
+	}
+	if wm != 0.52 {
+		t.Errorf("measure worst_case_reid_dbrl of wm %v, want 0.52 (104 / 200)", wm)
+	}
+	if l := ciLine(r); !strings.HasSuffix(l, " worst_case_reid_dbrl=0.5500") {
+		t.Errorf("CI line %q", l)
+	}
 }

@@ -32,14 +32,15 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	for _, l := range r.Linkage {
 		fmt.Fprintf(&b, "| %s | %d | %.4f | %.4f | %.4f | %.4f |\n", l.ID, l.N, l.Reid, l.ReidSets, l.ReidAtK["5"], l.KReid)
 	}
-	b.WriteString("\n## Worst case (learned distances)\n\n| operator | status | incumbent (Reid) | bound (Reid) | gap |\n|---|---|---:|---:|---:|\n")
+	b.WriteString("\n## Worst case (learned distances)\n\n| operator | status | incumbent (Reid) | bound (Reid) | gap | DBRL links (Reid) |\n|---|---|---:|---:|---:|---:|\n")
 	for _, c := range r.WorstCase {
 		if !c.Available {
-			fmt.Fprintf(&b, "| %s | not available | - | - | - |\n", c.Operator)
+			fmt.Fprintf(&b, "| %s | not available | - | - | - | - |\n", c.Operator)
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d (%.4f) | %d (%.4f) | %.1f%% |\n", c.Operator, c.Status, c.Incumbent, c.IncumbentReid, c.Bound, c.BoundReid, 100*c.Gap)
+		fmt.Fprintf(&b, "| %s | %s | %d (%.4f) | %d (%.4f) | %.1f%% | %d (%.4f) |\n", c.Operator, c.Status, c.Incumbent, c.IncumbentReid, c.Bound, c.BoundReid, 100*c.Gap, c.DBRLLinks, share(c.DBRLLinks, c.N))
 	}
+	b.WriteString("\nIncumbent and bound count links with margin ≥ ε; DBRL links are the learned parameters' plain DBRL links (any margin), as the Reid of record linkage counts them.\n")
 	for _, c := range r.WorstCase {
 		if !c.Available {
 			fmt.Fprintf(&b, "\n%s: %s.", c.Operator, c.Reason)
@@ -103,13 +104,13 @@ func writeReportHTML(w io.Writer, r *auditReport) error {
 	for _, l := range r.Linkage {
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.4f</td></tr>\n", esc(l.ID), l.N, l.Reid, l.ReidSets, l.ReidAtK["5"], l.KReid)
 	}
-	b.WriteString("</table>\n<h2>Worst case</h2><table><tr><th>operator</th><th>status</th><th>incumbent</th><th>bound</th><th>gap</th></tr>\n")
+	b.WriteString("</table>\n<h2>Worst case</h2><table><tr><th>operator</th><th>status</th><th>incumbent</th><th>bound</th><th>gap</th><th title=\"the learned parameters' plain DBRL links, any margin (incumbent and bound: margin ≥ ε)\">DBRL links</th></tr>\n")
 	for _, c := range r.WorstCase {
 		if !c.Available {
-			fmt.Fprintf(&b, "<tr><td>%s</td><td title=\"%s\">not available</td><td>-</td><td>-</td><td>-</td></tr>\n", c.Operator, esc(c.Reason))
+			fmt.Fprintf(&b, "<tr><td>%s</td><td title=\"%s\">not available</td><td>-</td><td>-</td><td>-</td><td>-</td></tr>\n", c.Operator, esc(c.Reason))
 			continue
 		}
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%d (%.4f)</td><td>%d (%.4f)</td><td>%.1f%%</td></tr>\n", c.Operator, c.Status, c.Incumbent, c.IncumbentReid, c.Bound, c.BoundReid, 100*c.Gap)
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%d (%.4f)</td><td>%d (%.4f)</td><td>%.1f%%</td><td>%d (%.4f)</td></tr>\n", c.Operator, c.Status, c.Incumbent, c.IncumbentReid, c.Bound, c.BoundReid, 100*c.Gap, c.DBRLLinks, share(c.DBRLLinks, c.N))
 	}
 	b.WriteString("</table>\n")
 	if u := r.Uniqueness; u != nil {
@@ -132,4 +133,12 @@ func writeReportHTML(w io.Writer, r *auditReport) error {
 type chartSVG struct {
 	id, title string
 	svg       string
+}
+
+// share is k over n (0 when n is 0).
+func share(k, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return float64(k) / float64(n)
 }
