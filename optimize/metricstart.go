@@ -27,8 +27,8 @@ func pairMoments(d *data) (same, all *mat.SymDense) {
 		same.SymRankOne(same, 1/float64(len(d.recs)), mat.NewVecDense(m, delta))
 	}
 	all = mat.NewSymDense(m, nil)
-	mq := moments(d.queries, m, all)
-	my := moments(d.refs, m, all)
+	mq := addCovariance(all, d.queries, m)
+	my := addCovariance(all, d.refs, m)
 	for k := range m {
 		mq[k] -= my[k]
 	}
@@ -36,9 +36,9 @@ func pairMoments(d *data) (same, all *mat.SymDense) {
 	return same, all
 }
 
-// moments adds to c the population covariance of the rows of x (row-major, m columns)
+// addCovariance adds to c the population covariance of the rows of x (row-major, m columns)
 // and returns their mean.
-func moments(x []float64, m int, c *mat.SymDense) []float64 {
+func addCovariance(c *mat.SymDense, x []float64, m int) []float64 {
 	n := len(x) / m
 	mean := make([]float64, m)
 	for i := range n {
