@@ -45,8 +45,9 @@ func (sv *solver) swap(theta []float64, stop time.Time) {
 	var links int
 	var worst []float64
 	count := make([]int, len(sv.twinRows))
-	refresh := func() {
-		linked, links = sv.linkedSet(cur)
+	// moveTo makes cur, whose linked set linkedSet gave (lk, n records), current.
+	moveTo := func(lk []bool, n int) {
+		linked, links = lk, n
 		worst = sv.worstMargins(cur)
 		clear(count)
 		for i, ok := range linked {
@@ -82,11 +83,11 @@ func (sv *solver) swap(theta []float64, stop time.Time) {
 		sv.activate(L)
 		res := sv.solveSub()
 		if res == feasible {
-			if _, n := sv.linkedSet(sv.theta); n > links {
+			if lk, n := sv.linkedSet(sv.theta); n > links {
 				copy(cur, sv.theta)
 				sv.stats.Swaps++
 				sv.consider(cur)
-				refresh()
+				moveTo(lk, n)
 			}
 		}
 		return res
@@ -127,7 +128,7 @@ func (sv *solver) swap(theta []float64, stop time.Time) {
 		return true, false
 	}
 
-	refresh()
+	moveTo(sv.linkedSet(cur))
 	for improved := true; improved; {
 		improved = false
 		before := links
