@@ -368,11 +368,8 @@ func (a *auditJob) run(e *env) (*auditReport, error) {
 		}
 		learned = append(learned, job.result)
 		wc := auditWorstCase{Operator: lr.Operator, Available: true, Status: lr.Status, Direction: lr.Direction, N: lr.N,
-			Incumbent: lr.CorrectLinks, IncumbentReid: lr.Reid, Bound: lr.Bound, Gap: lr.Gap, DBRLLinks: lr.DBRLLinks,
-			Params: lr.Params}
-		if lr.N > 0 {
-			wc.BoundReid = float64(lr.Bound) / float64(lr.N)
-		}
+			Incumbent: lr.CorrectLinks, IncumbentReid: lr.Reid, Bound: lr.Bound, BoundReid: share(lr.Bound, lr.N), Gap: lr.Gap,
+			DBRLLinks: lr.DBRLLinks, Params: lr.Params}
 		r.WorstCase = append(r.WorstCase, wc)
 		step("worst_case/"+lr.Operator, t)
 		// The share depends on how long the previous operator ran: a timing, not a result.
