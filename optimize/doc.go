@@ -56,6 +56,13 @@
 //     cliques its solution violates, grown greedily to maximal ones (on microaggregated
 //     files they join groups of which no two records can be linked together).
 //   - Records that cannot be linked even alone are found first, each in its own small LP.
+//   - Blocks (blocks.go; files with 200 or more records not ruled out): before the tree,
+//     the records are split into blocks of about 100, each searched as a problem of its
+//     own (its records, every competitor). No θ links more of a block than the block's
+//     best θ, so Σ_{i∈B} K_i ≥ |B| − U_B, U_B the block's proven bound, is a row of the
+//     master, and the blocks' cuts join its pool (a Lagrangian decomposition with one θ
+//     per block). A block not proven within its time is split in halves. On the CENSUS
+//     files with many near ties the blocks' rows are most of the bound (bench/README.md).
 //   - Incumbents: the Euclidean θ, every feasible θ of the subproblem, and a local search
 //     that links one more record at a time by re-solving the subproblem (under a time
 //     limit, one local search gets at most a tenth of the remaining time). For WM, OWA

@@ -222,6 +222,9 @@ type Settings struct {
 	// tailRounds overrides the rounds of weak cuts after which a node branches (0: the
 	// default, noTailOff: never).
 	tailRounds int
+	// blockLeaf overrides the records of the smallest blocks (blocks.go; 0: the default,
+	// noBlocks: no blocks).
+	blockLeaf int
 }
 
 // Status is the outcome of Learn.
@@ -277,8 +280,11 @@ type Stats struct {
 	// Swaps counts the moves of the swap search on twin groups (swap.go), from any of
 	// its starts, that linked one record more, alone or by giving up a record for
 	// another member of its group.
-	Swaps   int
-	Seconds float64
+	Swaps int
+	// Blocks counts the blocks whose own searches bounded the file's links (blocks.go),
+	// BlockNodes the nodes of their trees.
+	Blocks, BlockNodes int
+	Seconds            float64
 }
 
 // Result is the outcome of Learn.

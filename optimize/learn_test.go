@@ -194,9 +194,16 @@ func TestCensusAgainstCBC(t *testing.T) {
 // with the objective CBC finds on the export.
 func againstCBC(t *testing.T, p Problem) Result {
 	t.Helper()
+	return againstCBCWith(t, p, Settings{})
+}
+
+// againstCBCWith is againstCBC with the settings s (ExportMPS set by it).
+func againstCBCWith(t *testing.T, p Problem, s Settings) Result {
+	t.Helper()
 	mps := filepath.Join(t.TempDir(), "full.mps")
+	s.ExportMPS = mps
 	start := time.Now()
-	res, err := Learn(p, Settings{ExportMPS: mps})
+	res, err := Learn(p, s)
 	if err != nil {
 		t.Fatal(err)
 	}

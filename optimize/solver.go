@@ -69,6 +69,13 @@ type solver struct {
 	// twinRows are the twin groups' clique rows (twinCuts): the bound before the master
 	// is solved.
 	twinRows []twinRow
+	// blockRows are the rows of the blocks' own bounds (blocks.go), in the order found;
+	// permRows every row of the master that is never dropped (twin and block rows), in
+	// the order added, for switchMasterToCLP. blockSearch marks the search of a block:
+	// it runs the tree only (blocks.go).
+	blockRows   []blockRow
+	permRows    []twinRow
+	blockSearch bool
 	// The conflict graph: two records joined when {i, j} is an infeasible set (a cut of
 	// two records, twins included); a clique of it has at most one linked record, and the
 	// master gets Σ_{i∈C} K_i ≥ |C| − 1 for the cliques K violates (cliqueSeparate);
@@ -85,6 +92,7 @@ type solver struct {
 	clpMaster      bool
 	masterWrap     func(masterLP) masterLP
 	tailRounds     int
+	blockLeaf      int
 
 	bestTheta []float64
 	bestFail  int
@@ -112,7 +120,7 @@ type solver struct {
 
 func newSolver(d *data, s Settings, start time.Time) *solver {
 	n := len(d.recs)
-	sv := &solver{d: d, eps: s.Epsilon, epsLP: s.Epsilon + lpSlack, threads: s.Threads, initialRows: s.InitialRows, clpSubproblems: s.clpSubproblems, clpMaster: s.clpMaster, masterWrap: s.masterWrap, tailRounds: cmp.Or(s.tailRounds, tailRounds),
+	sv := &solver{d: d, eps: s.Epsilon, epsLP: s.Epsilon + lpSlack, threads: s.Threads, initialRows: s.InitialRows, clpSubproblems: s.clpSubproblems, clpMaster: s.clpMaster, masterWrap: s.masterWrap, tailRounds: cmp.Or(s.tailRounds, tailRounds), blockLeaf: cmp.Or(s.blockLeaf, blockLeaf),
 		start: start, progress: s.Progress, lastReport: start,
 		theta: make([]float64, d.sp.dim()), famCutKeys: map[string]bool{}, fixed: make([]bool, n), cutKeys: map[string]bool{}, cutCount: make([]int, n), cutsOf: make([][]int, n),
 		bestFail: n + 1, unresolved: n + 1, masterKeep: masterKeepMin,
@@ -267,8 +275,8 @@ func (sv *solver) newMaster() masterLP {
 	return lp
 }
 
-// switchMasterToCLP replaces the master by a CLP model with the same rows (twin rows, in
-// the order twinCuts added them, and the cut and clique rows of masterCut, in its order)
+// switchMasterToCLP replaces the master by a CLP model with the same rows (twin and block
+// rows, in the order added, and the cut and clique rows of masterCut, in its order)
 // and column bounds.
 func (sv *solver) switchMasterToCLP() {
 	sv.master.Close()
@@ -276,7 +284,8 @@ func (sv *solver) switchMasterToCLP() {
 	rows := sv.masterCut
 	sv.masterCut = nil
 	sv.master = sv.newMaster()
-	twin := 0
+	perm := sv.permRows
+	sv.permRows = nil
 	for _, c := range rows {
 		if c >= 0 {
 			sv.addMasterRow(sv.cutList[c], 1, c)
@@ -286,8 +295,8 @@ func (sv *solver) switchMasterToCLP() {
 			sv.addCliqueRow(-2 - c)
 			continue
 		}
-		sv.addMasterRow(sv.twinRows[twin].members, float64(sv.twinRows[twin].rhs), -1)
-		twin++
+		sv.addMasterRow(perm[0].members, float64(perm[0].rhs), -1)
+		perm = perm[1:]
 	}
 	for i := range sv.curLo {
 		sv.master.SetColumnBounds(i, sv.curLo[i], sv.curUp[i])
@@ -360,10 +369,13 @@ func (sv *solver) registerCut(S []int) bool {
 }
 
 // addMasterRow adds Σ_{i∈S} K_i ≥ rhs to the master, the row of cut c of cutList (−1: a
-// twin row, −2 − k: clique row k).
+// twin or block row, −2 − k: clique row k).
 func (sv *solver) addMasterRow(S []int, rhs float64, c int) {
 	if c >= 0 {
 		sv.inMaster[c] = true
+	}
+	if c == -1 {
+		sv.permRows = append(sv.permRows, twinRow{S, int(rhs)})
 	}
 	sv.masterCut = append(sv.masterCut, c)
 	ones := make([]float64, len(S))
@@ -637,19 +649,44 @@ func (sv *solver) currentLB() int {
 func (sv *solver) boundLinks() int { return len(sv.d.recs) - sv.currentLB() }
 
 // staticLB is the lower bound on Σ K known without the master: the fixed records, and in
-// each twin group at least its row's right-hand side of failures.
+// each twin group at least its row's right-hand side of failures; or the block rows'.
 func (sv *solver) staticLB() int {
+	return max(sv.twinLB(), sv.blockLB())
+}
+
+// twinLB is the fixed records and in each twin group at least its row's right-hand side
+// of failures.
+func (sv *solver) twinLB() int {
 	lb := sv.stats.Fixed
 	for _, row := range sv.twinRows {
-		fixed := 0
-		for _, i := range row.members {
-			if sv.fixed[i] {
-				fixed++
-			}
-		}
-		lb += max(0, row.rhs-fixed)
+		lb += sv.twinRowLB(row)
 	}
 	return lb
+}
+
+// twinRowLB is the failures a twin group's row proves beyond its fixed members.
+func (sv *solver) twinRowLB(row twinRow) int {
+	fixed := 0
+	for _, i := range row.members {
+		if sv.fixed[i] {
+			fixed++
+		}
+	}
+	return max(0, row.rhs-fixed)
+}
+
+// twinGroupOf is the index in twinRows of each record's twin group (−1: none).
+func (sv *solver) twinGroupOf() []int {
+	group := make([]int, len(sv.d.recs))
+	for i := range group {
+		group[i] = -1
+	}
+	for g, row := range sv.twinRows {
+		for _, i := range row.members {
+			group[i] = g
+		}
+	}
+	return group
 }
 
 func (sv *solver) run() {
@@ -659,7 +696,9 @@ func (sv *solver) run() {
 	// The smooth ascent and the swap search serve the bilinear form only: on WM and OWA
 	// the ascent found no more than the line search and its time cost the tree nodes, and
 	// their trees reach their targets on the twin files without the swaps (bench/README).
-	sv.bilinearSearch()
+	if !sv.blockSearch {
+		sv.bilinearSearch()
+	}
 	sv.lineSearch(climbPatience, climbShare)
 	// Records that cannot be linked even alone: K_i = 1. Under a time limit this loop gets
 	// at most a quarter of it: on a large file of a family without dominance (bilinear)
@@ -671,7 +710,7 @@ func (sv *solver) run() {
 	}
 	linked, _ := sv.linkedSet(sv.bestTheta)
 	for i := range sv.d.recs {
-		if sv.timeUp() || !stopChecks.IsZero() && time.Now().After(stopChecks) {
+		if sv.blockSearch || sv.timeUp() || !stopChecks.IsZero() && time.Now().After(stopChecks) {
 			break
 		}
 		if linked[i] || sv.fixed[i] {
@@ -699,6 +738,9 @@ func (sv *solver) run() {
 		}
 	}
 	sv.polish(sv.bestTheta)
+	if !sv.blockSearch {
+		sv.blockBounds()
+	}
 	heap.Push(&sv.open, &node{lb: sv.staticLB(), seq: sv.seq})
 	sv.treeStarted = true
 	sv.seq++

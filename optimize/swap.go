@@ -28,16 +28,7 @@ func (sv *solver) swap(theta []float64, stop time.Time) {
 	if len(sv.twinRows) == 0 || sv.bestFail <= sv.currentLB() {
 		return
 	}
-	n := len(sv.d.recs)
-	group := make([]int, n)
-	for i := range group {
-		group[i] = -1
-	}
-	for g, row := range sv.twinRows {
-		for _, i := range row.members {
-			group[i] = g
-		}
-	}
+	group := sv.twinGroupOf()
 	over := func() bool { return sv.timeUp() || !stop.IsZero() && time.Now().After(stop) }
 
 	cur := slices.Clone(theta)

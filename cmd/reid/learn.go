@@ -69,7 +69,9 @@ distance), bound (proven upper bound on correct_links), gap ((bound − correct_
 bound), status (optimal or time_limit), nodes, cuts, rows_generated, lp_iterations, twin_groups
 (groups of identical records with different true partners: at most one of each can be
 linked, which the bound uses from the start; microaggregated files), clique_rows (rows
-over sets of records no two of which can be linked together) and seconds; for
+over sets of records no two of which can be linked together), blocks and block_nodes
+(files with 200 records not ruled out from the start: the blocks of records whose own optima, searched
+first, bound the file's links, and the nodes of their searches) and seconds; for
 bilinear eigenvalues (of the learned W, ascending), family_cuts (PSD cuts added) and
 swaps (moves of the local search, from any of its starting points, that linked one
 record more, some by giving up a linked record of a twin group for another member of its
@@ -179,6 +181,11 @@ type learnReport struct {
 	// Swaps counts the better parameters found by the swap search on twin groups
 	// (bilinear): a record given up for another member of its group.
 	Swaps int `json:"swaps"`
+	// Blocks counts the blocks of records searched on their own first: each block's
+	// proven bound on its links is a row of the file's master. BlockNodes counts the
+	// nodes of their searches.
+	Blocks     int `json:"blocks"`
+	BlockNodes int `json:"block_nodes"`
 	// Eigenvalues of the learned W (bilinear), ascending.
 	Eigenvalues []float64 `json:"eigenvalues,omitempty"`
 	// Shapley and Interaction describe a learned Choquet measure.
@@ -323,6 +330,8 @@ func (j *learnJob) run(e *env) (*learnReport, distances.Operator, error) {
 		TwinGroups:     res.Stats.TwinGroups,
 		CliqueRows:     res.Stats.CliqueRows,
 		Swaps:          res.Stats.Swaps,
+		Blocks:         res.Stats.Blocks,
+		BlockNodes:     res.Stats.BlockNodes,
 		Seed:           j.settings.Seed,
 		Seconds:        res.Stats.Seconds,
 	}

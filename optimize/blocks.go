@@ -1,0 +1,267 @@
+package optimize
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// Block bounds: the records split into disjoint blocks, each block's own problem (its
+// records, every competitor) solved by a search of its own; a θ links at most as many
+// records of a block as the block's best θ does, so Σ_{i∈B} K_i ≥ |B| − U_B holds for
+// the block's proven bound U_B, and the blocks' rows add up to a bound on the file.
+// It is the Lagrangian decomposition of the model with one copy of θ per block and zero
+// multipliers on their equality (Guignard and Kim, Mathematical Programming 39, 1987):
+// the copies may disagree, so the bound is weaker than the file's optimum, but each
+// block's proof is a tree over a hundred records instead of a thousand. On CENSUS
+// noise_additive_50 (1,080 records) the eleven blocks of about 100 records summed to 468
+// for OWA within 25 s, where the file's own tree had reached 574 after 120 s (bench/
+// README). The blocks' covering cuts hold for the file too and go into its pool.
+//
+// A block whose search stops at its time limit far from a proof (a gap of more than 2
+// links and 5 % of the block) is split in two halves, each searched in turn with the cuts
+// found so far, and the blocks after it are split to the halves' size before their
+// search: on WM, whose blocks of 135 records ended 20 s at a
+// bound of 80–90 against 53–68 links, blocks of 50 are proven in about 5 s each and
+// their rows add up to less. Merging proven blocks pairwise was tried and dropped: a
+// block of two proven halves never ended below their sum within its time (OWA, blocks of
+// 214 and 429 records, 22–25 s each).
+
+// blockLeaf is the number of records of the first blocks (files of fewer than
+// 2·blockLeaf records are not split; noBlocks: never), blockMin the least a split leaves
+// (blocks of fewer than 2·blockMin records are not split). blockShare is the share of the
+// time left that the blocks get under a time limit.
+const (
+	blockLeaf  = 100
+	blockMin   = 25
+	noBlocks   = math.MaxInt / 4
+	blockShare = 0.5
+)
+
+// blockRow is a block's row Σ_{i∈members} K_i ≥ rhs, rhs = |B| − the block's proven
+// bound on its links; parent is the index in blockRows of the block it is a half of (−1:
+// none).
+type blockRow struct {
+	members []int
+	rhs     int
+	parent  int
+}
+
+// blockBounds searches the blocks one after the other and adds their rows to the master.
+func (sv *solver) blockBounds() {
+	leaf := sv.blockLeaf
+	order := sv.blockOrder()
+	if len(order) < 2*leaf || sv.bestFail <= sv.currentLB() {
+		return
+	}
+	type block struct {
+		members []int
+		parent  int
+	}
+	var queue []block
+	for k, parts := 0, len(order)/leaf; k < parts; k++ {
+		lo, hi := sv.cutPoint(order, k*len(order)/parts), sv.cutPoint(order, (k+1)*len(order)/parts)
+		if lo < hi {
+			queue = append(queue, block{order[lo:hi], -1})
+		}
+	}
+	var end time.Time
+	if !sv.deadline.IsZero() {
+		end = time.Now().Add(time.Duration(blockShare * float64(time.Until(sv.deadline))))
+	}
+	size := leaf // blocks larger than 3/2 of it are split before their search
+	for len(queue) > 0 {
+		if sv.timeUp() || sv.bestFail <= sv.currentLB() {
+			return
+		}
+		B := queue[0]
+		queue = queue[1:]
+		if 2*len(B.members) > 3*size && len(B.members) >= 2*blockMin {
+			if mid := sv.cutPoint(B.members, len(B.members)/2); 0 < mid && mid < len(B.members) {
+				queue = append([]block{{B.members[:mid], B.parent}, {B.members[mid:], B.parent}}, queue...)
+				continue
+			}
+		}
+		var stop time.Time
+		if !end.IsZero() {
+			part := time.Until(end) / time.Duration(len(queue)+1)
+			if part <= 0 {
+				return
+			}
+			stop = time.Now().Add(part)
+		}
+		row, slack := sv.solveBlock(B.members, B.parent, stop)
+		sv.report(false)
+		if slack > max(2, len(B.members)/20) && len(B.members) >= 2*blockMin {
+			mid := sv.cutPoint(B.members, len(B.members)/2)
+			if 0 < mid && mid < len(B.members) {
+				// Depth first: the halves next, so that the block's bound is replaced
+				// by theirs before the next block takes the time; the blocks not yet
+				// searched are split like it.
+				size = min(size, mid)
+				queue = append([]block{{B.members[:mid], row}, {B.members[mid:], row}}, queue...)
+			}
+		}
+	}
+}
+
+// blockOrder lists the records not known to fail, the members of a twin group next to
+// each other (a block then holds whole groups: the group's row is the block's too).
+func (sv *solver) blockOrder() []int {
+	n := len(sv.d.recs)
+	group := sv.twinGroupOf()
+	seen := make([]bool, n)
+	var order []int
+	for i := range n {
+		if seen[i] {
+			continue
+		}
+		members := []int{i}
+		if g := group[i]; g >= 0 {
+			members = sv.twinRows[g].members
+		}
+		for _, j := range members {
+			seen[j] = true
+			if !sv.fixed[j] {
+				order = append(order, j)
+			}
+		}
+	}
+	return order
+}
+
+// cutPoint is the index at or after at where B can be cut without splitting a twin
+// group (B lists groups contiguously).
+func (sv *solver) cutPoint(B []int, at int) int {
+	for at < len(B) && at > 0 && sv.sameTwinGroup(B[at-1], B[at]) {
+		at++
+	}
+	return at
+}
+
+// sameTwinGroup reports whether records i and j have identical query records.
+func (sv *solver) sameTwinGroup(i, j int) bool {
+	m := sv.d.m
+	qi, qj := sv.d.recs[i].q, sv.d.recs[j].q
+	return slices.Equal(sv.d.queries[qi*m:qi*m+m], sv.d.queries[qj*m:qj*m+m])
+}
+
+// solveBlock runs the search on block B (record indices; parent: the block it is a half
+// of, −1: none) until stop, starting from what the file's search knows about B (fixed
+// records, cuts inside B, the incumbent θ), and hands back its cuts, fixings, row and θ.
+// It returns the index of the block's row in blockRows and the gap its search left (its
+// bound minus its incumbent's links).
+func (sv *solver) solveBlock(B []int, parent int, stop time.Time) (row, slack int) {
+	local := make(map[int]int, len(B))
+	sub := &data{m: sv.d.m, sp: sv.d.sp, nr: sv.d.nr, queries: sv.d.queries, refs: sv.d.refs, recs: make([]rec, len(B))}
+	for x, i := range B {
+		local[i] = x
+		sub.recs[x] = sv.d.recs[i]
+	}
+	sub.pairs = len(B) * (sv.d.nr - 1)
+	s := Settings{Epsilon: sv.eps, Threads: sv.threads, InitialRows: sv.initialRows, Seed: int64(sv.rng.Uint64() >> 1),
+		clpSubproblems: sv.clpSubproblems, clpMaster: sv.clpMaster, masterWrap: sv.masterWrap, tailRounds: sv.tailRounds}
+	if !stop.IsZero() {
+		s.TimeLimit = max(time.Until(stop), time.Millisecond)
+	}
+	bs := newSolver(sub, s, time.Now())
+	defer bs.close()
+	bs.blockSearch = true
+	bs.progress = func(Report) { sv.report(false) }
+	for x, i := range B {
+		if sv.fixed[i] {
+			bs.fix(x)
+		}
+	}
+	for _, S := range sv.cutList {
+		T := make([]int, 0, len(S))
+		for _, i := range S {
+			if x, ok := local[i]; ok {
+				T = append(T, x)
+			}
+		}
+		if len(T) == len(S) {
+			slices.Sort(T)
+			bs.registerCut(T)
+		}
+	}
+	bs.consider(sv.bestTheta)
+	bs.run()
+
+	for _, S := range bs.cutList {
+		T := make([]int, len(S))
+		for a, x := range S {
+			T[a] = B[x]
+		}
+		slices.Sort(T)
+		sv.registerCut(T)
+	}
+	for x, i := range B {
+		if bs.fixed[x] {
+			sv.fix(i)
+		}
+	}
+	row = sv.addBlockRow(slices.Sorted(slices.Values(B)), len(B)-bs.boundLinks(), parent)
+	sv.consider(bs.bestTheta)
+	sv.stats.Blocks++
+	sv.stats.BlockNodes += bs.stats.Nodes
+	sv.stats.LPIterations += bs.stats.LPIterations
+	sv.stats.SubproblemSolves += bs.stats.SubproblemSolves
+	sv.stats.MasterSolves += bs.stats.MasterSolves
+	sv.stats.RowsGenerated += bs.stats.RowsGenerated
+	sv.stats.FamilyCuts += bs.stats.FamilyCuts
+	return row, bs.boundLinks() - (len(B) - bs.bestFail)
+}
+
+// addBlockRow records block B's row Σ_{i∈B} K_i ≥ rhs (B sorted; parent as in blockRow)
+// and adds it to the master unless it says nothing; it returns its index in blockRows.
+func (sv *solver) addBlockRow(B []int, rhs, parent int) int {
+	sv.blockRows = append(sv.blockRows, blockRow{B, rhs, parent})
+	if rhs > 0 {
+		sv.addMasterRow(B, float64(rhs), -1)
+	}
+	return len(sv.blockRows) - 1
+}
+
+// blockLB is the lower bound on Σ K from the block rows: over the first blocks, each
+// block's rhs or, once both its halves are searched, their sum if larger; outside the
+// blocks, the fixed records and the twin groups' rows as in twinLB (a block holds the
+// unfixed members of a group whole). A half comes after its block in blockRows.
+func (sv *solver) blockLB() int {
+	if len(sv.blockRows) == 0 {
+		return 0
+	}
+	best := make([]int, len(sv.blockRows))
+	halves := make([]int, len(sv.blockRows))
+	halvesSum := make([]int, len(sv.blockRows))
+	covered := make([]bool, len(sv.d.recs))
+	lb := 0
+	for r := len(sv.blockRows) - 1; r >= 0; r-- {
+		row := sv.blockRows[r]
+		best[r] = max(0, row.rhs)
+		if halves[r] == 2 {
+			best[r] = max(best[r], halvesSum[r])
+		}
+		if row.parent >= 0 {
+			halves[row.parent]++
+			halvesSum[row.parent] += best[r]
+			continue
+		}
+		lb += best[r]
+		for _, i := range row.members {
+			covered[i] = true
+		}
+	}
+	for i, f := range sv.fixed {
+		if f && !covered[i] {
+			lb++
+		}
+	}
+	for _, row := range sv.twinRows {
+		if slices.ContainsFunc(row.members, func(i int) bool { return covered[i] }) {
+			continue // the block's search had the group's row
+		}
+		lb += sv.twinRowLB(row)
+	}
+	return lb
+}
