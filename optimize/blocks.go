@@ -38,6 +38,39 @@ const (
 	blockShare = 0.5
 )
 
+// blockClimbShare bounds the line searches on the file from the blocks' θs (climbFrom),
+// as a share of the time left after the blocks.
+const blockClimbShare = 0.1
+
+// climbFrom runs the iterated line search on the file from each of starts (θs of the
+// family) and makes an end point that links more the incumbent; under a time limit they
+// share the share of the time left equally.
+func (sv *solver) climbFrom(starts [][]float64, share float64) {
+	if sv.climb == nil {
+		return
+	}
+	var end time.Time
+	if !sv.deadline.IsZero() {
+		end = time.Now().Add(time.Duration(share * float64(time.Until(sv.deadline))))
+	}
+	for x, th := range starts {
+		if sv.timeUp() || sv.bestFail <= sv.currentLB() {
+			return
+		}
+		var stop time.Time
+		if !end.IsZero() {
+			part := time.Until(end) / time.Duration(len(starts)-x)
+			if part <= 0 {
+				return
+			}
+			stop = time.Now().Add(part)
+		}
+		search(sv.climb, th, sv.rng, sv.threads, climbPatience, len(sv.d.recs)-sv.currentLB(), stop)
+		sv.d.sp.project(th)
+		sv.consider(th)
+	}
+}
+
 // blockRow is a block's row Σ_{i∈members} K_i ≥ rhs, rhs = |B| − the block's proven
 // bound on its links; parent is the index in blockRows of the block it is a half of (−1:
 // none).
@@ -70,6 +103,8 @@ func (sv *solver) blockBounds() {
 		end = time.Now().Add(time.Duration(blockShare * float64(time.Until(sv.deadline))))
 	}
 	size := leaf // blocks larger than 3/2 of it are split before their search
+	var starts [][]float64
+	defer func() { sv.climbFrom(starts, blockClimbShare) }()
 	for len(queue) > 0 {
 		if sv.timeUp() || sv.bestFail <= sv.currentLB() {
 			return
@@ -90,7 +125,10 @@ func (sv *solver) blockBounds() {
 			}
 			stop = time.Now().Add(part)
 		}
-		row, slack := sv.solveBlock(B.members, B.parent, stop)
+		row, slack, theta := sv.solveBlock(B.members, B.parent, stop)
+		if !slices.ContainsFunc(starts, func(s []float64) bool { return slices.Equal(s, theta) }) && !slices.Equal(theta, sv.bestTheta) {
+			starts = append(starts, theta)
+		}
 		sv.report(false)
 		if slack > max(2, len(B.members)/20) && len(B.members) >= 2*blockMin {
 			mid := sv.cutPoint(B.members, len(B.members)/2)
@@ -149,9 +187,9 @@ func (sv *solver) sameTwinGroup(i, j int) bool {
 // solveBlock runs the search on block B (record indices; parent: the block it is a half
 // of, −1: none) until stop, starting from what the file's search knows about B (fixed
 // records, cuts inside B, the incumbent θ), and hands back its cuts, fixings, row and θ.
-// It returns the index of the block's row in blockRows and the gap its search left (its
-// bound minus its incumbent's links).
-func (sv *solver) solveBlock(B []int, parent int, stop time.Time) (row, slack int) {
+// It returns the index of the block's row in blockRows, the gap its search left (its
+// bound minus its incumbent's links) and its incumbent θ.
+func (sv *solver) solveBlock(B []int, parent int, stop time.Time) (row, slack int, theta []float64) {
 	local := make(map[int]int, len(B))
 	sub := &data{m: sv.d.m, sp: sv.d.sp, nr: sv.d.nr, queries: sv.d.queries, refs: sv.d.refs, recs: make([]rec, len(B))}
 	for x, i := range B {
@@ -210,7 +248,7 @@ func (sv *solver) solveBlock(B []int, parent int, stop time.Time) (row, slack in
 	sv.stats.MasterSolves += bs.stats.MasterSolves
 	sv.stats.RowsGenerated += bs.stats.RowsGenerated
 	sv.stats.FamilyCuts += bs.stats.FamilyCuts
-	return row, bs.boundLinks() - (len(B) - bs.bestFail)
+	return row, bs.boundLinks() - (len(B) - bs.bestFail), slices.Clone(bs.bestTheta)
 }
 
 // addBlockRow records block B's row Σ_{i∈B} K_i ≥ rhs (B sorted; parent as in blockRow)

@@ -108,3 +108,23 @@ func TestBlockLB(t *testing.T) {
 		t.Errorf("blockLB with twin groups = %d, want %d", got, want)
 	}
 }
+
+// climbFrom climbs from the given starts, not from the incumbent: on swapProblem, from
+// w = 0.9 (one link) the line along w reaches w < 0.5 (two links, the most).
+func TestClimbFrom(t *testing.T) {
+	sv := testSolver(t, swapProblem(), 1e-4, 5)
+	start := []float64{0.9, 0.1}
+	if _, n := sv.linkedSet(start); n != 1 {
+		t.Fatalf("w = 0.9 links %d records, want 1", n)
+	}
+	copy(sv.bestTheta, start)
+	sv.bestFail = 4
+	sv.climbFrom(nil, 1)
+	if sv.bestFail != 4 {
+		t.Fatalf("no starts: %d failures, want the incumbent's 4", sv.bestFail)
+	}
+	sv.climbFrom([][]float64{{0.9, 0.1}}, 1)
+	if _, n := sv.linkedSet(sv.bestTheta); sv.bestFail != 3 || n != 2 {
+		t.Errorf("from w = 0.9: %d failures, θ %v links %d; want 3 failures, 2 links", sv.bestFail, sv.bestTheta, n)
+	}
+}

@@ -63,6 +63,7 @@
 //     master, and the blocks' cuts join its pool (a Lagrangian decomposition with one θ
 //     per block). A block not proven within its time is split in halves. On the CENSUS
 //     files with many near ties the blocks' rows are most of the bound (bench/README.md).
+//     The blocks' best θs then start line searches on the whole file (climbFrom).
 //   - Incumbents: the Euclidean θ, every feasible θ of the subproblem, and a local search
 //     that links one more record at a time by re-solving the subproblem (under a time
 //     limit, one local search gets at most a tenth of the remaining time). For WM, OWA
