@@ -21,11 +21,10 @@ import (
 // A block whose search stops at its time limit far from a proof (a gap of more than 2
 // links and 5 % of the block) is split in two halves, each searched in turn with the cuts
 // found so far, and the blocks after it are split to the halves' size before their
-// search: on WM, whose blocks of 135 records ended 20 s at a
-// bound of 80–90 against 53–68 links, blocks of 50 are proven in about 5 s each and
-// their rows add up to less. Merging proven blocks pairwise was tried and dropped: a
-// block of two proven halves never ended below their sum within its time (OWA, blocks of
-// 214 and 429 records, 22–25 s each).
+// search: on WM, blocks of 107 records ended 28 s at a bound of 59–61 against 42 links,
+// while blocks of 54 are proven in 5–20 s each and their rows add up to less. Merging
+// proven blocks pairwise was tried and dropped: a block of two proven halves never ended
+// below their sum within its time (OWA, blocks of 214 and 429 records, 22–25 s each).
 
 // blockLeaf is the number of records of the first blocks (files of fewer than
 // 2·blockLeaf records are not split; noBlocks: never), blockMin the least a split leaves
@@ -43,8 +42,8 @@ const (
 const blockClimbShare = 0.1
 
 // climbFrom runs the iterated line search on the file from each of starts (θs of the
-// family) and makes an end point that links more the incumbent; under a time limit they
-// share the share of the time left equally.
+// family, moved in place) and makes an end point the incumbent if it links more; under a
+// time limit the starts share the given share of the time left equally.
 func (sv *solver) climbFrom(starts [][]float64, share float64) {
 	if sv.climb == nil {
 		return
