@@ -222,8 +222,8 @@ type Settings struct {
 	// tailRounds overrides the rounds of weak cuts after which a node branches (0: the
 	// default, noTailOff: never).
 	tailRounds int
-	// blockLeaf overrides the records of the smallest blocks (blocks.go; 0: the default,
-	// noBlocks: no blocks).
+	// blockLeaf overrides the number of records of the first blocks (blocks.go; 0: the
+	// default, noBlocks: no blocks).
 	blockLeaf int
 }
 

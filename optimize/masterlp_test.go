@@ -229,7 +229,8 @@ func TestMasterFallback(t *testing.T) {
 }
 
 // switchMasterToCLP rebuilds the master on CLP with the same rows (twin rows first, then
-// the cuts, some dropped by purgeMaster) and bounds: both masters have the same optimum.
+// the cuts, some dropped by purgeMaster, and a block row) and bounds: both masters have
+// the same optimum.
 func TestSwitchMasterToCLP(t *testing.T) {
 	p := census(t, "mdav_k3", 60)
 	p.Family = WM
@@ -257,6 +258,11 @@ func TestSwitchMasterToCLP(t *testing.T) {
 			if i != j {
 				sv.addCut([]int{min(i, j), max(i, j)})
 			}
+		}
+		if step == 4 { // a block row among the twin rows and the cuts
+			B := rng.Perm(n)[:20]
+			sort.Ints(B)
+			sv.addBlockRow(B, 12, -1) // binding: the master would cover less
 		}
 		i := rng.IntN(n)
 		if used[i] {
@@ -304,6 +310,12 @@ func TestSwitchMasterToCLP(t *testing.T) {
 		if c := coverage(row.members, K); c < float64(row.rhs)-1e-6 {
 			t.Errorf("twin row covered %g < %d after the switch", c, row.rhs)
 		}
+	}
+	if len(sv.blockRows) != 1 {
+		t.Fatalf("%d block rows, want 1", len(sv.blockRows))
+	}
+	if row := sv.blockRows[0]; coverage(row.members, K) < float64(row.rhs)-1e-6 {
+		t.Errorf("block row covered %g < %d after the switch", coverage(row.members, K), row.rhs)
 	}
 	if len(sv.cliqueRows) == 0 {
 		t.Fatal("no clique rows: the test does not exercise them")

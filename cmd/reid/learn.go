@@ -70,8 +70,9 @@ bound), status (optimal or time_limit), nodes, cuts, rows_generated, lp_iteratio
 (groups of identical records with different true partners: at most one of each can be
 linked, which the bound uses from the start; microaggregated files), clique_rows (rows
 over sets of records no two of which can be linked together), blocks and block_nodes
-(files with 200 records not ruled out from the start: the blocks of records whose own optima, searched
-first, bound the file's links, and the nodes of their searches) and seconds; for
+(files with 200 records not ruled out from the start: the blocks of records whose own
+optima, searched first, bound the file's links, and the nodes of their searches) and
+seconds; for
 bilinear eigenvalues (of the learned W, ascending), family_cuts (PSD cuts added) and
 swaps (moves of the local search, from any of its starting points, that linked one
 record more, some by giving up a linked record of a twin group for another member of its
