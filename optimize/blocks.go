@@ -48,21 +48,14 @@ func (sv *solver) climbFrom(starts [][]float64, share float64) {
 	if sv.climb == nil {
 		return
 	}
-	var end time.Time
-	if !sv.deadline.IsZero() {
-		end = time.Now().Add(time.Duration(share * float64(time.Until(sv.deadline))))
-	}
+	b := sv.newBudget(share)
 	for x, th := range starts {
 		if sv.timeUp() || sv.bestFail <= sv.currentLB() {
 			return
 		}
-		var stop time.Time
-		if !end.IsZero() {
-			part := time.Until(end) / time.Duration(len(starts)-x)
-			if part <= 0 {
-				return
-			}
-			stop = time.Now().Add(part)
+		stop, ok := b.part(len(starts) - x)
+		if !ok {
+			return
 		}
 		search(sv.climb, th, sv.rng, sv.threads, climbPatience, len(sv.d.recs)-sv.currentLB(), stop)
 		sv.d.sp.project(th)
@@ -97,10 +90,7 @@ func (sv *solver) blockBounds() {
 			queue = append(queue, block{order[lo:hi], -1})
 		}
 	}
-	var end time.Time
-	if !sv.deadline.IsZero() {
-		end = time.Now().Add(time.Duration(blockShare * float64(time.Until(sv.deadline))))
-	}
+	b := sv.newBudget(blockShare)
 	size := leaf // blocks larger than 3/2 of it are split before their search
 	var starts [][]float64
 	defer func() { sv.climbFrom(starts, blockClimbShare) }()
@@ -116,17 +106,13 @@ func (sv *solver) blockBounds() {
 				continue
 			}
 		}
-		var stop time.Time
-		if !end.IsZero() {
-			part := time.Until(end) / time.Duration(len(queue)+1)
-			if part <= 0 {
-				return
-			}
-			stop = time.Now().Add(part)
+		stop, ok := b.part(len(queue) + 1)
+		if !ok {
+			return
 		}
 		row, slack, theta := sv.solveBlock(B.members, B.parent, stop)
-		if !slices.ContainsFunc(starts, func(s []float64) bool { return slices.Equal(s, theta) }) && !slices.Equal(theta, sv.bestTheta) {
-			starts = append(starts, theta)
+		if !slices.Equal(theta, sv.bestTheta) {
+			starts = appendNew(starts, theta)
 		}
 		sv.report(false)
 		if slack > max(2, len(B.members)/20) && len(B.members) >= 2*blockMin {

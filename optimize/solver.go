@@ -191,12 +191,8 @@ func (sv *solver) lineSearch(rounds int, share float64) bool {
 	if sv.climb == nil || sv.bestFail <= lb {
 		return false // nothing to search, or the incumbent is proven optimal
 	}
-	var stop time.Time
-	if !sv.deadline.IsZero() {
-		stop = time.Now().Add(time.Duration(share * float64(time.Until(sv.deadline))))
-	}
 	th := slices.Clone(sv.bestTheta)
-	search(sv.climb, th, sv.rng, sv.threads, rounds, len(sv.d.recs)-lb, stop)
+	search(sv.climb, th, sv.rng, sv.threads, rounds, len(sv.d.recs)-lb, sv.newBudget(share).end)
 	sv.d.sp.project(th) // the steps' rounding: θ stays a member of the family
 	return sv.consider(th)
 }
@@ -226,31 +222,59 @@ func (sv *solver) bilinearSearch() {
 	}
 	starts := [][]float64{slices.Clone(sv.bestTheta)}
 	for _, th := range append([][]float64{sp.euclidean()}, metricStarts(sv.d, sp)...) {
-		if !slices.ContainsFunc(starts, func(s []float64) bool { return slices.Equal(s, th) }) {
-			starts = append(starts, th)
-		}
+		starts = appendNew(starts, th)
 	}
-	var end time.Time
-	if !sv.deadline.IsZero() {
-		end = time.Now().Add(time.Duration(localShare * float64(time.Until(sv.deadline))))
-	}
+	b := sv.newBudget(localShare)
 	for x, th := range starts {
 		if sv.timeUp() || sv.bestFail <= sv.currentLB() {
 			return
 		}
-		var stopAscent, stopSwap time.Time
-		if !end.IsZero() {
-			part := time.Until(end) / time.Duration(len(starts)-x)
-			if part <= 0 {
-				return
-			}
-			stopAscent, stopSwap = time.Now().Add(part/2), time.Now().Add(part)
+		stopSwap, ok := b.part(len(starts) - x)
+		if !ok {
+			return
+		}
+		var stopAscent time.Time
+		if !stopSwap.IsZero() {
+			stopAscent = time.Now().Add(time.Until(stopSwap) / 2)
 		}
 		softAscent(sv.d, sp, th, sv.epsLP, sv.fixed, sv.threads, softIters, stopAscent)
 		sv.d.sp.project(th)
 		sv.consider(th)
 		sv.swap(th, stopSwap)
 	}
+}
+
+// budget divides a share of the time left when it was made into equal parts for the
+// steps still to come; end is zero without a time limit (no limit then).
+type budget struct{ end time.Time }
+
+// newBudget is the budget of share of the time left.
+func (sv *solver) newBudget(share float64) budget {
+	if sv.deadline.IsZero() {
+		return budget{}
+	}
+	return budget{time.Now().Add(time.Duration(share * float64(time.Until(sv.deadline))))}
+}
+
+// part returns when the next of left steps must stop (zero: no limit); ok is false once
+// the budget is spent.
+func (b budget) part(left int) (stop time.Time, ok bool) {
+	if b.end.IsZero() {
+		return time.Time{}, true
+	}
+	p := time.Until(b.end) / time.Duration(left)
+	if p <= 0 {
+		return time.Time{}, false
+	}
+	return time.Now().Add(p), true
+}
+
+// appendNew appends θ to list unless an equal θ is in it.
+func appendNew(list [][]float64, theta []float64) [][]float64 {
+	if slices.ContainsFunc(list, func(s []float64) bool { return slices.Equal(s, theta) }) {
+		return list
+	}
+	return append(list, theta)
 }
 
 // newMaster returns the master LP over K ∈ [0, 1]^N (at the current bounds) with no
@@ -689,28 +713,20 @@ func (sv *solver) twinGroupOf() []int {
 	return group
 }
 
-func (sv *solver) run() {
+// checkAlone fixes K_i = 1 for the records that cannot be linked even alone. Under a
+// time limit it gets at most a quarter of it: on a large file of a family without
+// dominance (bilinear) it is hundreds of LPs that mostly prove records linkable alone,
+// while the tree's covering cuts are what move the bound. Records left unchecked are only
+// not fixed.
+func (sv *solver) checkAlone() {
 	n := len(sv.d.recs)
-	sv.twinCuts()
-	sv.report(true) // the Euclidean incumbent and the twins' bound, at once
-	// The smooth ascent and the swap search serve the bilinear form only: on WM and OWA
-	// the ascent found no more than the line search and its time cost the tree nodes, and
-	// their trees reach their targets on the twin files without the swaps (bench/README).
-	if !sv.blockSearch {
-		sv.bilinearSearch()
-	}
-	sv.lineSearch(climbPatience, climbShare)
-	// Records that cannot be linked even alone: K_i = 1. Under a time limit this loop gets
-	// at most a quarter of it: on a large file of a family without dominance (bilinear)
-	// it is hundreds of LPs that mostly prove records linkable alone, while the tree's
-	// covering cuts are what move the bound. Records left unchecked are only not fixed.
 	var stopChecks time.Time
 	if !sv.deadline.IsZero() {
 		stopChecks = time.Now().Add(time.Until(sv.deadline) / 4)
 	}
 	linked, _ := sv.linkedSet(sv.bestTheta)
 	for i := range sv.d.recs {
-		if sv.blockSearch || sv.timeUp() || !stopChecks.IsZero() && time.Now().After(stopChecks) {
+		if sv.timeUp() || !stopChecks.IsZero() && time.Now().After(stopChecks) {
 			break
 		}
 		if linked[i] || sv.fixed[i] {
@@ -736,6 +752,21 @@ func (sv *solver) run() {
 		case infeasible:
 			sv.addCut([]int{i})
 		}
+	}
+}
+
+func (sv *solver) run() {
+	sv.twinCuts()
+	sv.report(true) // the Euclidean incumbent and the twins' bound, at once
+	// The smooth ascent and the swap search serve the bilinear form only: on WM and OWA
+	// the ascent found no more than the line search and its time cost the tree nodes, and
+	// their trees reach their targets on the twin files without the swaps (bench/README).
+	if !sv.blockSearch {
+		sv.bilinearSearch()
+	}
+	sv.lineSearch(climbPatience, climbShare)
+	if !sv.blockSearch {
+		sv.checkAlone() // a block's records were checked as records of the file
 	}
 	sv.polish(sv.bestTheta)
 	if !sv.blockSearch {
