@@ -175,7 +175,22 @@ func (sv *solver) sameTwinGroup(i, j int) bool {
 // It returns the index of the block's row in blockRows, the gap its search left (its
 // bound minus its incumbent's links) and its incumbent θ.
 func (sv *solver) solveBlock(B []int, parent int, stop time.Time) (row, slack int, theta []float64) {
-	local := make(map[int]int, len(B))
+	bs, _ := sv.subSolver(B, stop)
+	defer bs.close()
+	bs.run()
+	sv.absorb(bs, B)
+	row = sv.addBlockRow(slices.Sorted(slices.Values(B)), len(B)-bs.boundLinks(), parent)
+	sv.stats.Blocks++
+	sv.stats.BlockNodes += bs.stats.Nodes
+	return row, bs.boundLinks() - (len(B) - bs.bestFail), slices.Clone(bs.bestTheta)
+}
+
+// subSolver is a solver, in tree-only mode (blockSearch), for the problem of the records
+// B (indices of the file's records; every competitor stays) that stops at stop and knows
+// what the file's search knows about B: the fixed records, the cuts inside B and the
+// incumbent θ. local maps a record of the file to its index in the sub-problem.
+func (sv *solver) subSolver(B []int, stop time.Time) (bs *solver, local map[int]int) {
+	local = make(map[int]int, len(B))
 	sub := &data{m: sv.d.m, sp: sv.d.sp, nr: sv.d.nr, queries: sv.d.queries, refs: sv.d.refs, recs: make([]rec, len(B))}
 	for x, i := range B {
 		local[i] = x
@@ -187,8 +202,7 @@ func (sv *solver) solveBlock(B []int, parent int, stop time.Time) (row, slack in
 	if !stop.IsZero() {
 		s.TimeLimit = max(time.Until(stop), time.Millisecond)
 	}
-	bs := newSolver(sub, s, time.Now())
-	defer bs.close()
+	bs = newSolver(sub, s, time.Now())
 	bs.blockSearch = true
 	bs.progress = func(Report) { sv.report(false) }
 	for x, i := range B {
@@ -209,8 +223,12 @@ func (sv *solver) solveBlock(B []int, parent int, stop time.Time) (row, slack in
 		}
 	}
 	bs.consider(sv.bestTheta)
-	bs.run()
+	return bs, local
+}
 
+// absorb takes from the finished search bs of the records B (as made by subSolver) what
+// holds for the file: its cuts and fixings, its incumbent θ (considered) and its work.
+func (sv *solver) absorb(bs *solver, B []int) {
 	for _, S := range bs.cutList {
 		T := make([]int, len(S))
 		for a, x := range S {
@@ -224,16 +242,12 @@ func (sv *solver) solveBlock(B []int, parent int, stop time.Time) (row, slack in
 			sv.fix(i)
 		}
 	}
-	row = sv.addBlockRow(slices.Sorted(slices.Values(B)), len(B)-bs.boundLinks(), parent)
 	sv.consider(bs.bestTheta)
-	sv.stats.Blocks++
-	sv.stats.BlockNodes += bs.stats.Nodes
 	sv.stats.LPIterations += bs.stats.LPIterations
 	sv.stats.SubproblemSolves += bs.stats.SubproblemSolves
 	sv.stats.MasterSolves += bs.stats.MasterSolves
 	sv.stats.RowsGenerated += bs.stats.RowsGenerated
 	sv.stats.FamilyCuts += bs.stats.FamilyCuts
-	return row, bs.boundLinks() - (len(B) - bs.bestFail), slices.Clone(bs.bestTheta)
 }
 
 // addBlockRow records block B's row Σ_{i∈B} K_i ≥ rhs (B sorted; parent as in blockRow)

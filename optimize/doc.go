@@ -64,6 +64,14 @@
 //     per block). A block not proven within its time is split in halves. On the CENSUS
 //     files with many near ties the blocks' rows are most of the bound (bench/README.md).
 //     The blocks' best θs then start line searches on the whole file (climbFrom).
+//   - Neighbourhoods (neighbourhood.go; the same files): after the blocks, a large
+//     neighbourhood search on the incumbent. A few unlinked records are opened, and
+//     the linked members of their covering cuts released; every other linked record
+//     must stay linked (K = 0 at the root of a small tree of its own), which confines θ
+//     to a small polyhedron, and the tree finds the best records of the neighbourhood
+//     exactly: exchanges of several linked records for several others, which neither
+//     polish (it only adds) nor the line search (one line at a time) makes. Sizes double
+//     while the neighbourhoods are proven without a gain.
 //   - Incumbents: the Euclidean θ, every feasible θ of the subproblem, and a local search
 //     that links one more record at a time by re-solving the subproblem (under a time
 //     limit, one local search gets at most a tenth of the remaining time). For WM, OWA

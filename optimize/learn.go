@@ -284,7 +284,10 @@ type Stats struct {
 	// Blocks counts the blocks whose own searches bounded the file's links (blocks.go),
 	// BlockNodes the nodes of their trees.
 	Blocks, BlockNodes int
-	Seconds            float64
+	// Neighbourhoods counts the neighbourhoods of the incumbent searched exactly
+	// (neighbourhood.go): a few of its linked records released, a few others opened.
+	Neighbourhoods int
+	Seconds        float64
 }
 
 // Result is the outcome of Learn.

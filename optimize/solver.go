@@ -76,6 +76,9 @@ type solver struct {
 	blockRows   []blockRow
 	permRows    []twinRow
 	blockSearch bool
+	// rootFix holds the root's branching decisions (as in node.fix) of a neighbourhood's
+	// search (neighbourhood.go).
+	rootFix []int
 	// The conflict graph: two records joined when {i, j} is an infeasible set (a cut of
 	// two records, twins included); a clique of it has at most one linked record, and the
 	// master gets Σ_{i∈C} K_i ≥ |C| − 1 for the cliques K violates (cliqueSeparate);
@@ -771,8 +774,9 @@ func (sv *solver) run() {
 	sv.polish(sv.bestTheta)
 	if !sv.blockSearch {
 		sv.blockBounds()
+		sv.neighbourhoods(nbhdShare)
 	}
-	heap.Push(&sv.open, &node{lb: sv.staticLB(), seq: sv.seq})
+	heap.Push(&sv.open, &node{fix: sv.rootFix, lb: sv.staticLB(), seq: sv.seq})
 	sv.treeStarted = true
 	sv.seq++
 	for sv.open.Len() > 0 {

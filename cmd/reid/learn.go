@@ -71,7 +71,9 @@ bound), status (optimal or time_limit), nodes, cuts, rows_generated, lp_iteratio
 linked, which the bound uses from the start; microaggregated files), clique_rows (rows
 over sets of records no two of which can be linked together), blocks and block_nodes
 (files with 200 records not ruled out from the start: the blocks of records whose own
-optima, searched first, bound the file's links, and the nodes of their searches) and
+optima, searched first, bound the file's links, and the nodes of their searches),
+neighbourhoods (on the same files: the neighbourhoods of the incumbent searched exactly
+after the blocks, some linked records released and some unlinked ones opened) and
 seconds; for
 bilinear eigenvalues (of the learned W, ascending), family_cuts (PSD cuts added) and
 swaps (moves of the local search, from any of its starting points, that linked one
@@ -187,6 +189,10 @@ type learnReport struct {
 	// nodes of their searches.
 	Blocks     int `json:"blocks"`
 	BlockNodes int `json:"block_nodes"`
+	// Neighbourhoods counts the neighbourhoods of the incumbent searched exactly after
+	// the blocks: a few linked records released, a few unlinked ones opened, the rest
+	// kept linked.
+	Neighbourhoods int `json:"neighbourhoods"`
 	// Eigenvalues of the learned W (bilinear), ascending.
 	Eigenvalues []float64 `json:"eigenvalues,omitempty"`
 	// Shapley and Interaction describe a learned Choquet measure.
@@ -333,6 +339,7 @@ func (j *learnJob) run(e *env) (*learnReport, distances.Operator, error) {
 		Swaps:          res.Stats.Swaps,
 		Blocks:         res.Stats.Blocks,
 		BlockNodes:     res.Stats.BlockNodes,
+		Neighbourhoods: res.Stats.Neighbourhoods,
 		Seed:           j.settings.Seed,
 		Seconds:        res.Stats.Seconds,
 	}
