@@ -284,8 +284,9 @@ type Stats struct {
 	// Blocks counts the blocks whose own searches bounded the file's links (blocks.go),
 	// BlockNodes the nodes of their trees.
 	Blocks, BlockNodes int
-	// Neighbourhoods counts the neighbourhoods of the incumbent searched exactly
-	// (neighbourhood.go): a few of its linked records released, a few others opened.
+	// Neighbourhoods counts the neighbourhoods of the incumbent searched
+	// (neighbourhood.go): a few of its linked records released, a few others opened,
+	// each searched exactly unless its time ran out.
 	Neighbourhoods int
 	Seconds        float64
 }

@@ -71,8 +71,8 @@ type solver struct {
 	twinRows []twinRow
 	// blockRows are the rows of the blocks' own bounds (blocks.go), in the order found;
 	// permRows every row of the master that is never dropped (twin and block rows), in
-	// the order added, for switchMasterToCLP. blockSearch marks the search of a block:
-	// it runs the tree only (blocks.go).
+	// the order added, for switchMasterToCLP. blockSearch marks the search of a block or
+	// of a neighbourhood (subSolver): it runs the tree only.
 	blockRows   []blockRow
 	permRows    []twinRow
 	blockSearch bool

@@ -189,9 +189,9 @@ type learnReport struct {
 	// nodes of their searches.
 	Blocks     int `json:"blocks"`
 	BlockNodes int `json:"block_nodes"`
-	// Neighbourhoods counts the neighbourhoods of the incumbent searched exactly after
-	// the blocks: a few linked records released, a few unlinked ones opened, the rest
-	// kept linked.
+	// Neighbourhoods counts the neighbourhoods of the incumbent searched after the
+	// blocks (each exactly unless its time ran out): a few linked records released, a
+	// few unlinked ones opened, the rest kept linked.
 	Neighbourhoods int `json:"neighbourhoods"`
 	// Eigenvalues of the learned W (bilinear), ascending.
 	Eigenvalues []float64 `json:"eigenvalues,omitempty"`
