@@ -22,8 +22,9 @@ import (
 // and releases at most nbhdRelease linked records per opened one; once every unlinked
 // record was opened without a gain, the search goes on with twice as many at once, up to
 // nbhdMaxOpen (neighbourhoods proven within a few milliseconds gain nothing; measured on
-// CENSUS noise_additive_50 and noise_correlated_50, OWA), and halves it after a
-// neighbourhood its time stopped.
+// CENSUS noise_additive_50 and noise_correlated_50, OWA); after a neighbourhood its time
+// stopped, at half the size, which then is the largest (on mdav_k10 WM, going back up
+// to the size that had failed took 140 of 600 s without a gain).
 const (
 	nbhdShare   = 0.25
 	nbhdOpen    = 20
@@ -33,7 +34,7 @@ const (
 
 // neighbourhoods runs the neighbourhood search from the incumbent on files where the
 // blocks run (at least 2·blockLeaf records not ruled out), until the budget is spent or
-// every unlinked record was opened in neighbourhoods of the largest size.
+// every unlinked record was opened without a gain in neighbourhoods of the largest size.
 func (sv *solver) neighbourhoods(share float64) {
 	n := len(sv.d.recs)
 	if len(sv.blockOrder()) < 2*sv.blockLeaf {
@@ -41,7 +42,7 @@ func (sv *solver) neighbourhoods(share float64) {
 	}
 	b := sv.newBudget(share)
 	opened := make([]bool, n) // opened at this size since the incumbent last improved
-	size := nbhdOpen
+	size, largest := nbhdOpen, nbhdMaxOpen
 	for !sv.timeUp() && sv.bestFail > sv.currentLB() {
 		linked, _ := sv.linkedSet(sv.bestTheta)
 		worst := sv.worstMargins(sv.bestTheta)
@@ -52,10 +53,10 @@ func (sv *solver) neighbourhoods(share float64) {
 			}
 		}
 		if len(closed) == 0 {
-			if size >= nbhdMaxOpen {
+			if size >= largest {
 				return
 			}
-			size *= 2
+			size = min(2*size, largest)
 			clear(opened)
 			continue
 		}
@@ -86,7 +87,10 @@ func (sv *solver) neighbourhoods(share float64) {
 		case sv.bestFail < before:
 			clear(opened)
 		case !proven && size > nbhdOpen:
-			size /= 2
+			// Too large to prove in its time: go on at half the size, and never
+			// double past it again.
+			size = size / 2
+			largest = size
 			clear(opened)
 		}
 	}
