@@ -89,7 +89,7 @@ func (sv *solver) neighbourhoods(share float64) {
 		case !proven && size > nbhdOpen:
 			// Too large to prove in its time: go on at half the size, and never
 			// double past it again.
-			size = size / 2
+			size /= 2
 			largest = size
 			clear(opened)
 		}

@@ -85,7 +85,7 @@ func linePoints(p Problem, eps float64) []float64 {
 	return pts
 }
 
-func count(set []bool) int {
+func trueCount(set []bool) int {
 	n := 0
 	for _, on := range set {
 		if on {
@@ -109,11 +109,11 @@ func TestSolveNeighbourhoodAgainstSweep(t *testing.T) {
 	for x, w := range pts {
 		sets[x] = rawLinks(p, w, eps)
 		// The solver's LPs ask for ε + lpSlack: the sweep's sets must not depend on it.
-		if !slices.Equal(sets[x], rawLinks(p, w, eps+1e-6)) && count(sets[x]) > 0 {
+		if !slices.Equal(sets[x], rawLinks(p, w, eps+1e-6)) {
 			sets[x] = nil
 			continue
 		}
-		best = max(best, count(sets[x]))
+		best = max(best, trueCount(sets[x]))
 	}
 	// restricted is the most records linked at a point where every kept record is.
 	restricted := func(keep []bool) int {
@@ -124,7 +124,7 @@ func TestSolveNeighbourhoodAgainstSweep(t *testing.T) {
 				ok = ok && (!keep[i] || s[i])
 			}
 			if ok {
-				most = max(most, count(s))
+				most = max(most, trueCount(s))
 			}
 		}
 		return most
@@ -140,7 +140,7 @@ search:
 			for i := range k {
 				k[i] = sets[x][i] && sets[y][i]
 			}
-			if most := restricted(k); count(sets[x]) < most && most < best && count(k) < count(sets[x]) {
+			if most := restricted(k); trueCount(sets[x]) < most && most < best && trueCount(k) < trueCount(sets[x]) {
 				w0, keep, want = pts[x], k, most
 				break search
 			}
@@ -169,9 +169,9 @@ search:
 	}
 	sv.solveNeighbourhood(linked, open, release, time.Time{})
 	got, _ := sv.linkedSet(sv.bestTheta)
-	if links := len(linked) - sv.bestFail; links != want || count(got) != want {
+	if links := len(linked) - sv.bestFail; links != want || trueCount(got) != want {
 		t.Errorf("from w₀ = %g (%d links), keeping %d: incumbent %d links (θ %v links %d), want %d (file's optimum %d)",
-			w0, n, count(keep), links, sv.bestTheta, count(got), want, best)
+			w0, n, trueCount(keep), links, sv.bestTheta, trueCount(got), want, best)
 	}
 	for i := range keep {
 		if keep[i] && !got[i] {
@@ -191,7 +191,7 @@ func TestNeighbourhoodsReachSweepOptimum(t *testing.T) {
 	p := lineProblem(40, 3)
 	best := 0
 	for _, w := range linePoints(p, eps) {
-		best = max(best, count(rawLinks(p, w, eps)))
+		best = max(best, trueCount(rawLinks(p, w, eps)))
 	}
 	for _, tc := range []struct {
 		name string
@@ -210,8 +210,8 @@ func TestNeighbourhoodsReachSweepOptimum(t *testing.T) {
 			tc.run(sv)
 			got, _ := sv.linkedSet(sv.bestTheta)
 			links := len(p.Truth) - sv.bestFail
-			if count(got) != links {
-				t.Fatalf("θ = %v links %d, incumbent says %d", sv.bestTheta, count(got), links)
+			if trueCount(got) != links {
+				t.Fatalf("θ = %v links %d, incumbent says %d", sv.bestTheta, trueCount(got), links)
 			}
 			if reach := links == best; reach != (tc.name == "neighbourhoods") {
 				t.Errorf("from %d links: %d links, file's optimum %d", n, links, best)
