@@ -48,19 +48,11 @@ func (sv *solver) climbFrom(starts [][]float64, share float64) {
 	if sv.climb == nil {
 		return
 	}
-	b := sv.newBudget(share)
-	for x, th := range starts {
-		if sv.timeUp() || sv.bestFail <= sv.currentLB() {
-			return
-		}
-		stop, ok := b.part(len(starts) - x)
-		if !ok {
-			return
-		}
+	sv.eachStart(starts, share, func(th []float64, stop time.Time) {
 		search(sv.climb, th, sv.rng, sv.threads, climbPatience, len(sv.d.recs)-sv.currentLB(), stop)
 		sv.d.sp.project(th)
 		sv.consider(th)
-	}
+	})
 }
 
 // blockRow is a block's row Σ_{i∈members} K_i ≥ rhs, rhs = |B| − the block's proven

@@ -227,15 +227,7 @@ func (sv *solver) bilinearSearch() {
 	for _, th := range append([][]float64{sp.euclidean()}, metricStarts(sv.d, sp)...) {
 		starts = appendNew(starts, th)
 	}
-	b := sv.newBudget(localShare)
-	for x, th := range starts {
-		if sv.timeUp() || sv.bestFail <= sv.currentLB() {
-			return
-		}
-		stopSwap, ok := b.part(len(starts) - x)
-		if !ok {
-			return
-		}
+	sv.eachStart(starts, localShare, func(th []float64, stopSwap time.Time) {
 		var stopAscent time.Time
 		if !stopSwap.IsZero() {
 			stopAscent = time.Now().Add(time.Until(stopSwap) / 2)
@@ -244,6 +236,23 @@ func (sv *solver) bilinearSearch() {
 		sv.d.sp.project(th)
 		sv.consider(th)
 		sv.swap(th, stopSwap)
+	})
+}
+
+// eachStart runs run on each of starts in turn until the time is up or the incumbent is
+// proven; under a time limit each start gets an equal part of what remains of share of
+// the time left (run's stop; zero without a limit).
+func (sv *solver) eachStart(starts [][]float64, share float64, run func(theta []float64, stop time.Time)) {
+	b := sv.newBudget(share)
+	for x, th := range starts {
+		if sv.timeUp() || sv.bestFail <= sv.currentLB() {
+			return
+		}
+		stop, ok := b.part(len(starts) - x)
+		if !ok {
+			return
+		}
+		run(th, stop)
 	}
 }
 
@@ -769,7 +778,7 @@ func (sv *solver) run() {
 	}
 	sv.lineSearch(climbPatience, climbShare)
 	if !sv.blockSearch {
-		sv.checkAlone() // a block's records were checked as records of the file
+		sv.checkAlone() // a block's or neighbourhood's records were checked as the file's
 	}
 	sv.polish(sv.bestTheta)
 	if !sv.blockSearch {
