@@ -17,7 +17,9 @@ const psdTol = 1e-12
 // linkage", Information Fusion 26, 2015): θ is the upper triangle of W row by row (the
 // order of distances.Bilinear.Params), the features x_k x_l doubled off the diagonal.
 // W is normalised by trace(W) = 1 and kept positive semi-definite, so that the learned
-// distance is a (pseudo)metric, by eigenvector cuts: when the smallest eigenpair (λ, v)
+// distance is a (pseudo)metric. The search's θ-LPs are psdGames (psdgame.go), whose W is
+// PSD by construction; with CLP (Settings.clpSubproblems, and the exported model) the
+// cone is approximated by eigenvector cuts: when the smallest eigenpair (λ, v)
 // of an LP point W has λ < 0, the row vᵀWv ≥ 0 (valid for every PSD W) is added and the
 // LP re-solved. The 2×2 principal minors' cuts (e_k ± e_l)ᵀW(e_k ± e_l) ≥ 0 and the bounds
 // 0 ≤ W_kk ≤ 1, |W_kl| ≤ 1/2 (from W_kl² ≤ W_kk·W_ll and trace 1) start the LP. No

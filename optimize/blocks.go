@@ -240,6 +240,7 @@ func (sv *solver) absorb(bs *solver, B []int) {
 	sv.stats.MasterSolves += bs.stats.MasterSolves
 	sv.stats.RowsGenerated += bs.stats.RowsGenerated
 	sv.stats.FamilyCuts += bs.stats.FamilyCuts
+	sv.stats.PSDStrategies += bs.stats.PSDStrategies
 }
 
 // addBlockRow records block B's row Σ_{i∈B} K_i ≥ rhs (B sorted; parent as in blockRow)

@@ -15,8 +15,9 @@
 // per-record big-C: max_k diff_k(i, t(i)) + ε for WM, OWA and Choquet (they lie between
 // the min and the max of their inputs), Σ_k diff_k(i, t(i)) + ε for the trace-normalised
 // PSD bilinear form. The family's set of θ: the simplex (WM, OWA); W symmetric PSD with
-// trace 1, kept PSD by eigenvector cuts vᵀWv ≥ 0 added when an LP point has a negative
-// eigenvalue (Abril, Torra & Navarro-Arribas, Information Fusion 26, 2015); a normalised
+// trace 1 (Abril, Torra & Navarro-Arribas, Information Fusion 26, 2015), decided exactly
+// as a game over rank-one matrices (psdgame.go, below; with CLP, kept PSD by eigenvector
+// cuts vᵀWv ≥ 0 added when an LP point has a negative eigenvalue); a normalised
 // monotone fuzzy measure, its monotonicity rows added when violated (Abril,
 // Navarro-Arribas & Torra, Annals of Operations Research 195, 2012); for more attributes,
 // a 2-additive measure in Möbius form (Grabisch 1997), monotone by m linear rows over aux
@@ -100,7 +101,14 @@
 // hold exactly when max_θ min_r (a_r − lo)·θ ≥ 0, an LP whose dual has a basis of m + 1
 // columns whatever the number of rows; a small primal simplex in Go solves it in
 // microseconds, returns the maximin θ or a verified Farkas certificate, and stops as soon
-// as one is found. The other families' θ-LPs are solved by CLP.
+// as one is found. The bilinear form's is a game too (psdgame.go): the PSD matrices of
+// trace 1 are the convex hull of the rank-one vvᵀ, so the rows hold exactly when
+// min_y λ_max(Σ_r y_r (A_r − lo_r I)) ≥ 0; the same simplex plays the rows against a
+// few such strategies, and each round adds the top eigenvector of the optimal y's
+// matrix (column generation, smoothed towards the best y) until the restricted game is
+// feasible (its W is PSD by construction) or some y has λ_max < 0 (a certificate). No
+// eigenvector cuts: every answer is exact for the cone. The Choquet families' θ-LPs are
+// solved by CLP.
 //
 // The master LP of up to 300 records is solved through its dual in Go (masterlp.go): a
 // packing LP with one equality per record, whose constraints branching never changes

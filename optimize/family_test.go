@@ -11,10 +11,10 @@ import (
 
 // On the first records of CENSUS masked files, reid's optimum for the bilinear form and
 // the Choquet integral equals CBC's on the exported full model: for Choquet every
-// monotonicity row, for bilinear the trace, bounds, 2×2-minor cuts and the eigenvector
-// cuts reid found (CBC then solves the same outer approximation of the PSD cone, and its
-// optimum can be no better than reid's proven one only if those cuts suffice, which the
-// equality checks).
+// monotonicity row, for bilinear the trace, bounds and 2×2-minor cuts (reid decides the
+// PSD cone exactly with its games and finds no eigenvector cuts; CBC solves an outer
+// approximation of the cone, so its optimum is at least reid's, and the equality checks
+// both reid's optimum and that the minors suffice on these cases).
 func TestFamiliesAgainstCBC(t *testing.T) {
 	if testing.Short() {
 		t.Skip("CBC on the full models takes about a minute")

@@ -49,12 +49,20 @@ type gameLP struct {
 	basicRow   []bool    // per row
 	basicSlack []bool    // per inequality k
 	warm       bool
+	// pivots counts the pivots since binv was last recomputed; fresh: binv is the inverse
+	// of the current basis matrix (up to those pivots' rounding).
+	pivots int
+	fresh  bool
 
 	theta      []float64
 	cert       []float64
 	status     clp.Status
 	iterations int
 	maxSeconds float64
+	// toOptimum: an infeasible solve runs to the optimal y (the PSD game's column
+	// generation prices its strategies against it) instead of stopping at the first
+	// certificate.
+	toOptimum bool
 
 	// scratch
 	col, alpha, xb, pi []float64
@@ -72,6 +80,9 @@ const (
 	gameIterFactor = 50
 	// gameRefactor: the inverse is recomputed from the basis every so many pivots.
 	gameRefactor = 64
+	// gameFinishPivots: the optimal basis's inverse is recomputed before θ is read when so
+	// many pivots were made on the last one.
+	gameFinishPivots = 32
 	// gameDegenerate: after so many pivots without progress the entering rule switches to
 	// Bland's (smallest index), which cannot cycle.
 	gameDegenerate = 30
@@ -118,16 +129,71 @@ func (g *gameLP) AddRows(lo, up []float64, start, idx []int, val []float64) erro
 		} else if !math.IsInf(up[x], 1) {
 			panic("optimize: the game LP holds rows a·θ ≥ lo only")
 		}
-		g.coef = append(g.coef, row...)
-		g.lo = append(g.lo, math.Inf(-1))
-		g.shifted = append(g.shifted, make([]float64, g.m)...)
-		g.family = append(g.family, fam)
-		g.basicRow = append(g.basicRow, false)
+		g.addRow(row)
+		g.family[len(g.family)-1] = fam
 		if !fam {
 			g.SetRowBounds(len(g.lo)-1, lo[x], up[x])
 		}
 	}
 	return nil
+}
+
+// addRow appends a record row with the coefficients a (m of them), switched off.
+func (g *gameLP) addRow(a []float64) {
+	g.coef = append(g.coef, a...)
+	g.lo = append(g.lo, math.Inf(-1))
+	g.shifted = append(g.shifted, make([]float64, g.m)...)
+	g.family = append(g.family, false)
+	g.basicRow = append(g.basicRow, false)
+}
+
+// setColumn replaces column k's coefficients of every row by a (one per row): the PSD
+// game's strategy slots. The next solve starts from the basis (dualPhase) when it can.
+//
+// The basis matrix changes in its row k only, by u (the basic rows' changes at column k),
+// so its inverse is updated by the Sherman–Morrison formula: B′⁻¹ = B⁻¹ − (B⁻¹e_k)(uᵀB⁻¹) /
+// (1 + uᵀB⁻¹e_k).
+func (g *gameLP) setColumn(k int, a []float64) {
+	m, n := g.m, g.m+1
+	u := g.alpha // scratch: u over the basis positions
+	clear(u)
+	for i, id := range g.basic {
+		if id >= 0 && !math.IsInf(g.lo[id], -1) {
+			u[i] = a[id] - g.lo[id] - g.shifted[id*m+k]
+		}
+	}
+	for r, v := range a {
+		g.coef[r*m+k] = v
+		if !math.IsInf(g.lo[r], -1) {
+			g.shifted[r*m+k] = v - g.lo[r]
+		}
+	}
+	if !g.fresh {
+		return
+	}
+	inv := g.binv
+	uB := g.pi // scratch: uᵀB⁻¹
+	for j := range n {
+		s := 0.0
+		for i, ui := range u {
+			if ui != 0 {
+				s += ui * inv[i*n+j]
+			}
+		}
+		uB[j] = s
+	}
+	den := 1 + uB[k]
+	if math.Abs(den) < 1e-9 {
+		g.fresh = false
+		return
+	}
+	for i := range n {
+		if f := inv[i*n+k] / den; f != 0 {
+			for j := range n {
+				inv[i*n+j] -= f * uB[j]
+			}
+		}
+	}
 }
 
 func isSimplexRow(row []float64, rhs float64) bool {
@@ -152,7 +218,7 @@ func (g *gameLP) SetRowBounds(row int, lo, up float64) {
 	}
 	g.lo[row] = lo
 	if g.basicRow[row] {
-		g.warm = false // the basis holds the row's old column
+		g.warm, g.fresh = false, false // the basis holds the row's old column
 	}
 	if math.IsInf(lo, -1) {
 		return
@@ -211,6 +277,7 @@ func (g *gameLP) refactor() bool {
 			}
 		}
 		if p < 0 {
+			g.fresh = false
 			return false
 		}
 		if p != c {
@@ -233,7 +300,17 @@ func (g *gameLP) refactor() bool {
 			}
 		}
 	}
+	g.pivots, g.fresh = 0, true
 	return true
+}
+
+// current makes binv the inverse of the basis matrix: kept when it is and few pivots
+// have passed since it was computed, recomputed otherwise.
+func (g *gameLP) current() bool {
+	if g.fresh && g.pivots < gameRefactor {
+		return true
+	}
+	return g.refactor()
 }
 
 // coldStart takes the basis of the row whose largest entry is least (y = e_r, w = that
@@ -297,14 +374,8 @@ func (g *gameLP) solve() clp.Status {
 			}
 		}
 	}
-	if g.warm && g.refactor() {
-		started = true
-		g.basicValues()
-		for i, id := range g.basic {
-			if id != idW && g.xb[i] < -1e-9 {
-				started = false
-			}
-		}
+	if g.warm && g.current() {
+		started = g.dualPhase()
 	}
 	if !started && !g.coldStart() {
 		g.warm = false
@@ -317,10 +388,10 @@ func (g *gameLP) solve() clp.Status {
 		deadline = time.Now().Add(time.Duration(g.maxSeconds * float64(time.Second)))
 	}
 	maxIter := gameIterFactor * (len(g.active) + n)
-	degenerate, sinceRefactor := 0, 0
+	degenerate := 0
 	for {
 		g.basicValues()
-		if g.xb[m] < 0 && g.certify() {
+		if !g.toOptimum && g.xb[m] < 0 && g.certify() {
 			g.status = clp.PrimalInfeasible
 			return g.status
 		}
@@ -358,8 +429,7 @@ func (g *gameLP) solve() clp.Status {
 		}
 		if p < 0 {
 			// Unbounded cannot happen (w ≥ min_r max_k ã_rk): numerical trouble.
-			if sinceRefactor > 0 && g.refactor() {
-				sinceRefactor = 0
+			if g.pivots > 0 && g.refactor() {
 				continue
 			}
 			g.warm = false
@@ -373,13 +443,84 @@ func (g *gameLP) solve() clp.Status {
 		}
 		g.pivot(p, enter)
 		g.iterations++
-		if sinceRefactor++; sinceRefactor >= gameRefactor {
-			sinceRefactor = 0
+		if g.pivots >= gameRefactor {
 			if !g.refactor() {
 				g.warm = false
 				g.status = clp.StoppedOnErrors
 				return g.status
 			}
+		}
+	}
+}
+
+// dualPhase makes a refactored warm basis primal feasible by dual simplex pivots, as
+// after the PSD game replaced a strategy whose slack is basic (the basis stays dual
+// feasible: π is unchanged, since that row's dual is 0, and only that slack turns
+// negative). It reports false when the basis is not dual feasible either, or when the
+// pivots fail; the caller then starts cold.
+func (g *gameLP) dualPhase() bool {
+	n := g.m + 1
+	const tol = 1e-11
+	for iter := 0; ; iter++ {
+		g.basicValues()
+		p := -1
+		for i, id := range g.basic {
+			if id != idW && g.xb[i] < -1e-9 && (p < 0 || g.xb[i] < g.xb[p]) {
+				p = i
+			}
+		}
+		if p < 0 {
+			return true
+		}
+		if iter >= gameIterFactor*n {
+			return false
+		}
+		g.dualValues()
+		// The ratio test over the nonbasic columns j with α_pj < 0 (row p of B⁻¹A): the
+		// least d_j/|α_pj| keeps every reduced cost d ≥ 0.
+		rho := g.binv[p*n : (p+1)*n]
+		enter, best := noEntering, math.Inf(1)
+		consider := func(id int, d, a float64) bool {
+			if d < -tol {
+				return false // not dual feasible
+			}
+			if a < -1e-9 {
+				if r := max(d, 0) / -a; r < best {
+					enter, best = id, r
+				}
+			}
+			return true
+		}
+		for k := range g.m {
+			if !g.basicSlack[k] && !consider(idSlack-k, -g.pi[k], rho[k]) {
+				return false
+			}
+		}
+		pm := g.pi[g.m]
+		for _, r := range g.active {
+			if g.basicRow[r] {
+				continue
+			}
+			d, a := pm, rho[g.m]
+			for k, v := range g.shifted[r*g.m : (r+1)*g.m] {
+				d += g.pi[k] * v
+				a += rho[k] * v
+			}
+			if !consider(r, -d, a) {
+				return false
+			}
+		}
+		if enter == noEntering {
+			return false
+		}
+		g.column(enter)
+		for i := range n {
+			g.alpha[i] = dot(g.binv[i*n:(i+1)*n], g.col)
+		}
+		g.pivot(p, enter)
+		g.iterations++
+		if g.pivots >= gameRefactor && !g.refactor() {
+			return false
 		}
 	}
 }
@@ -467,6 +608,7 @@ func (g *gameLP) pivot(p, enter int) {
 	g.setBasic(g.basic[p], false)
 	g.basic[p] = enter
 	g.setBasic(enter, true)
+	g.pivots++
 }
 
 func (g *gameLP) setBasic(id int, on bool) {
@@ -514,13 +656,14 @@ func (g *gameLP) certify() bool {
 	return true
 }
 
-// finish reads θ = −π at an optimal basis (recomputed from a fresh inverse): infeasible
+// finish reads θ = −π at an optimal basis (from an inverse recomputed when
+// gameFinishPivots pivots or more were made since it was last): infeasible
 // when the optimal y certifies (the value w < 0), feasible otherwise, a knife edge with
 // w < 0 by rounding included (its rows then hold within rounding; the caller's pairwise
 // check of θ decides).
 func (g *gameLP) finish() clp.Status {
 	m := g.m
-	if g.refactor() {
+	if g.pivots >= gameFinishPivots && g.refactor() {
 		g.basicValues()
 		g.dualValues()
 	}

@@ -205,7 +205,7 @@ func (sv *solver) checkOne(i int) outcome {
 			st = sv.resume(s.model, s.model.Primal())
 		}
 		if st != clp.Optimal {
-			return aborted // the caller falls back to the shared subproblem
+			return sv.notDecided(s.model) // aborted: the caller falls back to the shared subproblem
 		}
 		cuts := sv.settle(s.model.Solution(nil))
 		add, bad := sv.violations(sv.d.sp.evaluator(sv.d, sv.theta), i, in, lo)

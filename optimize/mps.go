@@ -34,7 +34,7 @@ type mpsModel struct {
 //
 // with the family's C_i (rec.bigC) and constraints (space.exportRows: the simplex; all
 // monotonicity rows of a fuzzy measure; the trace, the 2×2 minors and the eigenvector
-// cuts found for the PSD cone). Rows are named R<query>_<reference> (1-based), family
+// cuts found for the PSD cone, if any: an outer approximation of it). Rows are named R<query>_<reference> (1-based), family
 // rows F<k>. The model is built in memory, column by column: keep it to a few hundred
 // records.
 func writeFullMPS(path string, sv *solver) error {

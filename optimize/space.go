@@ -41,7 +41,7 @@ type space interface {
 	project(theta []float64)
 	// exportRows are the family's constraints in an exported model: rows() and, where
 	// the family is a polytope, all of its constraints; found are the cuts the search
-	// added (the PSD cone is exported as the cuts found).
+	// added (the PSD cone is exported as its 2×2 minors and the eigenvector cuts found, if any).
 	exportRows(found []famRow) []famRow
 	operator(theta []float64) (distances.Operator, error)
 	// prepare fills the record's candidates (competitor rows that can be violated and

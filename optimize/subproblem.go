@@ -56,8 +56,8 @@ func (sv *solver) initSubproblem() {
 	sv.addRows(add)
 }
 
-// thetaLP is the θ-LP interface of the search: a CLP model, or gameLP for the simplex
-// families.
+// thetaLP is the θ-LP interface of the search: a CLP model, gameLP for the simplex
+// families, psdGame for the bilinear form.
 type thetaLP interface {
 	NumRows() int
 	AddRows(lo, up []float64, start, idx []int, val []float64) error
@@ -72,10 +72,18 @@ type thetaLP interface {
 }
 
 // newThetaLP returns an empty θ-LP with the family's columns: a gameLP for the simplex
-// families, a CLP model otherwise.
+// families, a psdGame for the bilinear form (starting from the strategies the shared
+// subproblem has learned, when it is one), a CLP model otherwise (Choquet, or all families
+// with clpSubproblems).
 func (sv *solver) newThetaLP() thetaLP {
-	if s, ok := sv.d.sp.(*simplexSpace); ok && !sv.clpSubproblems {
-		return newGameLP(s.m)
+	if !sv.clpSubproblems {
+		switch s := sv.d.sp.(type) {
+		case *simplexSpace:
+			return newGameLP(s.m)
+		case *bilinearSpace:
+			shared, _ := sv.sub.(*psdGame)
+			return newPSDGame(s, shared)
+		}
 	}
 	lp := clp.New()
 	lp.SetPrimalTolerance(lpPrimalTol)
@@ -218,10 +226,14 @@ type dualLP interface {
 // solveThetaLP runs the dual simplex on a θ-LP under the time left, the primal when the
 // dual neither solves nor proves infeasibility, and counts the work.
 func (sv *solver) solveThetaLP(lp dualLP) clp.Status {
+	pg, _ := lp.(*psdGame)
+	if pg != nil {
+		defer func(before int) { sv.stats.PSDStrategies += pg.columns - before }(pg.columns)
+	}
 	sv.limit(lp)
 	st := sv.resume(lp, lp.Dual())
 	sv.stats.SubproblemSolves++
-	if st != clp.Optimal && st != clp.PrimalInfeasible && !sv.timeUp() {
+	if st != clp.Optimal && st != clp.PrimalInfeasible && !sv.timeUp() && pg == nil {
 		st = sv.resume(lp, lp.Primal())
 	}
 	return st
@@ -260,7 +272,7 @@ func (sv *solver) solveSub() outcome {
 				sv.setThreshold(sv.eps + lpSlack/2)
 				continue
 			}
-			return aborted
+			return sv.notDecided(sv.sub)
 		}
 		cuts := sv.settle(sv.sub.Solution(nil))
 		ev := sv.d.sp.evaluator(sv.d, sv.theta)
@@ -287,6 +299,17 @@ func (sv *solver) solveSub() outcome {
 		}
 		sv.addRows(add)
 	}
+}
+
+// notDecided is the outcome of a θ-LP solve that ended neither feasible nor infeasible:
+// stalled for a PSD game that did not decide (its value within rounding of 0, or its
+// column generation at its round limit: another solve would most likely not decide
+// either), aborted otherwise (the time limit, or CLP's trouble).
+func (sv *solver) notDecided(lp thetaLP) outcome {
+	if _, ok := lp.(*psdGame); ok && !sv.timeUp() {
+		return stalled
+	}
+	return aborted
 }
 
 // settle copies the θ of an LP solution x into sv.theta, projected onto the family, and

@@ -38,8 +38,8 @@ infeasible sets. A record counts as linked when its true partner is closer than 
 other candidate by at least ε (--epsilon, default 1e-4).
 
 Operators (--operator): wm (weighted mean of the attribute diffs), owa (ordered weighted
-average), bilinear (xᵀWx with W symmetric positive semi-definite of trace 1, kept PSD by
-eigenvector cuts; Abril, Torra & Navarro-Arribas, Information Fusion 26, 2015),
+average), bilinear (xᵀWx with W symmetric positive semi-definite of trace 1, its θ-LPs solved as
+games over rank-one matrices; Abril, Torra & Navarro-Arribas, Information Fusion 26, 2015),
 choquet (Choquet integral of the diffs: all 2^m − 2 values of a monotone fuzzy measure,
 m ≤ 13 attributes; Abril, Navarro-Arribas & Torra, Annals of OR 195, 2012) and choquet2
 (the Choquet integral of a 2-additive measure, Grabisch 1997: Möbius masses of the
@@ -75,7 +75,8 @@ optima, searched first, bound the file's links, and the nodes of their searches)
 neighbourhoods (on the same files: the neighbourhoods of the incumbent searched exactly
 after the blocks, some linked records released and some unlinked ones opened) and
 seconds; for
-bilinear eigenvalues (of the learned W, ascending), family_cuts (PSD cuts added) and
+bilinear eigenvalues (of the learned W, ascending), psd_strategies (the rank-one
+strategies its θ-LP games generated; family_cuts is 0: their W is PSD by construction) and
 swaps (moves of the local search, from any of its starting points, that linked one
 record more, some by giving up a linked record of a twin group for another member of its
 group); for choquet shapley (each attribute's Shapley value: its average weight in
@@ -175,6 +176,8 @@ type learnReport struct {
 	RowsGenerated  int       `json:"rows_generated"`
 	LPIterations   int       `json:"lp_iterations"`
 	FamilyCuts     int       `json:"family_cuts"`
+	// PSDStrategies counts the rank-one strategies the bilinear θ-LP games generated.
+	PSDStrategies int `json:"psd_strategies,omitempty"`
 	// TwinGroups is the number of groups of identical records (different true partners)
 	// of which at most one can be linked: the bound starts from them.
 	TwinGroups int `json:"twin_groups"`
@@ -334,6 +337,7 @@ func (j *learnJob) run(e *env) (*learnReport, distances.Operator, error) {
 		RowsGenerated:  res.Stats.RowsGenerated,
 		LPIterations:   res.Stats.LPIterations,
 		FamilyCuts:     res.Stats.FamilyCuts,
+		PSDStrategies:  res.Stats.PSDStrategies,
 		TwinGroups:     res.Stats.TwinGroups,
 		CliqueRows:     res.Stats.CliqueRows,
 		Swaps:          res.Stats.Swaps,
