@@ -3,6 +3,7 @@ package optimize
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/reid-sdc/reid/optimize/clp"
@@ -238,5 +239,35 @@ func TestPSDGameAgainstCLP(t *testing.T) {
 	}
 	if count[feasible] < 5 || count[infeasible] < 5 {
 		t.Errorf("outcomes %v: the sets do not exercise both answers", count)
+	}
+}
+
+// BenchmarkBilinearSubproblem times the search's subproblem decision (solveSub: row
+// generation and the θ-LP) on 40 random sets of 20 records of the first 60 of a CENSUS
+// file, with all 13 attributes and with 6, for the PSD game and for CLP with eigenvector
+// cuts: go test -run XXX -bench BilinearSubproblem ./optimize
+func BenchmarkBilinearSubproblem(b *testing.B) {
+	for _, attrs := range []int{13, 6} {
+		for _, engine := range []string{"game", "clp"} {
+			b.Run(engine+"/"+strconv.Itoa(attrs), func(b *testing.B) {
+				p := census(b, "rankswap_p15", 60)
+				p.Queries, p.Refs, p.Family = p.Queries[:attrs], p.Refs[:attrs], Bilinear
+				for b.Loop() {
+					sv := testSolver(b, p, 1e-4, 3)
+					sv.clpSubproblems = engine == "clp"
+					sv.initSubproblem()
+					n := len(sv.d.recs)
+					rng := rand.New(rand.NewPCG(5, 6))
+					for range 40 {
+						L := make([]bool, n)
+						for _, i := range rng.Perm(n)[:20] {
+							L[i] = !sv.fixed[i]
+						}
+						sv.activate(L)
+						sv.solveSub()
+					}
+				}
+			})
+		}
 	}
 }

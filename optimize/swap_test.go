@@ -7,7 +7,7 @@ import (
 
 // testSolver prepares p and returns a one-thread solver over it with initialRows rows
 // per record at the start (closed when the test ends).
-func testSolver(t *testing.T, p Problem, eps float64, initialRows int) *solver {
+func testSolver(t testing.TB, p Problem, eps float64, initialRows int) *solver {
 	t.Helper()
 	sp, err := newSpace(p.Family, len(p.Queries))
 	if err != nil {
