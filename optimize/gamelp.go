@@ -183,8 +183,8 @@ func (g *gameLP) setColumn(k int, a []float64) {
 		uB[j] = s
 	}
 	den := 1 + uB[k]
-	if math.Abs(den) < 1e-9 {
-		g.fresh = false
+	if math.Abs(den) < 1e-6*(1+math.Abs(uB[k])) {
+		g.fresh = false // cancellation: recompute instead
 		return
 	}
 	for i := range n {
@@ -194,6 +194,7 @@ func (g *gameLP) setColumn(k int, a []float64) {
 			}
 		}
 	}
+	g.pivots++ // an update like a pivot's: counted towards the next recomputation
 }
 
 func isSimplexRow(row []float64, rhs float64) bool {

@@ -76,7 +76,7 @@ const psdGapTol = 1e-10
 
 // newPSDGame returns an empty θ-LP of the bilinear space s. Its first strategies are the
 // unit vectors (diagonal W: the weighted means) and the sums and differences of
-// neighbouring pairs; from, if not nil, gives its own (learned) strategies instead.
+// neighbouring pairs (cyclically); from, if not nil, gives its own (learned) strategies instead.
 func newPSDGame(s *bilinearSpace, from *psdGame) *psdGame {
 	m := s.m
 	slots := psdSlotFactor * m
@@ -97,10 +97,10 @@ func newPSDGame(s *bilinearSpace, from *psdGame) *psdGame {
 		case t < m:
 			v[t] = 1
 		default:
-			a := (k / 2) % (m - 1)
-			v[a], v[a+1] = math.Sqrt2/2, math.Sqrt2/2
+			a, b := (k/2)%m, (k/2+1)%m
+			v[a], v[b] = math.Sqrt2/2, math.Sqrt2/2
 			if k%2 == 1 {
-				v[a+1] = -v[a+1]
+				v[b] = -v[b]
 			}
 		}
 		p.setRankOne(t, v)

@@ -302,9 +302,10 @@ func (sv *solver) solveSub() outcome {
 }
 
 // notDecided is the outcome of a θ-LP solve that ended neither feasible nor infeasible:
-// stalled for a PSD game that did not decide (its value within rounding of 0, or its
-// column generation at its round limit: another solve would most likely not decide
-// either), aborted otherwise (the time limit, or CLP's trouble).
+// stalled for a PSD game that did not decide before the time limit (its value within
+// rounding of 0, its column generation at its round limit, or numerical trouble of its
+// simplex or eigensolver: another solve, of this LP or of a bigger one, would most likely
+// not decide either), aborted otherwise (the time limit, or CLP's trouble).
 func (sv *solver) notDecided(lp thetaLP) outcome {
 	if _, ok := lp.(*psdGame); ok && !sv.timeUp() {
 		return stalled
