@@ -208,33 +208,38 @@ func TestPSDGameRandom(t *testing.T) {
 	}
 }
 
+// decideRandomSets runs the search's subproblem decision (solveSub: row generation and
+// the θ-LP) on 40 random sets of 20 of the first 60 records of rankswap_p15 with its first
+// attrs attributes, the bilinear θ-LPs on CLP (with eigenvector cuts) or as PSD games.
+func decideRandomSets(tb testing.TB, attrs int, clpSub bool) []outcome {
+	p := census(tb, "rankswap_p15", 60)
+	p.Queries, p.Refs, p.Family = p.Queries[:attrs], p.Refs[:attrs], Bilinear
+	sv := testSolver(tb, p, 1e-4, 3)
+	sv.clpSubproblems = clpSub
+	sv.initSubproblem()
+	n := len(sv.d.recs)
+	rng := rand.New(rand.NewPCG(5, 6))
+	var got []outcome
+	for range 40 {
+		L := make([]bool, n)
+		for _, i := range rng.Perm(n)[:20] {
+			L[i] = !sv.fixed[i]
+		}
+		sv.activate(L)
+		got = append(got, sv.solveSub())
+	}
+	return got
+}
+
 // On subsets of real records (CENSUS, six attributes) the search's subproblem decides the
 // same with the PSD game as with CLP and eigenvector cuts (a second implementation).
 func TestPSDGameAgainstCLP(t *testing.T) {
-	const eps = 1e-4
-	var got [2][]outcome
-	for x, clpSub := range []bool{true, false} {
-		p := census(t, "rankswap_p15", 60)
-		p.Queries, p.Refs, p.Family = p.Queries[:6], p.Refs[:6], Bilinear
-		sv := testSolver(t, p, eps, 3)
-		sv.clpSubproblems = clpSub
-		sv.initSubproblem()
-		n := len(sv.d.recs)
-		rng := rand.New(rand.NewPCG(5, 6))
-		for range 40 {
-			L := make([]bool, n)
-			for _, i := range rng.Perm(n)[:20] {
-				L[i] = !sv.fixed[i]
-			}
-			sv.activate(L)
-			got[x] = append(got[x], sv.solveSub())
-		}
-	}
+	byCLP, byGame := decideRandomSets(t, 6, true), decideRandomSets(t, 6, false)
 	count := map[outcome]int{}
-	for trial, o := range got[1] {
+	for trial, o := range byGame {
 		count[o]++
-		if o != got[0][trial] {
-			t.Errorf("set %d: PSD game %v, CLP %v", trial, o, got[0][trial])
+		if o != byCLP[trial] {
+			t.Errorf("set %d: PSD game %v, CLP %v", trial, o, byCLP[trial])
 		}
 	}
 	if count[feasible] < 5 || count[infeasible] < 5 {
@@ -242,30 +247,15 @@ func TestPSDGameAgainstCLP(t *testing.T) {
 	}
 }
 
-// BenchmarkBilinearSubproblem times the search's subproblem decision (solveSub: row
-// generation and the θ-LP) on 40 random sets of 20 records of the first 60 of a CENSUS
-// file, with all 13 attributes and with 6, for the PSD game and for CLP with eigenvector
-// cuts: go test -run XXX -bench BilinearSubproblem ./optimize
+// BenchmarkBilinearSubproblem times decideRandomSets with all 13 attributes and with 6,
+// for the PSD game and for CLP with eigenvector cuts:
+// go test -run XXX -bench BilinearSubproblem ./optimize
 func BenchmarkBilinearSubproblem(b *testing.B) {
 	for _, attrs := range []int{13, 6} {
 		for _, engine := range []string{"game", "clp"} {
 			b.Run(engine+"/"+strconv.Itoa(attrs), func(b *testing.B) {
-				p := census(b, "rankswap_p15", 60)
-				p.Queries, p.Refs, p.Family = p.Queries[:attrs], p.Refs[:attrs], Bilinear
 				for b.Loop() {
-					sv := testSolver(b, p, 1e-4, 3)
-					sv.clpSubproblems = engine == "clp"
-					sv.initSubproblem()
-					n := len(sv.d.recs)
-					rng := rand.New(rand.NewPCG(5, 6))
-					for range 40 {
-						L := make([]bool, n)
-						for _, i := range rng.Perm(n)[:20] {
-							L[i] = !sv.fixed[i]
-						}
-						sv.activate(L)
-						sv.solveSub()
-					}
+					decideRandomSets(b, attrs, engine == "clp")
 				}
 			})
 		}
