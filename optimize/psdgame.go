@@ -25,8 +25,9 @@ import (
 // construction; a restricted game that is infeasible gives rows' weights y, and either
 // λ_max(Σ_r y_r (A_r − lo_r I)) < 0, which proves that no W satisfies the rows (for every
 // W, Σ_r y_r (⟨W, A_r⟩ − lo_r) ≤ λ_max·trace(W) < 0: a Farkas certificate, verified here
-// with a rounding allowance), or its top eigenvector is a strategy the game lacked: it
-// replaces the slot unused the longest and the game is solved again.
+// with a rounding allowance), or its top eigenvector (at a point between y and the best
+// y so far: solve) is a strategy the game lacked: it replaces the slot unused the longest
+// and the game is solved again.
 //
 // Against CLP with eigenvector cuts (an outer approximation of the cone, refined by
 // Kelley's cutting planes, each round a re-solve with a dense row) the decision needs no
@@ -66,7 +67,8 @@ const psdSlotFactor = 3
 const psdGrowRounds = 40
 
 // psdMaxRounds bounds the column-generation rounds of one solve; beyond it the solve stops
-// undecided (StoppedOnLimit), which the search treats like a time limit on that LP.
+// undecided (StoppedOnErrors, not resumable), which the search takes as stalled
+// (notDecided).
 const psdMaxRounds = 2000
 
 // psdGapTol: when the restricted game's value and λ_max of its optimal y are closer than
