@@ -162,10 +162,7 @@ func (p *psdGame) AddRows(lo, up []float64, start, idx []int, val []float64) err
 		p.coef = append(p.coef, row...)
 		p.lo = append(p.lo, math.Inf(-1))
 		p.family = append(p.family, fam)
-		for t := range slots {
-			pay[t] = dot(row, p.phi[t*n:(t+1)*n])
-		}
-		p.game.addRow(pay)
+		p.game.addRow(p.payoffs(len(p.lo)-1, pay))
 		if !fam {
 			p.SetRowBounds(len(p.lo)-1, lo[x], up[x])
 		}
@@ -207,15 +204,7 @@ func (p *psdGame) solve() clp.Status {
 		switch st {
 		case clp.Optimal:
 			p.markUsed()
-			n := p.sp.n
-			clear(p.theta)
-			for t, w := range p.game.theta {
-				if w > 0 {
-					for c, f := range p.phi[t*n : (t+1)*n] {
-						p.theta[c] += w * f
-					}
-				}
-			}
+			p.mixture(p.theta)
 			p.status = clp.Optimal
 			return p.status
 		case clp.PrimalInfeasible:
@@ -378,12 +367,9 @@ func (p *psdGame) add(v []float64) {
 	slots := p.slots()
 	if p.oldest() < 0 {
 		n := p.sp.n
-		agg := make([]float64, n)
+		agg := p.mixture(make([]float64, n))
 		top := 0
 		for t, w := range p.game.theta {
-			for c, f := range p.phi[t*n : (t+1)*n] {
-				agg[c] += w * f
-			}
 			if w > p.game.theta[top] {
 				top = t
 			}
@@ -425,10 +411,7 @@ func (p *psdGame) grow() {
 	g.toOptimum = true
 	pay := make([]float64, slots)
 	for r := range p.lo {
-		for t := range slots {
-			pay[t] = dot(p.coef[r*n:(r+1)*n], phi[t*n:(t+1)*n])
-		}
-		g.addRow(pay)
+		g.addRow(p.payoffs(r, pay))
 		if !p.family[r] {
 			g.SetRowBounds(r, p.lo[r], math.Inf(1))
 		}
@@ -450,6 +433,29 @@ func (p *psdGame) oldest() int {
 		}
 	}
 	return t
+}
+
+// payoffs sets pay (one per slot) to row r's payoffs a_r·θ_t against the slots.
+func (p *psdGame) payoffs(r int, pay []float64) []float64 {
+	n := p.sp.n
+	for t := range pay {
+		pay[t] = dot(p.coef[r*n:(r+1)*n], p.phi[t*n:(t+1)*n])
+	}
+	return pay
+}
+
+// mixture sets dst to the last solution's W = Σ_t p_t W_t (p = the game's θ).
+func (p *psdGame) mixture(dst []float64) []float64 {
+	n := p.sp.n
+	clear(dst)
+	for t, w := range p.game.theta {
+		if w > 0 {
+			for c, f := range p.phi[t*n : (t+1)*n] {
+				dst[c] += w * f
+			}
+		}
+	}
+	return dst
 }
 
 // refresh recomputes every row's payoff against slot t.
