@@ -190,7 +190,7 @@ func (sv *solver) subSolver(B []int, stop time.Time) (bs *solver, local map[int]
 	}
 	sub.pairs = len(B) * (sv.d.nr - 1)
 	s := Settings{Epsilon: sv.eps, Threads: sv.threads, InitialRows: sv.initialRows, Seed: int64(sv.rng.Uint64() >> 1),
-		clpSubproblems: sv.clpSubproblems, clpMaster: sv.clpMaster, masterWrap: sv.masterWrap, tailRounds: sv.tailRounds}
+		clpSubproblems: sv.clpSubproblems, clpMaster: sv.clpMaster, masterWrap: sv.masterWrap, tailRounds: sv.tailRounds, noLocalSearch: sv.noLocalSearch}
 	if !stop.IsZero() {
 		s.TimeLimit = max(time.Until(stop), time.Millisecond)
 	}

@@ -228,6 +228,10 @@ type Settings struct {
 	// blockLeaf overrides the number of records of the first blocks (blocks.go; 0: the
 	// default, noBlocks: no blocks).
 	blockLeaf int
+	// noLocalSearch switches off every search for incumbents outside the tree's rounding
+	// (line searches, polish, the bilinear starts, neighbourhoods), so that a test's
+	// optimum must come from the tree: a bound that is too strong then shows.
+	noLocalSearch bool
 }
 
 // Status is the outcome of Learn.

@@ -37,7 +37,7 @@ const (
 // every unlinked record was opened without a gain in neighbourhoods of the largest size.
 func (sv *solver) neighbourhoods(share float64) {
 	n := len(sv.d.recs)
-	if len(sv.blockOrder()) < 2*sv.blockLeaf {
+	if sv.noLocalSearch || len(sv.blockOrder()) < 2*sv.blockLeaf {
 		return
 	}
 	b := sv.newBudget(share)

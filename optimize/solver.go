@@ -93,6 +93,7 @@ type solver struct {
 
 	clpSubproblems bool
 	clpMaster      bool
+	noLocalSearch  bool
 	masterWrap     func(masterLP) masterLP
 	tailRounds     int
 	blockLeaf      int
@@ -123,7 +124,7 @@ type solver struct {
 
 func newSolver(d *data, s Settings, start time.Time) *solver {
 	n := len(d.recs)
-	sv := &solver{d: d, eps: s.Epsilon, epsLP: s.Epsilon + lpSlack, threads: s.Threads, initialRows: s.InitialRows, clpSubproblems: s.clpSubproblems, clpMaster: s.clpMaster, masterWrap: s.masterWrap, tailRounds: cmp.Or(s.tailRounds, tailRounds), blockLeaf: cmp.Or(s.blockLeaf, blockLeaf),
+	sv := &solver{d: d, eps: s.Epsilon, epsLP: s.Epsilon + lpSlack, threads: s.Threads, initialRows: s.InitialRows, clpSubproblems: s.clpSubproblems, clpMaster: s.clpMaster, masterWrap: s.masterWrap, tailRounds: cmp.Or(s.tailRounds, tailRounds), blockLeaf: cmp.Or(s.blockLeaf, blockLeaf), noLocalSearch: s.noLocalSearch,
 		start: start, progress: s.Progress, lastReport: start,
 		theta: make([]float64, d.sp.dim()), famCutKeys: map[string]bool{}, fixed: make([]bool, n), cutKeys: map[string]bool{}, cutCount: make([]int, n), cutsOf: make([][]int, n),
 		bestFail: n + 1, unresolved: n + 1, masterKeep: masterKeepMin,
@@ -164,6 +165,9 @@ func newSolver(d *data, s Settings, start time.Time) *solver {
 		if sv.stats.Candidates <= bilinearLinesMaxRows {
 			sv.climb = newBilinearLines(d, sp, sv.epsLP, sv.fixed)
 		}
+	}
+	if sv.noLocalSearch {
+		sv.climb = nil
 	}
 	sv.rng = rand.New(rand.NewPCG(uint64(s.Seed), climbStream))
 	return sv
@@ -220,7 +224,7 @@ const (
 // left, its ascent at most half of that part.
 func (sv *solver) bilinearSearch() {
 	sp, ok := sv.d.sp.(*bilinearSpace)
-	if !ok || sv.bestFail <= sv.currentLB() {
+	if !ok || sv.noLocalSearch || sv.bestFail <= sv.currentLB() {
 		return
 	}
 	starts := [][]float64{slices.Clone(sv.bestTheta)}
@@ -539,6 +543,9 @@ const (
 // one more record at a time (closest to being linked first) by re-solving the subproblem;
 // a success moves θ, a failure yields an irreducible infeasible set, i.e. a cut.
 func (sv *solver) polish(theta []float64) {
+	if sv.noLocalSearch {
+		return
+	}
 	linked, _ := sv.linkedSet(theta)
 	th := append([]float64(nil), theta...)
 	type cand struct {
