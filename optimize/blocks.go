@@ -3,6 +3,7 @@ package optimize
 import (
 	"math"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -19,9 +20,9 @@ import (
 // README). The blocks' covering cuts hold for the file too and go into its pool.
 //
 // A block whose search stops at its time limit far from a proof (a gap of more than 2
-// links and 5 % of the block) is split in two halves, each searched in turn with the cuts
-// found so far, and the blocks after it are split to the halves' size before their
-// search: on WM, blocks of 107 records ended 28 s at a bound of 59–61 against 42 links,
+// links and 5 % of the block) is split in two halves, searched next (after the block's
+// batch, blockBatch) with the cuts found so far, and the blocks after it are split to the
+// halves' size before their search: on WM, blocks of 107 records ended 28 s at a bound of 59–61 against 42 links,
 // while blocks of 54 are proven in 5–20 s each and their rows add up to less. Merging
 // proven blocks pairwise was tried and dropped: a block of two proven halves never ended
 // below their sum within its time (OWA, blocks of 214 and 429 records, 22–25 s each).
@@ -64,16 +65,19 @@ type blockRow struct {
 	parent  int
 }
 
-// blockBounds searches the blocks one after the other and adds their rows to the master.
+// blockBatch is the number of blocks searched together: each from the same state of the
+// file's search (its cuts, fixings and incumbent before the batch), on up to as many
+// goroutines as Settings.Threads allows, and absorbed in order. It is a constant, not the
+// number of threads, so that the result does not depend on the threads.
+const blockBatch = 4
+
+// blockBounds searches the blocks, blockBatch at a time, and adds their rows to the
+// master.
 func (sv *solver) blockBounds() {
 	leaf := sv.blockLeaf
 	order := sv.blockOrder()
 	if len(order) < 2*leaf || sv.bestFail <= sv.currentLB() {
 		return
-	}
-	type block struct {
-		members []int
-		parent  int
 	}
 	var queue []block
 	for k, parts := 0, len(order)/leaf; k < parts; k++ {
@@ -90,34 +94,127 @@ func (sv *solver) blockBounds() {
 		if sv.timeUp() || sv.bestFail <= sv.currentLB() {
 			return
 		}
-		B := queue[0]
-		queue = queue[1:]
-		if 2*len(B.members) > 3*size && len(B.members) >= 2*blockMin {
-			if mid := sv.cutPoint(B.members, len(B.members)/2); 0 < mid && mid < len(B.members) {
-				queue = append([]block{{B.members[:mid], B.parent}, {B.members[mid:], B.parent}}, queue...)
-				continue
+		var batch []block
+		for len(queue) > 0 && len(batch) < blockBatch {
+			B := queue[0]
+			queue = queue[1:]
+			if 2*len(B.members) > 3*size && len(B.members) >= 2*blockMin {
+				if mid := sv.cutPoint(B.members, len(B.members)/2); 0 < mid && mid < len(B.members) {
+					queue = append([]block{{B.members[:mid], B.parent}, {B.members[mid:], B.parent}}, queue...)
+					continue
+				}
+			}
+			batch = append(batch, B)
+		}
+		var halves []block
+		for _, res := range sv.solveBlocks(batch, b, len(queue)) {
+			B := res.block
+			if !slices.Equal(res.theta, sv.bestTheta) {
+				starts = appendNew(starts, res.theta)
+			}
+			if res.slack > max(2, len(B.members)/20) && len(B.members) >= 2*blockMin {
+				mid := sv.cutPoint(B.members, len(B.members)/2)
+				if 0 < mid && mid < len(B.members) {
+					// The halves next, so that the block's bound is replaced by theirs
+					// before the next blocks take the time; the blocks not yet searched
+					// are split like it.
+					size = min(size, mid)
+					halves = append(halves, block{B.members[:mid], res.row}, block{B.members[mid:], res.row})
+				}
 			}
 		}
-		stop, ok := b.part(len(queue) + 1)
-		if !ok {
-			return
+		queue = append(halves, queue...)
+	}
+}
+
+// block is a block of records (indices of the file's records) to search; parent is the
+// index in blockRows of the block it is a half of (−1: none).
+type block struct {
+	members []int
+	parent  int
+}
+
+// blockResult is what solveBlocks hands back for one block: the index of its row in
+// blockRows, the gap its search left (its bound minus its incumbent's links) and its
+// incumbent θ.
+type blockResult struct {
+	block
+	row, slack int
+	theta      []float64
+}
+
+// solveBlocks searches the blocks of batch, each from the file's search's state before
+// the batch (subSolver), on min(threads, len(batch)) goroutines, then absorbs them in
+// order and adds their rows. Under a time limit the batch gets the parts of the budget b
+// its blocks would get among the later blocks left; on one goroutine, each block its
+// part in turn. A block whose budget was spent before its search is left out.
+func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult {
+	subs := make([]*solver, len(batch))
+	for k, B := range batch {
+		subs[k], _ = sv.subSolver(B.members, time.Time{})
+	}
+	defer func() {
+		for _, bs := range subs {
+			bs.close()
 		}
-		row, slack, theta := sv.solveBlock(B.members, B.parent, stop)
-		if !slices.Equal(theta, sv.bestTheta) {
-			starts = appendNew(starts, theta)
-		}
-		sv.report(false)
-		if slack > max(2, len(B.members)/20) && len(B.members) >= 2*blockMin {
-			mid := sv.cutPoint(B.members, len(B.members)/2)
-			if 0 < mid && mid < len(B.members) {
-				// Depth first: the halves next, so that the block's bound is replaced
-				// by theirs before the next block takes the time; the blocks not yet
-				// searched are split like it.
-				size = min(size, mid)
-				queue = append([]block{{B.members[:mid], row}, {B.members[mid:], row}}, queue...)
-			}
+	}()
+	workers := min(max(sv.threads, 1), len(batch))
+	ran := make([]bool, len(batch))
+	var mu sync.Mutex // the searches' progress calls report the file's state
+	for _, bs := range subs {
+		bs.threads = max(1, sv.threads/workers)
+		bs.progress = func(Report) {
+			mu.Lock()
+			defer mu.Unlock()
+			sv.report(false)
 		}
 	}
+	if workers == 1 {
+		for k, bs := range subs {
+			stop, ok := b.part(later + len(batch) - k)
+			if !ok {
+				break
+			}
+			bs.setDeadline(stop)
+			bs.run()
+			ran[k] = true
+		}
+	} else {
+		stop, ok := b.part((later + len(batch) + workers - 1) / workers)
+		if !ok {
+			return nil
+		}
+		next := make(chan int, len(subs))
+		for k := range subs {
+			next <- k
+		}
+		close(next)
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for k := range next {
+					subs[k].setDeadline(stop)
+					subs[k].run()
+					ran[k] = true
+				}
+			})
+		}
+		wg.Wait()
+	}
+	var out []blockResult
+	for k, bs := range subs {
+		if !ran[k] {
+			continue
+		}
+		B := batch[k].members
+		sv.absorb(bs, B)
+		row := sv.addBlockRow(slices.Sorted(slices.Values(B)), len(B)-bs.boundLinks(), batch[k].parent)
+		sv.stats.Blocks++
+		sv.stats.BlockNodes += bs.stats.Nodes
+		out = append(out, blockResult{batch[k], row, bs.boundLinks() - (len(B) - bs.bestFail), slices.Clone(bs.bestTheta)})
+		sv.report(false)
+	}
+	return out
 }
 
 // blockOrder lists the records not known to fail, the members of a twin group next to
@@ -159,22 +256,6 @@ func (sv *solver) sameTwinGroup(i, j int) bool {
 	m := sv.d.m
 	qi, qj := sv.d.recs[i].q, sv.d.recs[j].q
 	return slices.Equal(sv.d.queries[qi*m:qi*m+m], sv.d.queries[qj*m:qj*m+m])
-}
-
-// solveBlock runs the search on block B (record indices; parent: the block it is a half
-// of, −1: none) until stop, starting from what the file's search knows about B (fixed
-// records, cuts inside B, the incumbent θ), and hands back its cuts, fixings, row and θ.
-// It returns the index of the block's row in blockRows, the gap its search left (its
-// bound minus its incumbent's links) and its incumbent θ.
-func (sv *solver) solveBlock(B []int, parent int, stop time.Time) (row, slack int, theta []float64) {
-	bs, _ := sv.subSolver(B, stop)
-	defer bs.close()
-	bs.run()
-	sv.absorb(bs, B)
-	row = sv.addBlockRow(slices.Sorted(slices.Values(B)), len(B)-bs.boundLinks(), parent)
-	sv.stats.Blocks++
-	sv.stats.BlockNodes += bs.stats.Nodes
-	return row, bs.boundLinks() - (len(B) - bs.bestFail), slices.Clone(bs.bestTheta)
 }
 
 // subSolver is a solver, in tree-only mode (blockSearch), for the problem of the records

@@ -62,7 +62,9 @@
 //     own (its records, every competitor). No θ links more of a block than the block's
 //     best θ, so Σ_{i∈B} K_i ≥ |B| − U_B, U_B the block's proven bound, is a row of the
 //     master, and the blocks' cuts join its pool (a Lagrangian decomposition with one θ
-//     per block). A block not proven within its time is split in halves. On the CENSUS
+//     per block). The blocks are searched four at a time, each from the same state of
+//     the file's search, on up to Settings.Threads goroutines (the result does not depend
+//     on the threads). A block not proven within its time is split in halves. On the CENSUS
 //     files with many near ties the blocks' rows are most of the bound (bench/README.md).
 //     The blocks' best θs then start line searches on the whole file (climbFrom).
 //   - Neighbourhoods (neighbourhood.go; the same files): after the blocks, a large

@@ -192,8 +192,9 @@ type Settings struct {
 	// Seed seeds the random kicks of the line search on θ (WM, OWA, bilinear): the same
 	// inputs and seed give the same result when no time limit cuts the search short.
 	Seed int64
-	// Threads is the number of goroutines of the preprocessing and of the pairwise core
-	// (0: GOMAXPROCS). Results do not depend on it.
+	// Threads is the number of goroutines of the preprocessing, of the pairwise core, of
+	// the line search and of the blocks' searches (0: GOMAXPROCS). Results do not depend
+	// on it (under a time limit, only through how much is done in the time).
 	Threads int
 	// Progress, when set, is called with the anytime state after each improvement and
 	// periodically.

@@ -327,6 +327,20 @@ func TestDeterminism(t *testing.T) {
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("%v: two runs differ:\n%+v\n%+v", f, a, b)
 		}
+		// Blocks of 10 records: a batch of blocks searched one after the other and on
+		// two goroutines.
+		a, err = Learn(p, Settings{Threads: 1, Seed: 7, blockLeaf: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err = Learn(p, Settings{Threads: 2, Seed: 7, blockLeaf: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Stats.Seconds, b.Stats.Seconds = 0, 0
+		if a.Stats.Blocks < 2 || !reflect.DeepEqual(a, b) {
+			t.Errorf("%v, blocks of 10: %d blocks, or two runs differ:\n%+v\n%+v", f, a.Stats.Blocks, a, b)
+		}
 		c, err := Learn(p, Settings{Seed: 8})
 		if err != nil {
 			t.Fatal(err)

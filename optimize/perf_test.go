@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"cmp"
 	"os"
 	"strconv"
 	"strings"
@@ -38,4 +39,42 @@ func TestPerfCase(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%s: %v links %d bound %d gap %.3f in %v; %+v", spec, res.Status, res.CorrectLinks, res.Bound, res.Gap, time.Since(start).Round(time.Millisecond), res.Stats)
+}
+
+// BenchmarkBlockBounds times the block phase (blocks.go) of a whole CENSUS file, after the
+// one-record checks, with the blocks of a batch searched on one goroutine and on two; both
+// must end with the same rows. REID_BENCH_BLOCKS=file:family (default
+// noise_correlated_50:owa):
+// go test -run XXX -bench BlockBounds -benchtime 1x ./optimize
+func BenchmarkBlockBounds(b *testing.B) {
+	spec := cmp.Or(os.Getenv("REID_BENCH_BLOCKS"), "noise_correlated_50:owa")
+	file, family, _ := strings.Cut(spec, ":")
+	f, err := ParseFamily(family)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := census(b, file, 1080)
+	p.Family = f
+	lb := map[int]int{}
+	for _, threads := range []int{1, 2} {
+		b.Run("threads="+strconv.Itoa(threads), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				sv := testSolver(b, p, DefaultEpsilon, 0)
+				sv.threads = threads
+				sv.twinCuts()
+				sv.checkAlone()
+				b.StartTimer()
+				sv.blockBounds()
+				b.StopTimer()
+				lb[threads] = sv.blockLB()
+				b.ReportMetric(float64(sv.stats.Blocks), "blocks")
+				b.ReportMetric(float64(len(sv.d.recs)-lb[threads]), "bound")
+				b.StartTimer()
+			}
+		})
+	}
+	if lb[1] != lb[2] {
+		b.Errorf("block bounds differ: %d failures on one goroutine, %d on two", lb[1], lb[2])
+	}
 }

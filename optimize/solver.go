@@ -348,6 +348,12 @@ func (sv *solver) close() {
 	sv.master.Close()
 }
 
+// setDeadline makes stop the search's time limit (zero: none), as Settings.TimeLimit
+// would from its start.
+func (sv *solver) setDeadline(stop time.Time) {
+	sv.deadline = stop
+}
+
 func (sv *solver) timeUp() bool {
 	if sv.timedOut {
 		return true
