@@ -58,11 +58,12 @@ func (sv *solver) climbFrom(starts [][]float64, share float64) {
 
 // blockRow is a block's row Σ_{i∈members} K_i ≥ rhs, rhs = |B| − the block's proven
 // bound on its links; parent is the index in blockRows of the block it is a half of (−1:
-// none).
+// none), pass the pass of blockBounds that found it (the blocks of a pass are disjoint).
 type blockRow struct {
 	members []int
 	rhs     int
 	parent  int
+	pass    int
 }
 
 // blockBatch is the number of blocks searched together: each from the same state of the
@@ -72,66 +73,82 @@ type blockRow struct {
 const blockBatch = 4
 
 // blockBounds searches the blocks, blockBatch at a time, and adds their rows to the
-// master.
+// master. The first pass has blocks of about blockLeaf records; while a pass proves every
+// block and raises the bound, the next one has half as many blocks (each starting from
+// the rows of the last pass's blocks inside it), until one block would be the file.
 func (sv *solver) blockBounds() {
 	leaf := sv.blockLeaf
 	order := sv.blockOrder()
 	if len(order) < 2*leaf || sv.bestFail <= sv.currentLB() {
 		return
 	}
-	var queue []block
-	for k, parts := 0, len(order)/leaf; k < parts; k++ {
-		lo, hi := sv.cutPoint(order, k*len(order)/parts), sv.cutPoint(order, (k+1)*len(order)/parts)
-		if lo < hi {
-			queue = append(queue, block{order[lo:hi], -1})
-		}
-	}
 	b := sv.newBudget(blockShare)
-	size := leaf // blocks larger than 3/2 of it are split before their search
 	var starts [][]float64
 	defer func() { sv.climbFrom(starts, blockClimbShare) }()
-	for len(queue) > 0 {
-		if sv.timeUp() || sv.bestFail <= sv.currentLB() {
-			return
+	for pass, parts := 0, len(order)/leaf; parts >= 2; pass, parts = pass+1, (parts+1)/2 {
+		before := sv.currentLB()
+		var queue []block
+		for k := range parts {
+			lo, hi := sv.cutPoint(order, k*len(order)/parts), sv.cutPoint(order, (k+1)*len(order)/parts)
+			if lo < hi {
+				queue = append(queue, block{order[lo:hi], -1, pass})
+			}
 		}
-		var batch []block
-		for len(queue) > 0 && len(batch) < blockBatch {
-			B := queue[0]
-			queue = queue[1:]
-			if 2*len(B.members) > 3*size && len(B.members) >= 2*blockMin {
-				if mid := sv.cutPoint(B.members, len(B.members)/2); 0 < mid && mid < len(B.members) {
-					queue = append([]block{{B.members[:mid], B.parent}, {B.members[mid:], B.parent}}, queue...)
-					continue
+		size := leaf // blocks larger than 3/2 of it are split before their search
+		proven := true
+		for len(queue) > 0 {
+			if sv.timeUp() || sv.bestFail <= sv.currentLB() {
+				return
+			}
+			var batch []block
+			for len(queue) > 0 && len(batch) < blockBatch {
+				B := queue[0]
+				queue = queue[1:]
+				if pass == 0 && 2*len(B.members) > 3*size && len(B.members) >= 2*blockMin {
+					if mid := sv.cutPoint(B.members, len(B.members)/2); 0 < mid && mid < len(B.members) {
+						queue = append([]block{{B.members[:mid], B.parent, pass}, {B.members[mid:], B.parent, pass}}, queue...)
+						continue
+					}
+				}
+				batch = append(batch, B)
+			}
+			var halves []block
+			results := sv.solveBlocks(batch, b, len(queue))
+			proven = proven && len(results) == len(batch)
+			for _, res := range results {
+				B := res.block
+				if !slices.Equal(res.theta, sv.bestTheta) {
+					starts = appendNew(starts, res.theta)
+				}
+				proven = proven && res.slack == 0
+				// A later pass's block is not split: the last pass's blocks inside it
+				// are its halves.
+				if pass == 0 && res.slack > max(2, len(B.members)/20) && len(B.members) >= 2*blockMin {
+					mid := sv.cutPoint(B.members, len(B.members)/2)
+					if 0 < mid && mid < len(B.members) {
+						// The halves next, so that the block's bound is replaced by
+						// theirs before the next blocks take the time; the blocks not
+						// yet searched are split like it.
+						size = min(size, mid)
+						halves = append(halves, block{B.members[:mid], res.row, pass}, block{B.members[mid:], res.row, pass})
+					}
 				}
 			}
-			batch = append(batch, B)
+			queue = append(halves, queue...)
 		}
-		var halves []block
-		for _, res := range sv.solveBlocks(batch, b, len(queue)) {
-			B := res.block
-			if !slices.Equal(res.theta, sv.bestTheta) {
-				starts = appendNew(starts, res.theta)
-			}
-			if res.slack > max(2, len(B.members)/20) && len(B.members) >= 2*blockMin {
-				mid := sv.cutPoint(B.members, len(B.members)/2)
-				if 0 < mid && mid < len(B.members) {
-					// The halves next, so that the block's bound is replaced by theirs
-					// before the next blocks take the time; the blocks not yet searched
-					// are split like it.
-					size = min(size, mid)
-					halves = append(halves, block{B.members[:mid], res.row}, block{B.members[mid:], res.row})
-				}
-			}
+		if !proven || sv.currentLB() <= before {
+			return // larger blocks would not be proven, or blocks do not help here
 		}
-		queue = append(halves, queue...)
 	}
 }
 
 // block is a block of records (indices of the file's records) to search; parent is the
-// index in blockRows of the block it is a half of (−1: none).
+// index in blockRows of the block it is a half of (−1: none), pass the pass of
+// blockBounds that searches it.
 type block struct {
 	members []int
 	parent  int
+	pass    int
 }
 
 // blockResult is what solveBlocks hands back for one block: the index of its row in
@@ -150,8 +167,26 @@ type blockResult struct {
 // part in turn. A block whose budget was spent before its search is left out.
 func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult {
 	subs := make([]*solver, len(batch))
+	best := sv.blockBest()
 	for k, B := range batch {
-		subs[k], _ = sv.subSolver(B.members, time.Time{})
+		var local map[int]int
+		subs[k], local = sv.subSolver(B.members, time.Time{})
+		// The last pass's blocks inside B (disjoint): their bounds hold in B's search.
+		for r, row := range sv.blockRows {
+			if B.pass == 0 || row.pass != B.pass-1 || row.parent >= 0 {
+				continue
+			}
+			T := make([]int, 0, len(row.members))
+			for _, i := range row.members {
+				if x, ok := local[i]; ok {
+					T = append(T, x)
+				}
+			}
+			if len(T) == len(row.members) {
+				slices.Sort(T)
+				subs[k].addBlockRow(T, best[r], -1, 0)
+			}
+		}
 	}
 	defer func() {
 		for _, bs := range subs {
@@ -208,7 +243,7 @@ func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult 
 		}
 		B := batch[k].members
 		sv.absorb(bs, B)
-		row := sv.addBlockRow(slices.Sorted(slices.Values(B)), len(B)-bs.boundLinks(), batch[k].parent)
+		row := sv.addBlockRow(slices.Sorted(slices.Values(B)), len(B)-bs.boundLinks(), batch[k].parent, batch[k].pass)
 		sv.stats.Blocks++
 		sv.stats.BlockNodes += bs.stats.Nodes
 		out = append(out, blockResult{batch[k], row, bs.boundLinks() - (len(B) - bs.bestFail), slices.Clone(bs.bestTheta)})
@@ -324,29 +359,23 @@ func (sv *solver) absorb(bs *solver, B []int) {
 	sv.stats.PSDStrategies += bs.stats.PSDStrategies
 }
 
-// addBlockRow records block B's row Σ_{i∈B} K_i ≥ rhs (B sorted; parent as in blockRow)
+// addBlockRow records block B's row Σ_{i∈B} K_i ≥ rhs (B sorted; parent and pass as in
+// blockRow)
 // and adds it to the master unless it says nothing; it returns its index in blockRows.
-func (sv *solver) addBlockRow(B []int, rhs, parent int) int {
-	sv.blockRows = append(sv.blockRows, blockRow{B, rhs, parent})
+func (sv *solver) addBlockRow(B []int, rhs, parent, pass int) int {
+	sv.blockRows = append(sv.blockRows, blockRow{B, rhs, parent, pass})
 	if rhs > 0 {
 		sv.addMasterRow(B, float64(rhs), -1)
 	}
 	return len(sv.blockRows) - 1
 }
 
-// blockLB is the lower bound on Σ K from the block rows: over the first blocks, each
-// block's rhs or, once both its halves are searched, their sum if larger; outside the
-// blocks, the fixed records and the twin groups' rows as in twinLB (a block holds the
-// unfixed members of a group whole). A half comes after its block in blockRows.
-func (sv *solver) blockLB() int {
-	if len(sv.blockRows) == 0 {
-		return 0
-	}
+// blockBest is each block row's bound on Σ K over its members: its rhs or, once both its
+// halves are searched, their sum if larger. A half comes after its block in blockRows.
+func (sv *solver) blockBest() []int {
 	best := make([]int, len(sv.blockRows))
 	halves := make([]int, len(sv.blockRows))
 	halvesSum := make([]int, len(sv.blockRows))
-	covered := make([]bool, len(sv.d.recs))
-	lb := 0
 	for r := len(sv.blockRows) - 1; r >= 0; r-- {
 		row := sv.blockRows[r]
 		best[r] = max(0, row.rhs)
@@ -356,23 +385,48 @@ func (sv *solver) blockLB() int {
 		if row.parent >= 0 {
 			halves[row.parent]++
 			halvesSum[row.parent] += best[r]
-			continue
-		}
-		lb += best[r]
-		for _, i := range row.members {
-			covered[i] = true
 		}
 	}
-	for i, f := range sv.fixed {
-		if f && !covered[i] {
-			lb++
-		}
+	return best
+}
+
+// blockLB is the lower bound on Σ K from the block rows: the largest over the passes of
+// the sum of its blocks' bounds (blockBest) and, outside its blocks, the fixed records and
+// the twin groups' rows as in twinLB (a block holds the unfixed members of a group whole).
+func (sv *solver) blockLB() int {
+	if len(sv.blockRows) == 0 {
+		return 0
 	}
-	for _, row := range sv.twinRows {
-		if slices.ContainsFunc(row.members, func(i int) bool { return covered[i] }) {
-			continue // the block's search had the group's row
+	best := sv.blockBest()
+	passes := 0
+	for _, row := range sv.blockRows {
+		passes = max(passes, row.pass+1)
+	}
+	lb := 0
+	for pass := range passes {
+		sum := 0
+		covered := make([]bool, len(sv.d.recs))
+		for r, row := range sv.blockRows {
+			if row.pass != pass || row.parent >= 0 {
+				continue
+			}
+			sum += best[r]
+			for _, i := range row.members {
+				covered[i] = true
+			}
 		}
-		lb += sv.twinRowLB(row)
+		for i, f := range sv.fixed {
+			if f && !covered[i] {
+				sum++
+			}
+		}
+		for _, row := range sv.twinRows {
+			if slices.ContainsFunc(row.members, func(i int) bool { return covered[i] }) {
+				continue // the block's search had the group's row
+			}
+			sum += sv.twinRowLB(row)
+		}
+		lb = max(lb, sum)
 	}
 	return lb
 }

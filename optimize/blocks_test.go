@@ -86,12 +86,12 @@ func TestBlockLB(t *testing.T) {
 	}
 	sv := &solver{d: &data{recs: make([]rec, 30)}, fixed: make([]bool, 30)}
 	sv.blockRows = []blockRow{
-		{span(0, 10), 3, -1},
-		{span(0, 5), 2, 0},
-		{span(5, 10), 2, 0}, // with its sibling: 4 > 3
-		{span(10, 20), 3, -1},
-		{span(10, 15), 4, 3}, // its sibling not searched: the block's 3 stands
-		{span(20, 24), 0, -1},
+		{span(0, 10), 3, -1, 0},
+		{span(0, 5), 2, 0, 0},
+		{span(5, 10), 2, 0, 0}, // with its sibling: 4 > 3
+		{span(10, 20), 3, -1, 0},
+		{span(10, 15), 4, 3, 0}, // its sibling not searched: the block's 3 stands
+		{span(20, 24), 0, -1, 0},
 	}
 	sv.fixed[3], sv.fixed[25], sv.fixed[26] = true, true, true // 3 is in a block's count
 	if got, want := sv.blockLB(), 4+3+0+2; got != want {
@@ -106,6 +106,15 @@ func TestBlockLB(t *testing.T) {
 	sv.twinRows = []twinRow{{[]int{25, 27, 28}, 2}, {[]int{5, 29}, 1}}
 	if got, want := sv.blockLB(), 6+3+0+2+(2-1); got != want {
 		t.Errorf("blockLB with twin groups = %d, want %d", got, want)
+	}
+	// A second pass's block over records 0 … 23: the larger of the passes' sums counts.
+	sv.blockRows = append(sv.blockRows, blockRow{span(0, 24), 8, -1, 1})
+	if got, want := sv.blockLB(), 6+3+0+2+(2-1); got != want { // pass 1: 8 + 2 + 1
+		t.Errorf("blockLB with a weaker second pass = %d, want %d", got, want)
+	}
+	sv.blockRows[len(sv.blockRows)-1].rhs = 11
+	if got, want := sv.blockLB(), 11+2+(2-1); got != want {
+		t.Errorf("blockLB with a stronger second pass = %d, want %d", got, want)
 	}
 }
 

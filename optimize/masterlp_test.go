@@ -262,7 +262,7 @@ func TestSwitchMasterToCLP(t *testing.T) {
 		if step == 4 { // a block row among the twin rows and the cuts
 			B := rng.Perm(n)[:20]
 			sort.Ints(B)
-			sv.addBlockRow(B, 12, -1) // binding: the master would cover less
+			sv.addBlockRow(B, 12, -1, 0) // binding: the master would cover less
 		}
 		i := rng.IntN(n)
 		if used[i] {

@@ -71,7 +71,8 @@ bound), status (optimal or time_limit), nodes, cuts, rows_generated, lp_iteratio
 linked, which the bound uses from the start; microaggregated files), clique_rows (rows
 over sets of records no two of which can be linked together), blocks and block_nodes
 (files with 200 records not ruled out from the start: the blocks of records whose own
-optima, searched first, bound the file's links, and the nodes of their searches),
+optima, searched first, bound the file's links, in passes of fewer and larger blocks
+while every block is proven, and the nodes of their searches),
 neighbourhoods (on the same files: the neighbourhoods of the incumbent searched exactly
 after the blocks, some linked records released and some unlinked ones opened) and
 seconds; for
