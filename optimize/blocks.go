@@ -162,9 +162,10 @@ type blockResult struct {
 
 // solveBlocks searches the blocks of batch, each from the file's search's state before
 // the batch (subSolver), on min(threads, len(batch)) goroutines, then absorbs them in
-// order and adds their rows. Under a time limit the batch gets the parts of the budget b
-// its blocks would get among the later blocks left; on one goroutine, each block its
-// part in turn. A block whose budget was spent before its search is left out.
+// order and adds their rows. Under a time limit each block gets, when it starts, an equal
+// part of the budget b among the blocks not started (later more come after the batch),
+// run as many at a time as there are goroutines. A block whose budget was spent before
+// its search is left out.
 func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult {
 	subs := make([]*solver, len(batch))
 	best := sv.blockBest()
@@ -195,7 +196,7 @@ func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult 
 	}()
 	workers := min(max(sv.threads, 1), len(batch))
 	ran := make([]bool, len(batch))
-	var mu sync.Mutex // the searches' progress calls report the file's state
+	var mu sync.Mutex // guards started and the searches' progress calls (the file's report)
 	for _, bs := range subs {
 		bs.threads = max(1, sv.threads/workers)
 		bs.progress = func(Report) {
@@ -204,38 +205,33 @@ func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult 
 			sv.report(false)
 		}
 	}
-	if workers == 1 {
-		for k, bs := range subs {
-			stop, ok := b.part(later + len(batch) - k)
-			if !ok {
-				break
-			}
-			bs.setDeadline(stop)
-			bs.run()
-			ran[k] = true
-		}
-	} else {
-		stop, ok := b.part((later + len(batch) + workers - 1) / workers)
-		if !ok {
-			return nil
-		}
-		next := make(chan int, len(subs))
-		for k := range subs {
-			next <- k
-		}
-		close(next)
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Go(func() {
-				for k := range next {
-					subs[k].setDeadline(stop)
-					subs[k].run()
-					ran[k] = true
+	// Each block takes its stop when it starts: its part of the budget among the blocks
+	// not started yet, run workers at a time (one worker: each block its part in turn).
+	started := 0
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				k := started
+				if k == len(subs) {
+					mu.Unlock()
+					return
 				}
-			})
-		}
-		wg.Wait()
+				stop, ok := b.part((later + len(subs) - k + workers - 1) / workers)
+				if !ok {
+					mu.Unlock()
+					return
+				}
+				started++
+				mu.Unlock()
+				subs[k].setDeadline(stop)
+				subs[k].run()
+				ran[k] = true
+			}
+		})
 	}
+	wg.Wait()
 	var out []blockResult
 	for k, bs := range subs {
 		if !ran[k] {
