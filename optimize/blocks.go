@@ -356,8 +356,8 @@ func (sv *solver) absorb(bs *solver, B []int) {
 }
 
 // addBlockRow records block B's row Σ_{i∈B} K_i ≥ rhs (B sorted; parent and pass as in
-// blockRow)
-// and adds it to the master unless it says nothing; it returns its index in blockRows.
+// blockRow) and adds it to the master unless it says nothing; it returns its index in
+// blockRows.
 func (sv *solver) addBlockRow(B []int, rhs, parent, pass int) int {
 	sv.blockRows = append(sv.blockRows, blockRow{B, rhs, parent, pass})
 	if rhs > 0 {
