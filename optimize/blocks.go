@@ -177,14 +177,7 @@ func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult 
 			if B.pass == 0 || row.pass != B.pass-1 || row.parent >= 0 {
 				continue
 			}
-			T := make([]int, 0, len(row.members))
-			for _, i := range row.members {
-				if x, ok := local[i]; ok {
-					T = append(T, x)
-				}
-			}
-			if len(T) == len(row.members) {
-				slices.Sort(T)
+			if T, ok := inside(row.members, local); ok {
 				subs[k].addBlockRow(T, best[r], -1, 0)
 			}
 		}
@@ -315,19 +308,27 @@ func (sv *solver) subSolver(B []int, stop time.Time) (bs *solver, local map[int]
 		}
 	}
 	for _, S := range sv.cutList {
-		T := make([]int, 0, len(S))
-		for _, i := range S {
-			if x, ok := local[i]; ok {
-				T = append(T, x)
-			}
-		}
-		if len(T) == len(S) {
-			slices.Sort(T)
+		if T, ok := inside(S, local); ok {
 			bs.registerCut(T)
 		}
 	}
 	bs.consider(sv.bestTheta)
 	return bs, local
+}
+
+// inside returns the set S of the file's records in a sub-problem's indices (local, as
+// subSolver makes it), sorted, and whether every record of S is in the sub-problem.
+func inside(S []int, local map[int]int) ([]int, bool) {
+	T := make([]int, 0, len(S))
+	for _, i := range S {
+		x, ok := local[i]
+		if !ok {
+			return nil, false
+		}
+		T = append(T, x)
+	}
+	slices.Sort(T)
+	return T, true
 }
 
 // absorb takes from the finished search bs of the records B (as made by subSolver) what

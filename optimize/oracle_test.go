@@ -221,12 +221,7 @@ func arrangementOptimum(p Problem, eps float64) int {
 // coordinates as f0 + f·u in arrangementOptimum's free coordinates u.
 func affineDistance(p Problem, i, j int) (f0 float64, f []float64) {
 	m := len(p.Queries)
-	x := make([]float64, m)    // the differences
-	diff := make([]float64, m) // their squares
-	for k := range m {
-		x[k] = p.Queries[k][i] - p.Refs[k][j]
-		diff[k] = x[k] * x[k]
-	}
+	x, diff := rawDiffs(p, i, j)
 	switch p.Family {
 	case WM, OWA: // Σ θ_k φ_k with θ_m = 1 − Σ_{k<m} u_k
 		if p.Family == OWA {
@@ -249,16 +244,22 @@ func affineDistance(p Problem, i, j int) (f0 float64, f []float64) {
 	panic("affineDistance: family")
 }
 
-// rawDistance is the distance of query i and reference j under the learned parameters
-// (in Result.Params' layout), from the raw coordinates.
-func rawDistance(p Problem, params []float64, i, j int) float64 {
+// rawDiffs returns the differences of query i and reference j from the raw coordinates
+// and their squares.
+func rawDiffs(p Problem, i, j int) (x, diff []float64) {
 	m := len(p.Queries)
-	x := make([]float64, m)
-	diff := make([]float64, m)
+	x, diff = make([]float64, m), make([]float64, m)
 	for k := range m {
 		x[k] = p.Queries[k][i] - p.Refs[k][j]
 		diff[k] = x[k] * x[k]
 	}
+	return x, diff
+}
+
+// rawDistance is the distance of query i and reference j under the learned parameters
+// (in Result.Params' layout), from the raw coordinates.
+func rawDistance(p Problem, params []float64, i, j int) float64 {
+	x, diff := rawDiffs(p, i, j)
 	switch p.Family {
 	case OWA:
 		slices.Sort(diff)

@@ -158,16 +158,13 @@ func newSolver(d *data, s Settings, start time.Time) *solver {
 	sv.euclideanLinks = linked
 	switch sp := d.sp.(type) {
 	case *simplexSpace:
-		if sv.stats.Candidates*d.m <= simplexLinesMaxValues {
+		if !sv.noLocalSearch && sv.stats.Candidates*d.m <= simplexLinesMaxValues {
 			sv.climb = newSimplexLines(d, sv.epsLP, sv.fixed)
 		}
 	case *bilinearSpace:
-		if sv.stats.Candidates <= bilinearLinesMaxRows {
+		if !sv.noLocalSearch && sv.stats.Candidates <= bilinearLinesMaxRows {
 			sv.climb = newBilinearLines(d, sp, sv.epsLP, sv.fixed)
 		}
-	}
-	if sv.noLocalSearch {
-		sv.climb = nil
 	}
 	sv.rng = rand.New(rand.NewPCG(uint64(s.Seed), climbStream))
 	return sv
