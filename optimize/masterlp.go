@@ -72,6 +72,7 @@ type packLP struct {
 	binv, xb, pi []float64
 	warm         bool
 	sincePivot   int // pivots since the last refactorisation
+	priceNext    int // the row where the next partial pricing starts
 
 	status     clp.Status
 	obj        float64
@@ -93,6 +94,9 @@ const (
 	packIterMul   = 50   // iteration cap: packIterMul·(rows + 2n)
 	packBlandIn   = 30   // degenerate pivots before Bland's rule
 	packClockTic  = 32   // iterations between looks at the clock
+	// Partial pricing scans the rows in chunks of max(packPriceChunk, rows/packPriceParts).
+	packPriceChunk = 256
+	packPriceParts = 8
 )
 
 func newPackLP(n int) *packLP {
@@ -489,17 +493,26 @@ func (p *packLP) ratioTest(bland bool) (leave int, ratio float64) {
 	return leave, p.xb[leave] / p.alpha[leave]
 }
 
-// price returns the entering variable, or −1 when none improves: the largest reduced
-// cost (Dantzig's rule; devex weights were measured and gave nothing here), or under
-// Bland's rule the smallest id among the improving ones.
+// price returns the entering variable, or −1 when none improves. Under Bland's rule the
+// smallest id among the improving ones. Otherwise Dantzig's rule (the largest reduced
+// cost; devex weights were measured and gave nothing here) over the v's, the z's and a
+// part of the rows: partial pricing (Chvátal, Linear Programming, 1983, ch. 7; Maros,
+// Computational Techniques of the Simplex Method, 2003, §9.4). The rows are scanned in
+// chunks from where the last scan stopped, and a chunk that holds an improving row ends
+// the scan; only a whole cycle without one proves optimality. With thousands of cuts on
+// a few hundred records, full pricing was 40 % of a search's time (noise_additive_50,
+// 200 records, OWA).
 func (p *packLP) price(bland bool) int {
 	n := p.n
 	best, bestD := -1, packDualTol
 	consider := func(id int, d float64) {
-		if d <= packDualTol || p.isBasic(id) {
+		if bland {
+			if d > packDualTol && (best < 0 || id < best) && !p.isBasic(id) {
+				best, bestD = id, d
+			}
 			return
 		}
-		if bland && (best < 0 || id < best) || !bland && d > bestD {
+		if d > bestD && !p.isBasic(id) {
 			best, bestD = id, d
 		}
 	}
@@ -507,15 +520,31 @@ func (p *packLP) price(bland bool) int {
 		consider(i, p.lo[i]-p.pi[i])
 		consider(n+i, p.pi[i]-p.up[i])
 	}
-	for r, S := range p.rows {
-		if bland && best >= 0 {
-			break // the rows' ids are larger than any found so far
+	R := len(p.rows)
+	if R == 0 {
+		return best
+	}
+	chunk, start := R, 0 // Bland's rule: every row, in id order
+	if !bland {
+		chunk, start = max(packPriceChunk, R/packPriceParts), p.priceNext%R
+	}
+	for k := range R {
+		r := start + k
+		if r >= R {
+			r -= R
+		}
+		if bland && best >= 0 && 2*n+r > best {
+			break // the rows' ids are larger than the one found
 		}
 		d := p.rhs[r]
-		for _, i := range S {
+		for _, i := range p.rows[r] {
 			d -= p.pi[i]
 		}
 		consider(2*n+r, d)
+		if (k+1)%chunk == 0 && best >= 0 {
+			p.priceNext = r + 1
+			return best
+		}
 	}
 	return best
 }
