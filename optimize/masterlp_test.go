@@ -7,6 +7,8 @@ import (
 	"sort"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/reid-sdc/reid/optimize/clp"
 )
 
@@ -157,6 +159,7 @@ func TestPackLPAgainstCLP(t *testing.T) {
 				t.Fatalf("seed %d step %d: objective %g, CLP %g", seed, step, pk.ObjectiveValue(), ref.ObjectiveValue())
 			}
 			checkPackBasis(t, pk)
+			checkPackPi(t, pk)
 			K := pk.Solution(nil)
 			lastK = K
 			sum := 0.0
@@ -382,15 +385,59 @@ func checkPackBasis(t *testing.T, p *packLP) {
 			}
 		}
 	}
+	// xb = B⁻¹·1, solved afresh from the basis matrix.
+	B := packBasisMatrix(p)
+	var x mat.VecDense
+	if err := x.SolveVec(B, mat.NewVecDense(n, ones(n))); err != nil {
+		t.Fatalf("basis matrix: %v", err)
+	}
 	for q := range n {
-		s := 0.0
-		for _, v := range p.binv[q*n : q*n+n] {
-			s += v
-		}
-		if math.Abs(s-p.xb[q]) > 1e-7 || p.xb[q] < -1e-9 {
+		if s := x.AtVec(q); math.Abs(s-p.xb[q]) > 1e-7 || p.xb[q] < -1e-9 {
 			t.Fatalf("xb[%d] = %g, B⁻¹·1 = %g", q, p.xb[q], s)
 		}
 	}
+}
+
+// checkPackPi checks the simplex multipliers after a solve: Bᵀπ = c_B.
+func checkPackPi(t *testing.T, p *packLP) {
+	t.Helper()
+	B := packBasisMatrix(p)
+	for q, id := range p.basic {
+		s := 0.0
+		for i := range p.n {
+			s += B.At(i, q) * p.pi[i]
+		}
+		if c := p.cost(id); math.Abs(s-c) > 1e-7 {
+			t.Fatalf("(Bᵀπ)[%d] = %g, cost of variable %d = %g", q, s, id, c)
+		}
+	}
+}
+
+// packBasisMatrix is the basis matrix of p, column q the variable at position q.
+func packBasisMatrix(p *packLP) *mat.Dense {
+	n := p.n
+	B := mat.NewDense(n, n, nil)
+	for q, id := range p.basic {
+		switch {
+		case id < n:
+			B.Set(id, q, 1)
+		case id < 2*n:
+			B.Set(id-n, q, -1)
+		default:
+			for _, i := range p.rows[id-2*n] {
+				B.Set(i, q, 1)
+			}
+		}
+	}
+	return B
+}
+
+func ones(n int) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = 1
+	}
+	return x
 }
 
 // stoppingMaster is a packLP whose Primal stops on CLP's limit, without solving, the
