@@ -119,7 +119,9 @@
 // The master LP of up to 300 records is solved through its dual in Go (masterlp.go): a
 // packing LP with one equality per record, whose constraints branching never changes
 // (bounds on K are costs there) and to which a cut adds a column, so a primal simplex
-// and an n×n inverse resumes from the last basis; its bound is the
+// resumes from the last basis. It keeps the inverse of the basis's kernel only (the
+// records not covered by a basic v_i or z_i against the basic cuts, about half the
+// order), and prices the cuts partially, in chunks; its bound is the
 // Lagrangian bound of its y, valid for any y ≥ 0. It needs half of CLP's CPU time per
 // re-solve at 100–200 records; larger masters stay on CLP's dual simplex.
 //

@@ -65,12 +65,23 @@ type packLP struct {
 
 	// The basis: basic[p] is the variable at position p (ids: v_i = i, z_i = n + i,
 	// y_r = 2n + r), pos the position of each basic variable (−1: nonbasic) for v, z
-	// and y, xb the basic values (B⁻¹·1), pi the simplex multipliers (c_B·B⁻¹).
+	// and y, xb the basic values (B⁻¹·one), pi the simplex multipliers (c_B·B⁻¹).
 	basic      []int
 	posV, posZ []int
 	posY       []int
 	xb, pi     []float64
 	warm       bool
+	// one is the dual's right-hand side, 1 + δ_i with δ_i in [packPerturb, 2·packPerturb):
+	// the master's objective Σ (1 + δ_i)·K_i. The master's dual is highly degenerate
+	// (basic y's at zero): on rankswap_p15, 200 records, WM, the simplex stalled at its
+	// optimum for the 150,000 pivots of its iteration cap, Bland's rule included, and the
+	// search handed the master to CLP; a perturbed right-hand side makes every step
+	// strictly improving (the classic remedy: Charnes, Econometrica 20, 1952; CLP
+	// perturbs likewise). The answer stays valid: the bound is L(y), a bound for any
+	// y ≥ 0, short of the optimum by at most Σ δ_i < 2·packPerturb·packMaxN = 6e-7 (the
+	// search rounds bounds up past intTol = 1e-6), and K, optimal for the perturbed
+	// costs, is within Σ δ_i·K_i of the optimum, inside packCheckTol.
+	one []float64
 
 	// The basis inverse through its kernel. With U the records whose v or z is basic
 	// (signs S = ±1), R the others and Y the basic y's, the basis, its rows ordered
@@ -111,6 +122,7 @@ const (
 	packPrimalTol = 1e-9 // how far below zero the ratio test lets a basic value go
 	packCheckTol  = 1e-6 // slack allowed in the checks of K and of the bound
 	packRefactor  = 400  // pivots between refactorisations
+	packPerturb   = 1e-9 // the least perturbation of the dual's right-hand side (one)
 	packIterMul   = 50   // iteration cap: packIterMul·(rows + 2n)
 	packBlandIn   = 30   // degenerate pivots before Bland's rule
 	packClockTic  = 32   // iterations between looks at the clock
@@ -122,11 +134,14 @@ const (
 func newPackLP(n int) *packLP {
 	p := &packLP{n: n, lo: make([]float64, n), up: make([]float64, n), status: clp.Unknown,
 		basic: make([]int, n), posV: make([]int, n), posZ: make([]int, n),
-		xb: make([]float64, n), pi: make([]float64, n),
+		xb: make([]float64, n), pi: make([]float64, n), one: make([]float64, n),
 		kRowOf: make([]int, n), kColOf: make([]int, n), ninv: make([]float64, n*n),
 		alpha: make([]float64, n), xY: make([]float64, n), w: make([]float64, n), g: make([]float64, n), orig: make([]float64, n)}
 	for i := range n {
 		p.up[i] = 1
+		// A fixed scatter (i·7919 mod 997, a permutation of the residues), so that the
+		// solves are deterministic.
+		p.one[i] = 1 + packPerturb*(1+float64(i*7919%997)/997)
 	}
 	return p
 }
@@ -355,7 +370,7 @@ func (p *packLP) coldStart() {
 		p.basic[i] = i
 		p.posV[i], p.posZ[i] = i, -1
 		p.kRowOf[i], p.kColOf[i] = -1, -1
-		p.xb[i] = 1
+		p.xb[i] = p.one[i]
 	}
 	for r := range p.posY {
 		p.posY[r] = -1
@@ -364,7 +379,7 @@ func (p *packLP) coldStart() {
 	p.warm = true
 }
 
-// refactor recomputes the kernel and M⁻¹ from the basis and x_B = B⁻¹·1; it reports
+// refactor recomputes the kernel and M⁻¹ from the basis and x_B = B⁻¹·one; it reports
 // false for a singular basis.
 func (p *packLP) refactor() bool {
 	n := p.n
@@ -406,14 +421,15 @@ func (p *packLP) refactor() bool {
 			}
 		}
 	}
-	// x_B = B⁻¹·1, by column's formula with a = 1.
+	// x_B = B⁻¹·one, by column's formula with a = one.
 	orig := p.orig
-	for i := range n {
-		orig[i] = 1
-	}
+	copy(orig, p.one)
 	xY := p.xY[:k]
 	for b := range k {
-		xY[b] = floats.Sum(p.ninv[b*n : b*n+k])
+		xY[b] = 0
+		for a, v := range p.ninv[b*n : b*n+k] {
+			xY[b] += v * p.one[p.krow[a]]
+		}
 	}
 	p.unitValues(xY, orig)
 	clear(orig)
