@@ -28,10 +28,13 @@ type masterLP interface {
 	Close()
 }
 
-// packMaxN is the largest number of records whose master packLP solves: its pivots cost
-// n² and its refactorisations n³, and CPU time per master solve (WM, 30 s runs, CPU
-// profiles) was 2.2 ms against CLP's 4.3 ms at 100 records (noise_additive_50), 5.9
-// against 9.9 ms at 200 (rankswap_p15), but 31 against 24 ms at 400 (rankswap_p15).
+// packMaxN is the largest number of records whose master packLP solves. With the n×n
+// inverse, CPU time per master solve (WM, 30 s runs, CPU profiles) was 2.2 ms against
+// CLP's 4.3 ms at 100 records (noise_additive_50), 5.9 against 9.9 ms at 200
+// (rankswap_p15), but 31 against 24 ms at 400 (rankswap_p15); with the kernel inverse
+// (pivots k², refactorisations k³ for a kernel of order k ≈ n/2) the master at 400
+// records still took more CPU than CLP's in a 60-s run (rankswap_p15, WM: 24 s against
+// 21 s, bench/README).
 const packMaxN = 300
 
 // packLP solves the master's covering LP through its dual, a packing LP with one
@@ -53,7 +56,8 @@ const packMaxN = 300
 //	L(y) = bᵀy + Σ_i min(lo_i·(1 − (Aᵀy)_i), up_i·(1 − (Aᵀy)_i)),
 //
 // a lower bound on the master's optimum for every y ≥ 0, computed from the final y (it
-// equals the LP optimum when y is optimal); K = the simplex multipliers clipped to the
+// equals the LP optimum within the perturbation below when y is optimal); K = the
+// simplex multipliers clipped to the
 // bounds, accepted only when K satisfies the rows and Σ K is within a tolerance of L(y).
 // Infeasibility (the dual unbounded) is certified by the ray's y part: y ≥ 0 with
 // bᵀy > Σ_i up_i·(Aᵀy)_i shows that no K in the bounds satisfies the rows.
@@ -75,9 +79,10 @@ type packLP struct {
 	// the master's objective Σ (1 + δ_i)·K_i. The master's dual is highly degenerate
 	// (basic y's at zero): on rankswap_p15, 200 records, WM, the simplex stalled at its
 	// optimum for the 150,000 pivots of its iteration cap, Bland's rule included, and the
-	// search handed the master to CLP; a perturbed right-hand side makes every step
-	// strictly improving (the classic remedy: Charnes, Econometrica 20, 1952; CLP
-	// perturbs likewise). The answer stays valid: the bound is L(y), a bound for any
+	// search handed the master to CLP; a perturbed right-hand side makes degenerate
+	// steps rare (the classic remedy: Charnes, Econometrica 20, 1952; CLP perturbs
+	// likewise; Bland's rule stays the safeguard: δ is of the order of the ratio
+	// test's tolerances, and rows of B⁻¹ can cancel it). The answer stays valid: the bound is L(y), a bound for any
 	// y ≥ 0, short of the optimum by at most Σ δ_i < 2·packPerturb·packMaxN = 6e-7 (the
 	// search rounds bounds up past intTol = 1e-6), and K, optimal for the perturbed
 	// costs, is within Σ δ_i·K_i of the optimum, inside packCheckTol.
@@ -114,6 +119,7 @@ type packLP struct {
 	// kernel-sized or record-sized work vectors; orig marks the entering column's
 	// entries by record.
 	alpha, xY, w, g, orig []float64
+	unit                  [1]int // the support of a v or z column
 }
 
 const (
@@ -241,17 +247,6 @@ func (p *packLP) pivotOut(q int) bool {
 	return true
 }
 
-// cost is the dual objective coefficient of variable id.
-func (p *packLP) cost(id int) float64 {
-	switch {
-	case id < p.n:
-		return p.lo[id]
-	case id < 2*p.n:
-		return -p.up[id-p.n]
-	}
-	return p.rhs[id-2*p.n]
-}
-
 // reduced is the reduced cost c_id − π·a_id.
 func (p *packLP) reduced(id int) float64 {
 	switch {
@@ -281,7 +276,8 @@ func (p *packLP) column(id int) {
 			i, sign = id-n, -1
 		}
 		orig[i] = sign
-		S = []int{i}
+		p.unit[0] = i
+		S = p.unit[:]
 	} else {
 		S = p.rows[id-2*n]
 		for _, i := range S {
@@ -362,7 +358,7 @@ func (p *packLP) setPos(id, q int) {
 	}
 }
 
-// coldStart takes the basis of the v's: B = I, x_B = 1.
+// coldStart takes the basis of the v's: B = I, x_B = one.
 func (p *packLP) coldStart() {
 	n := p.n
 	p.krow, p.kcol = p.krow[:0], p.kcol[:0]
@@ -665,6 +661,10 @@ func (p *packLP) price(bland bool) int {
 			p.priceNext = r + 1
 			return best
 		}
+	}
+	if best >= 0 && !bland {
+		// Found in the last, shorter chunk: the next scan starts there.
+		p.priceNext = start + R - R%chunk
 	}
 	return best
 }

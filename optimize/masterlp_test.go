@@ -413,6 +413,17 @@ func checkPackPi(t *testing.T, p *packLP) {
 	}
 }
 
+// cost is the dual objective coefficient of variable id.
+func (p *packLP) cost(id int) float64 {
+	switch {
+	case id < p.n:
+		return p.lo[id]
+	case id < 2*p.n:
+		return -p.up[id-p.n]
+	}
+	return p.rhs[id-2*p.n]
+}
+
 // packBasisMatrix is the basis matrix of p, column q the variable at position q.
 func packBasisMatrix(p *packLP) *mat.Dense {
 	n := p.n
