@@ -68,7 +68,9 @@
 //     pass proves every block and raises the bound, a next pass searches half as many
 //     blocks, twice as large, each starting from the rows of the blocks inside it (on
 //     noise_correlated_50 OWA two blocks of 190 records bound 176 where three of 127
-//     bound 184); the bound is the best pass's. On the CENSUS
+//     bound 184); the bound is the best pass's. Under a time limit the first pass gets
+//     half of the time left, a later pass three quarters of what is left when it
+//     starts. On the CENSUS
 //     files with many near ties the blocks' rows are most of the bound (bench/README.md).
 //     The blocks' best θs then start line searches on the whole file (climbFrom).
 //   - Neighbourhoods (neighbourhood.go; the same files): after the blocks, a large
