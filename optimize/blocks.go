@@ -87,13 +87,14 @@ func (sv *solver) blockBounds() {
 	if len(order) < 2*leaf || sv.bestFail <= sv.currentLB() {
 		return
 	}
-	b := sv.newBudget(blockShare)
 	var starts [][]float64
 	defer func() { sv.climbFrom(starts, blockClimbShare) }()
 	for pass, parts := 0, len(order)/leaf; parts >= 2; pass, parts = pass+1, (parts+1)/2 {
+		share := blockShare
 		if pass > 0 {
-			b = sv.newBudget(blockPassShare)
+			share = blockPassShare
 		}
+		b := sv.newBudget(share)
 		before := sv.currentLB()
 		var queue []block
 		for k := range parts {

@@ -70,8 +70,8 @@
 //     noise_correlated_50 OWA two blocks of 190 records bound 176 where three of 127
 //     bound 184); the bound is the best pass's. Under a time limit the first pass gets
 //     half of the time left, a later pass three quarters of what is left when it
-//     starts. On the CENSUS
-//     files with many near ties the blocks' rows are most of the bound (bench/README.md).
+//     starts. On the CENSUS files with many near ties the blocks' rows are most of the
+//     bound (bench/README.md).
 //     The blocks' best θs then start line searches on the whole file (climbFrom).
 //   - Neighbourhoods (neighbourhood.go; the same files): after the blocks, a large
 //     neighbourhood search on the incumbent. A few unlinked records are opened, and

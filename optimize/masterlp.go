@@ -57,8 +57,8 @@ const packMaxN = 300
 //
 // a lower bound on the master's optimum for every y ≥ 0, computed from the final y (it
 // equals the LP optimum within the perturbation below when y is optimal); K = the
-// simplex multipliers clipped to the
-// bounds, accepted only when K satisfies the rows and Σ K is within a tolerance of L(y).
+// simplex multipliers clipped to the bounds, accepted only when K satisfies the rows and
+// Σ K is within a tolerance of L(y).
 // Infeasibility (the dual unbounded) is certified by the ray's y part: y ≥ 0 with
 // bᵀy > Σ_i up_i·(Aᵀy)_i shows that no K in the bounds satisfies the rows.
 type packLP struct {
@@ -82,10 +82,11 @@ type packLP struct {
 	// search handed the master to CLP; a perturbed right-hand side makes degenerate
 	// steps rare (the classic remedy: Charnes, Econometrica 20, 1952; CLP perturbs
 	// likewise; Bland's rule stays the safeguard: δ is of the order of the ratio
-	// test's tolerances, and rows of B⁻¹ can cancel it). The answer stays valid: the bound is L(y), a bound for any
-	// y ≥ 0, short of the optimum by at most Σ δ_i < 2·packPerturb·packMaxN = 6e-7 (the
-	// search rounds bounds up past intTol = 1e-6), and K, optimal for the perturbed
-	// costs, is within Σ δ_i·K_i of the optimum, inside packCheckTol.
+	// test's tolerances, and rows of B⁻¹ can cancel it). The answer stays valid: the
+	// bound is L(y), a bound for any y ≥ 0, short of the optimum by at most
+	// Σ δ_i < 2·packPerturb·packMaxN = 6e-7 (the search rounds bounds up past
+	// intTol = 1e-6), and K, optimal for the perturbed costs, is within Σ δ_i·K_i of
+	// the optimum, inside packCheckTol.
 	one []float64
 
 	// The basis inverse through its kernel. With U the records whose v or z is basic
@@ -271,10 +272,7 @@ func (p *packLP) column(id int) {
 	clear(xY)
 	var S []int
 	if id < 2*n {
-		i, sign := id, 1.0
-		if id >= n {
-			i, sign = id-n, -1
-		}
+		i, sign := unitRecord(id, n)
 		orig[i] = sign
 		p.unit[0] = i
 		S = p.unit[:]
@@ -683,20 +681,26 @@ func (p *packLP) pivot(enter, leave int, t, d float64) {
 	}
 	p.xb[leave] = t
 	out := p.basic[leave]
-	// π += d·(row leave of the new B⁻¹) = d/α_leave·(row leave of the old one): on R
-	// the kernel's row (a y leaves) or −s_i·A_iY·M⁻¹ (v_i or z_i leaves), plus s_i at i.
+	// When v_i or z_i leaves (record i, sign s), w = A_iY·M⁻¹ of the old kernel serves
+	// both π's update and the kernel's.
+	var i int
+	var s float64
 	var w []float64
+	if out < 2*n {
+		i, s = unitRecord(out, n)
+		w = p.kernelRow(i)
+	}
+	// π += d·(row leave of the new B⁻¹) = d/α_leave·(row leave of the old one): on R
+	// the kernel's row (a y leaves) or −s·w (v_i or z_i leaves), plus s at i.
 	if d != 0 {
 		f := d / piv
-		var row []float64
+		row := w
 		if out >= 2*n {
 			b := p.kColOf[leave]
 			row = p.ninv[b*n : b*n+k]
 		} else {
-			i, s := unitRecord(out, n)
 			p.pi[i] += f * s
-			w = p.kernelRow(i)
-			row, f = w, -f*s
+			f = -f * s
 		}
 		for x, v := range row {
 			p.pi[p.krow[x]] += f * v
@@ -718,10 +722,6 @@ func (p *packLP) pivot(enter, leave int, t, d float64) {
 		// v_i or z_i leaves: record i and the y join the kernel. With u = M⁻¹·a_R,
 		// w = A_iY·M⁻¹ and σ = a_i − A_iY·u = s_i·α_leave, the bordered inverse is
 		// [M⁻¹ + u·w/σ, −u/σ; −w/σ, 1/σ].
-		i, s := unitRecord(out, n)
-		if w == nil {
-			w = p.kernelRow(i)
-		}
 		sigma := s * piv
 		u := p.xY[:k]
 		for b, q := range p.kcol {
@@ -774,10 +774,6 @@ func (p *packLP) pivot(enter, leave int, t, d float64) {
 		// v_j or z_j (j in R) for record i's: row a0 of M becomes A_iY. With w =
 		// A_iY·M⁻¹: M⁻¹ − M⁻¹[:, a0]·(w − e_a0)/w_a0.
 		j, _ := unitRecord(enter, n)
-		i, _ := unitRecord(out, n)
-		if w == nil {
-			w = p.kernelRow(i)
-		}
 		a0 := p.kRowOf[j]
 		pv := w[a0]
 		w[a0]--
