@@ -59,3 +59,44 @@ func TestIISBilinear(t *testing.T) {
 	}
 	t.Logf("%d sets; %d of their records could be dropped on all rows; %d family cuts", sets, reducible, len(sv.famCuts))
 }
+
+// BenchmarkCheck times the search's check of a set of records (the θ-LP with row
+// generation, then a deletion filter per infeasible set found, until the rest links) on
+// random halves of the first N CENSUS records of rankswap_p15: WM on 300 records, the
+// bilinear form on 150, all 13 attributes. It is the work of the tree's nodes and the
+// blocks' searches (the θ-LPs, most of it the deletion filter's), without the solver's
+// set-up, and reports the cuts found (the same in every run: no time limit):
+// go test -run XXX -bench Check -benchtime 3x ./optimize
+func BenchmarkCheck(b *testing.B) {
+	for _, c := range []struct {
+		family Family
+		n      int
+	}{{WM, 300}, {Bilinear, 150}} {
+		b.Run(c.family.String(), func(b *testing.B) {
+			p := census(b, "rankswap_p15", c.n)
+			p.Family = c.family
+			for b.Loop() {
+				b.StopTimer()
+				sv := testSolver(b, p, DefaultEpsilon, 0)
+				sv.initSubproblem()
+				b.StartTimer()
+				n := len(sv.d.recs)
+				rng := rand.New(rand.NewPCG(7, 8))
+				weight := make([]float64, n)
+				cuts := 0
+				for range 10 {
+					L := make([]bool, n)
+					for _, i := range rng.Perm(n)[:n/2] {
+						L[i] = !sv.fixed[i]
+					}
+					_, S, done := sv.check(L, weight)
+					if !done {
+						b.Fatal("check not done without a time limit")
+					}
+					cuts += len(S)
+				}
+				b.ReportMetric(float64(cuts), "cuts")
+			}
+		})
+	}
+}
