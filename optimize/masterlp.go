@@ -196,9 +196,15 @@ func (p *packLP) DeleteRows(del []int) {
 	for _, r := range del {
 		drop[r] = true
 	}
+	// A y at a rounding-size positive value pivoted out with step 0 leaves x_B off by
+	// that much: x_B is recomputed after the deletion.
+	recompute := false
 	for _, r := range del {
-		if p.warm && p.posY[r] >= 0 && !p.pivotOut(p.posY[r]) {
-			p.warm = false
+		if q := p.posY[r]; p.warm && q >= 0 {
+			recompute = recompute || p.xb[q] != 0
+			if !p.pivotOut(q) {
+				p.warm = false
+			}
 		}
 	}
 	newID := make([]int, len(p.rows))
@@ -218,6 +224,9 @@ func (p *packLP) DeleteRows(del []int) {
 			if id >= 2*p.n {
 				p.basic[q] = 2*p.n + newID[id-2*p.n]
 			}
+		}
+		if recompute && !p.refactor() {
+			p.warm = false
 		}
 	}
 }

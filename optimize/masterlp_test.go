@@ -18,12 +18,15 @@ import (
 // must satisfy its rows and bounds with Σ K equal to the optimum, and its infeasibility
 // certificate must prove what it claims.
 func TestPackLPAgainstCLP(t *testing.T) {
-	pivotedOut := 0
-	for seed := range uint64(40) {
+	pivotedOut, fullKernel := 0, 0
+	for seed := range uint64(48) {
 		rng := rand.New(rand.NewPCG(seed, 77))
 		n := 5 + rng.IntN(60)
-		if seed%8 == 7 {
+		switch {
+		case seed%8 == 7:
 			n = 100 + rng.IntN(60) // the sizes it serves in the search
+		case seed >= 40:
+			n = 2 + rng.IntN(3) // every v_i, z_i can leave: the kernel is the whole basis
 		}
 		pk := newPackLP(n)
 		ref := clp.New()
@@ -160,6 +163,9 @@ func TestPackLPAgainstCLP(t *testing.T) {
 			}
 			checkPackBasis(t, pk)
 			checkPackPi(t, pk)
+			if len(pk.krow) == n {
+				fullKernel++
+			}
 			K := pk.Solution(nil)
 			lastK = K
 			sum := 0.0
@@ -183,7 +189,10 @@ func TestPackLPAgainstCLP(t *testing.T) {
 	if pivotedOut == 0 {
 		t.Error("no deleted row was basic: pivotOut was not exercised")
 	}
-	t.Logf("%d basic rows pivoted out before deletion", pivotedOut)
+	if fullKernel == 0 {
+		t.Error("no basis was all cuts (kernel k = n): that case was not exercised")
+	}
+	t.Logf("%d basic rows pivoted out before deletion; %d optimal bases all cuts", pivotedOut, fullKernel)
 }
 
 // The master LP is a packLP up to packMaxN records; solved by CLP instead, the search
