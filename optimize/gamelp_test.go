@@ -243,7 +243,7 @@ func TestGameLPSetColumn(t *testing.T) {
 	if err := g.AddRows(lo, up, start, idx, val); err != nil {
 		t.Fatal(err)
 	}
-	updated := 0
+	updated, dualPivots := 0, 0
 	for trial := range 30 {
 		st := g.solve()
 		a := make([]float64, len(c.rows))
@@ -268,6 +268,29 @@ func TestGameLPSetColumn(t *testing.T) {
 				}
 			}
 		}
+		if g.warm && g.fresh {
+			// The dual phase, as the warm solve starts it: the reduced costs it updates
+			// pivot by pivot equal those recomputed from the final basis's π.
+			before := g.iterations
+			if g.dualPhase() && g.iterations > before {
+				dualPivots += g.iterations - before
+				g.dualValues()
+				for _, r := range g.active {
+					if g.basicRow[r] {
+						continue
+					}
+					want := -(g.pi[m] + dot(g.pi[:m], g.shifted[r*m:(r+1)*m]))
+					if d := math.Abs(g.red[r] - want); d > 1e-9 {
+						t.Fatalf("trial %d: row %d's reduced cost %g after the dual phase, %g from π", trial, r, g.red[r], want)
+					}
+				}
+				for k := range m {
+					if !g.basicSlack[k] && math.Abs(g.redSlack[k]+g.pi[k]) > 1e-9 {
+						t.Fatalf("trial %d: slack %d's reduced cost %g after the dual phase, %g from π", trial, k, g.redSlack[k], -g.pi[k])
+					}
+				}
+			}
+		}
 		st = g.solve()
 		cold := newGameLP(m)
 		cold.toOptimum = true
@@ -283,4 +306,8 @@ func TestGameLPSetColumn(t *testing.T) {
 	if updated < 20 {
 		t.Errorf("%d of 30 updates kept the inverse: the test exercises little", updated)
 	}
+	if dualPivots < 5 {
+		t.Errorf("%d dual pivots: the dual phase's updates are not exercised", dualPivots)
+	}
+	t.Logf("%d dual pivots checked", dualPivots)
 }
