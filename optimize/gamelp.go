@@ -67,6 +67,7 @@ type gameLP struct {
 	toOptimum bool
 
 	// scratch
+	priceNext                        int // where price's next partial scan starts
 	col, alpha, xb, pi, resid, scale []float64
 	red, alphaRow                    []float64 // dualPhase's, per row
 	redSlack, alphaSlack             []float64 // dualPhase's, per inequality
@@ -622,11 +623,29 @@ func (g *gameLP) price(bland bool) int {
 		}
 	}
 	pm := g.pi[m]
-	for _, r := range g.active {
-		if g.basicRow[r] {
-			continue
+	R := len(g.active)
+	if bland || R <= packPriceChunk {
+		for _, r := range g.active {
+			if !g.basicRow[r] {
+				consider(r, -(pm + floats.Dot(g.pi[:m], g.shifted[r*m:(r+1)*m])))
+			}
 		}
-		consider(r, -(pm + floats.Dot(g.pi[:m], g.shifted[r*m:(r+1)*m])))
+		return best
+	}
+	// Partial pricing (as packLP's): the rows in chunks from where the last scan
+	// stopped, the best of the first chunk with an improving row (the slacks compared
+	// with it) entering; optimal only after a whole cycle finds none.
+	chunk, start := max(packPriceChunk, R/packPriceParts), g.priceNext%R
+	for seen := 0; seen < R; seen += chunk {
+		for x := seen; x < min(seen+chunk, R); x++ {
+			if r := g.active[(start+x)%R]; !g.basicRow[r] {
+				consider(r, -(pm + floats.Dot(g.pi[:m], g.shifted[r*m:(r+1)*m])))
+			}
+		}
+		g.priceNext = (start + min(seen+chunk, R)) % R
+		if best != noEntering {
+			break
+		}
 	}
 	return best
 }
