@@ -51,10 +51,11 @@ type gameLP struct {
 	basicRow   []bool    // per row
 	basicSlack []bool    // per inequality k
 	warm       bool
-	// pivots counts the pivots since binv was last recomputed; fresh: binv is the inverse
-	// of the current basis matrix (up to those pivots' rounding).
-	pivots int
-	fresh  bool
+	// pivots counts the pivots since binv was last recomputed, checked the pivots at its
+	// last residual check that kept it (accurate); fresh: binv is the inverse of the
+	// current basis matrix (up to those pivots' rounding).
+	pivots, checked int
+	fresh           bool
 
 	theta      []float64
 	cert       []float64
@@ -69,6 +70,7 @@ type gameLP struct {
 	// scratch
 	priceNext                        int // where price's next partial scan starts
 	col, alpha, xb, pi, resid, scale []float64
+	probe, probeRes                  []float64 // accurate's B⁻¹u and B·(B⁻¹u) − u
 	red, alphaRow                    []float64 // dualPhase's, per row
 	redSlack, alphaSlack             []float64 // dualPhase's, per inequality
 	active                           []int
@@ -89,8 +91,8 @@ const (
 	// gameFinishPivots: the optimal basis's inverse is recomputed before θ is read when so
 	// many pivots were made on the last one.
 	gameFinishPivots = 32
-	// gameResidual: the relative residual of the basis's systems above which finish
-	// recomputes the inverse before reading θ.
+	// gameResidual: the relative residual of the basis's systems above which the inverse
+	// is recomputed (accurate, in finish and checkInverse).
 	gameResidual = 1e-12
 	// gameDegenerate: after so many pivots without progress the entering rule switches to
 	// Bland's (smallest index), which cannot cycle.
@@ -101,7 +103,7 @@ func newGameLP(m int) *gameLP {
 	n := m + 1
 	return &gameLP{m: m, basicSlack: make([]bool, m), theta: make([]float64, m), status: clp.Unknown,
 		col: make([]float64, n), alpha: make([]float64, n), xb: make([]float64, n), pi: make([]float64, n),
-		resid: make([]float64, n), scale: make([]float64, n), redSlack: make([]float64, m), alphaSlack: make([]float64, m),
+		resid: make([]float64, n), scale: make([]float64, n), probe: make([]float64, n), probeRes: make([]float64, n), redSlack: make([]float64, m), alphaSlack: make([]float64, m),
 		basic: make([]int, n), binv: make([]float64, n*n), basisMat: make([]float64, n*n)}
 }
 
@@ -307,17 +309,21 @@ func (g *gameLP) refactor() bool {
 			}
 		}
 	}
-	g.pivots, g.fresh = 0, true
+	g.pivots, g.checked, g.fresh = 0, 0, true
 	return true
 }
 
 // current makes binv the inverse of the basis matrix: kept when it is and few pivots
 // have passed since it was computed, recomputed otherwise.
 func (g *gameLP) current() bool {
-	if g.fresh && g.pivots < gameRefactor {
+	if !g.fresh {
+		return g.refactor()
+	}
+	if g.pivots-g.checked < gameRefactor {
 		return true
 	}
-	return g.refactor()
+	ok, _ := g.checkInverse()
+	return ok
 }
 
 // coldStart takes the basis of the row whose largest entry is least (y = e_r, w = that
@@ -446,10 +452,12 @@ func (g *gameLP) solve() clp.Status {
 		}
 		g.pivot(p, enter)
 		g.iterations++
-		if g.pivots >= gameRefactor && !g.checkInverse() {
-			g.warm = false
-			g.status = clp.StoppedOnErrors
-			return g.status
+		if g.pivots-g.checked >= gameRefactor {
+			if ok, _ := g.checkInverse(); !ok {
+				g.warm = false
+				g.status = clp.StoppedOnErrors
+				return g.status
+			}
 		}
 	}
 }
@@ -470,15 +478,18 @@ func (g *gameLP) dualPhase() bool {
 	}
 	red, alphaRow := g.red, g.alphaRow
 	redSlack, alphaSlack := g.redSlack, g.alphaSlack
-	g.dualValues()
-	for k := range m {
-		redSlack[k] = -g.pi[k]
-	}
-	for _, r := range g.active {
-		if !g.basicRow[r] {
-			red[r] = -(g.pi[m] + floats.Dot(g.pi[:m], g.shifted[r*m:(r+1)*m]))
+	reprice := func() {
+		g.dualValues()
+		for k := range m {
+			redSlack[k] = -g.pi[k]
+		}
+		for _, r := range g.active {
+			if !g.basicRow[r] {
+				red[r] = -(g.pi[m] + floats.Dot(g.pi[:m], g.shifted[r*m:(r+1)*m]))
+			}
 		}
 	}
+	reprice()
 	for iter := 0; ; iter++ {
 		g.basicValues()
 		p := -1
@@ -552,23 +563,29 @@ func (g *gameLP) dualPhase() bool {
 		}
 		g.pivot(p, enter)
 		g.iterations++
-		if g.pivots >= gameRefactor && !g.checkInverse() {
-			return false
+		if g.pivots-g.checked >= gameRefactor {
+			ok, refactored := g.checkInverse()
+			if !ok {
+				return false
+			}
+			if refactored {
+				reprice() // from the recomputed inverse's π
+			}
 		}
 	}
 }
 
-// checkInverse is the periodic check of the updated inverse: kept (and the count of
-// pivots restarted) while its residuals are within rounding, recomputed otherwise; false
-// when the basis is singular.
-func (g *gameLP) checkInverse() bool {
+// checkInverse is the periodic check of the updated inverse: kept while its residuals
+// are within rounding, recomputed otherwise (refactored); ok is false when the basis is
+// singular.
+func (g *gameLP) checkInverse() (ok, refactored bool) {
 	g.basicValues()
 	g.dualValues()
 	if g.accurate() {
-		g.pivots = 0
-		return true
+		g.checked = g.pivots
+		return true, false
 	}
-	return g.refactor()
+	return g.refactor(), true
 }
 
 // gameOrder is the fixed order of Bland's rule: slacks (ids −2, −3, …), then rows by
@@ -713,17 +730,35 @@ func (g *gameLP) certify() bool {
 }
 
 // accurate reports whether the updated inverse still solves the basis's two systems to
-// within rounding: the residuals of B·x_B = e_{m+1} and πᵀB = c_B, relative to the sizes
-// of their terms, below gameResidual. It costs O(n·m) where recomputing the inverse costs
-// O(n³) (the bilinear form's game has n ≈ 105: the recomputations before θ was read were
-// a quarter of its solves' time).
+// within rounding: the residuals of B·x_B = e_{m+1} and πᵀB = c_B (x_B and π are B⁻¹'s
+// last column and row), and of B·(B⁻¹u) = u for a fixed u with no zero entry (the rest of
+// B⁻¹, which the pivots' columns and the dual phase's rows read), relative to the sizes of
+// their terms, below gameResidual. It costs O(n²) where recomputing the inverse costs O(n³)
+// (the bilinear form's game has n ≈ 105: the recomputations before θ was read were a
+// quarter of its solves' time).
 func (g *gameLP) accurate() bool {
 	m, n := g.m, g.m+1
 	res, scale := g.resid[:n], g.scale[:n]
 	clear(res)
 	clear(scale)
+	z, zres := g.probe[:n], g.probeRes[:n]
+	for i := range n {
+		zres[i] = 0
+	}
+	for i := range n {
+		s := 0.0
+		for k, v := range g.binv[i*n : (i+1)*n] {
+			s += v * probeEntry(k, n)
+		}
+		z[i] = s
+	}
+	zscale := 0.0
 	for j, id := range g.basic {
 		g.column(id)
+		for k, v := range g.col {
+			zres[k] += v * z[j]
+			zscale = max(zscale, math.Abs(v*z[j]))
+		}
 		x := g.xb[j]
 		c, cs := 0.0, 1.0 // c_j − π·B_j and its terms' size (w's cost is 1, the others' 0)
 		if id == idW {
@@ -745,20 +780,32 @@ func (g *gameLP) accurate() bool {
 			return false
 		}
 	}
+	for k, r := range zres {
+		if math.Abs(r-probeEntry(k, n)) > gameResidual*float64(n)*(zscale+1) {
+			return false
+		}
+	}
 	return true
 }
 
+// probeEntry is entry k of accurate's fixed vector u: in [1, 2), no two alike.
+func probeEntry(k, n int) float64 { return 1 + float64(k)/float64(n) }
+
 // finish reads θ = −π at an optimal basis (from an inverse recomputed when
-// gameFinishPivots pivots or more were made since it was last and its residuals are not
-// within rounding): infeasible
+// gameFinishPivots pivots or more were made since it was last recomputed or checked and
+// its residuals are not within rounding): infeasible
 // when the optimal y certifies (the value w < 0), feasible otherwise, a knife edge with
 // w < 0 by rounding included (its rows then hold within rounding; the caller's pairwise
 // check of θ decides).
 func (g *gameLP) finish() clp.Status {
 	m := g.m
-	if g.pivots >= gameFinishPivots && !g.accurate() && g.refactor() {
-		g.basicValues()
-		g.dualValues()
+	if g.pivots-g.checked >= gameFinishPivots {
+		if g.accurate() {
+			g.checked = g.pivots
+		} else if g.refactor() {
+			g.basicValues()
+			g.dualValues()
+		}
 	}
 	s := 0.0
 	for k := range m {

@@ -175,7 +175,7 @@ func TestGameLPAgainstCLP(t *testing.T) {
 		m := []int{2, 3, 5, 13}[trial%4]
 		r := []int{1, 2, 4, 12, 40, 150, 900}[trial/4%7] // 900: price scans in chunks
 		c := randomGame(rng, m, r, trial%3 == 0)
-		if r == 900 && trial%2 == 0 {
+		if r == 900 && trial/28%2 == 0 { // every m, shifted or not in turn
 			// So many random rows leave no θ: shifted up, the solve runs to its
 			// optimum (the maximin θ, checked against CLP's value) through every chunk.
 			for _, row := range c.rows {
@@ -319,4 +319,62 @@ func TestGameLPSetColumn(t *testing.T) {
 		t.Errorf("%d dual pivots: the dual phase's updates are not exercised", dualPivots)
 	}
 	t.Logf("%d dual pivots checked", dualPivots)
+}
+
+// accurate, the residual check that decides whether the updated inverse is kept: true for
+// an inverse just recomputed, false once any part of it is off (its last row and column,
+// which hold π and x_B, or the rest, which the pivots read), and checkInverse then
+// recomputes it.
+func TestGameLPAccurate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const m = 5
+	n := m + 1
+	for trial := range 20 {
+		c := randomGame(rng, m, 40, false)
+		for _, row := range c.rows {
+			for k := range row {
+				row[k] += 1 // feasible: the solve runs to its optimum
+			}
+		}
+		g := newGameLP(m)
+		lo, up, start, idx, val := c.csr(c.lo)
+		if err := g.AddRows(lo, up, start, idx, val); err != nil {
+			t.Fatal(err)
+		}
+		if st := g.solve(); st != clp.Optimal {
+			t.Fatalf("trial %d: status %v", trial, st)
+		}
+		g.refactor()
+		g.basicValues()
+		g.dualValues()
+		if !g.accurate() {
+			t.Fatalf("trial %d: a recomputed inverse fails the residual check", trial)
+		}
+		// One entry off by 1e-6 of the inverse's size: in the last row (π), the last
+		// column (x_B), or elsewhere.
+		i, k := rng.IntN(n), rng.IntN(n)
+		switch trial % 3 {
+		case 0:
+			i = m
+		case 1:
+			k = m
+		default:
+			i, k = rng.IntN(m), rng.IntN(m)
+		}
+		g.binv[i*n+k] += 1e-6 * (1 + math.Abs(g.binv[i*n+k]))
+		g.basicValues()
+		g.dualValues()
+		if g.accurate() {
+			t.Fatalf("trial %d: B⁻¹[%d][%d] off, yet the residuals pass", trial, i, k)
+		}
+		g.pivots, g.checked = gameRefactor, 0
+		if ok, refactored := g.checkInverse(); !ok || !refactored {
+			t.Fatalf("trial %d: checkInverse kept an inverse that is off (ok %v)", trial, ok)
+		}
+		g.basicValues()
+		g.dualValues()
+		if !g.accurate() {
+			t.Fatalf("trial %d: the recomputed inverse fails the residual check", trial)
+		}
+	}
 }
