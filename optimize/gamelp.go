@@ -70,9 +70,9 @@ type gameLP struct {
 	// scratch
 	priceNext                        int // where price's next partial scan starts
 	col, alpha, xb, pi, resid, scale []float64
-	probe, probeRes                  []float64 // accurate's B⁻¹u and B·(B⁻¹u) − u
+	probeU, probe, probeRes          []float64 // accurate's fixed u, B⁻¹u and B·(B⁻¹u)
 	red, alphaRow                    []float64 // dualPhase's, per row
-	redSlack, alphaSlack             []float64 // dualPhase's, per inequality
+	redSlack                         []float64 // dualPhase's, per inequality
 	active                           []int
 }
 
@@ -101,10 +101,14 @@ const (
 
 func newGameLP(m int) *gameLP {
 	n := m + 1
-	return &gameLP{m: m, basicSlack: make([]bool, m), theta: make([]float64, m), status: clp.Unknown,
+	g := &gameLP{m: m, basicSlack: make([]bool, m), theta: make([]float64, m), status: clp.Unknown,
 		col: make([]float64, n), alpha: make([]float64, n), xb: make([]float64, n), pi: make([]float64, n),
-		resid: make([]float64, n), scale: make([]float64, n), probe: make([]float64, n), probeRes: make([]float64, n), redSlack: make([]float64, m), alphaSlack: make([]float64, m),
+		resid: make([]float64, n), scale: make([]float64, n), probeU: make([]float64, n), probe: make([]float64, n), probeRes: make([]float64, n), redSlack: make([]float64, m),
 		basic: make([]int, n), binv: make([]float64, n*n), basisMat: make([]float64, n*n)}
+	for k := range n {
+		g.probeU[k] = 1 + float64(k)/float64(n) // in [1, 2), no two alike
+	}
+	return g
 }
 
 func (g *gameLP) NumRows() int            { return len(g.lo) }
@@ -477,7 +481,7 @@ func (g *gameLP) dualPhase() bool {
 		g.red, g.alphaRow = make([]float64, len(g.lo)), make([]float64, len(g.lo))
 	}
 	red, alphaRow := g.red, g.alphaRow
-	redSlack, alphaSlack := g.redSlack, g.alphaSlack
+	redSlack := g.redSlack
 	reprice := func() {
 		g.dualValues()
 		for k := range m {
@@ -520,11 +524,7 @@ func (g *gameLP) dualPhase() bool {
 			return true
 		}
 		for k := range m {
-			if g.basicSlack[k] {
-				continue
-			}
-			alphaSlack[k] = rho[k]
-			if !consider(idSlack-k, redSlack[k], rho[k]) {
+			if !g.basicSlack[k] && !consider(idSlack-k, redSlack[k], rho[k]) {
 				return false
 			}
 		}
@@ -541,9 +541,10 @@ func (g *gameLP) dualPhase() bool {
 		if enter == noEntering {
 			return false
 		}
+		// rho is row p of B⁻¹ until the pivot below: a slack's α_pk.
 		for k := range m {
 			if !g.basicSlack[k] {
-				redSlack[k] += best * alphaSlack[k]
+				redSlack[k] += best * rho[k]
 			}
 		}
 		for _, r := range g.active {
@@ -639,27 +640,24 @@ func (g *gameLP) price(bland bool) int {
 			consider(idSlack-k, -g.pi[k])
 		}
 	}
-	pm := g.pi[m]
-	R := len(g.active)
-	if bland || R <= packPriceChunk {
-		for _, r := range g.active {
-			if !g.basicRow[r] {
-				consider(r, -(pm + floats.Dot(g.pi[:m], g.shifted[r*m:(r+1)*m])))
-			}
-		}
-		return best
+	// Partial pricing (as packLP's) when the rows are many: the rows in chunks from where
+	// the last scan stopped, the best of the first chunk with an improving row (the
+	// slacks compared with it) entering; optimal only after a whole cycle finds none.
+	// Bland's rule, and few rows, take one chunk of all the rows in order.
+	pm, R := g.pi[m], len(g.active)
+	chunk, start := R, 0
+	if !bland && R > packPriceChunk {
+		chunk, start = max(packPriceChunk, R/packPriceParts), g.priceNext%R
 	}
-	// Partial pricing (as packLP's): the rows in chunks from where the last scan
-	// stopped, the best of the first chunk with an improving row (the slacks compared
-	// with it) entering; optimal only after a whole cycle finds none.
-	chunk, start := max(packPriceChunk, R/packPriceParts), g.priceNext%R
 	for seen := 0; seen < R; seen += chunk {
 		for x := seen; x < min(seen+chunk, R); x++ {
 			if r := g.active[(start+x)%R]; !g.basicRow[r] {
 				consider(r, -(pm + floats.Dot(g.pi[:m], g.shifted[r*m:(r+1)*m])))
 			}
 		}
-		g.priceNext = (start + min(seen+chunk, R)) % R
+		if chunk < R {
+			g.priceNext = (start + min(seen+chunk, R)) % R
+		}
 		if best != noEntering {
 			break
 		}
@@ -742,15 +740,9 @@ func (g *gameLP) accurate() bool {
 	clear(res)
 	clear(scale)
 	z, zres := g.probe[:n], g.probeRes[:n]
+	clear(zres)
 	for i := range n {
-		zres[i] = 0
-	}
-	for i := range n {
-		s := 0.0
-		for k, v := range g.binv[i*n : (i+1)*n] {
-			s += v * probeEntry(k, n)
-		}
-		z[i] = s
+		z[i] = floats.Dot(g.binv[i*n:(i+1)*n], g.probeU)
 	}
 	zscale := 0.0
 	for j, id := range g.basic {
@@ -781,15 +773,12 @@ func (g *gameLP) accurate() bool {
 		}
 	}
 	for k, r := range zres {
-		if math.Abs(r-probeEntry(k, n)) > gameResidual*float64(n)*(zscale+1) {
+		if math.Abs(r-g.probeU[k]) > gameResidual*float64(n)*(zscale+1) {
 			return false
 		}
 	}
 	return true
 }
-
-// probeEntry is entry k of accurate's fixed vector u: in [1, 2), no two alike.
-func probeEntry(k, n int) float64 { return 1 + float64(k)/float64(n) }
 
 // finish reads θ = −π at an optimal basis (from an inverse recomputed when
 // gameFinishPivots pivots or more were made since it was last recomputed or checked and
