@@ -87,6 +87,10 @@ func (sv *solver) blockBounds() {
 	if len(order) < 2*leaf || sv.bestFail <= sv.currentLB() {
 		return
 	}
+	sv.blockPos = slices.Repeat([]int{-1}, len(sv.d.recs))
+	for p, i := range order {
+		sv.blockPos[i] = p
+	}
 	var starts [][]float64
 	defer func() { sv.climbFrom(starts, blockClimbShare) }()
 	for pass, parts := 0, len(order)/leaf; parts >= 2; pass, parts = pass+1, (parts+1)/2 {
@@ -398,17 +402,22 @@ func (sv *solver) blockBest() []int {
 
 // blockLB is the lower bound on Σ K from the block rows: the largest over the passes of
 // the sum of its blocks' bounds (blockBest) and, outside its blocks, the fixed records and
-// the twin groups' rows as in twinLB (a block holds the unfixed members of a group whole).
+// the twin groups' rows as in twinLB (a block holds the unfixed members of a group whole);
+// or, where the blocks' order is known, the best packing of disjoint rows of any passes
+// (blockPackLB), which counts a later pass's blocks as they end.
 func (sv *solver) blockLB() int {
 	if len(sv.blockRows) == 0 {
 		return 0
 	}
 	best := sv.blockBest()
+	lb := 0
+	if sv.blockPos != nil {
+		lb = sv.blockPackLB(best)
+	}
 	passes := 0
 	for _, row := range sv.blockRows {
 		passes = max(passes, row.pass+1)
 	}
-	lb := 0
 	for pass := range passes {
 		sum := 0
 		covered := make([]bool, len(sv.d.recs))
@@ -435,4 +444,56 @@ func (sv *solver) blockLB() int {
 		lb = max(lb, sum)
 	}
 	return lb
+}
+
+// blockPackLB is the largest bound on Σ K from block rows of disjoint members, each row
+// counting its bound (best, as blockBest) less what the records outside the rows count
+// anyway: its fixed members and the twin groups it holds (their rows' twinRowLB). Every
+// block is a run of consecutive positions of the blocks' order (blockPos), so the best
+// packing is a weighted interval scheduling, solved by dynamic programming over the
+// positions (Kleinberg and Tardos, Algorithm Design, 2006, §6.1). A pass's blocks are one
+// such packing, so this is at least the best pass's sum; while a later pass runs, its
+// ended blocks replace the earlier pass's rows inside them instead of counting only when
+// the whole pass has ended.
+func (sv *solver) blockPackLB(best []int) int {
+	group := sv.twinGroupOf()
+	base := sv.stats.Fixed
+	for _, row := range sv.twinRows {
+		base += sv.twinRowLB(row)
+	}
+	type interval struct{ lo, value int }
+	ending := make([][]interval, len(sv.d.recs)) // by last position
+	for r, row := range sv.blockRows {
+		lo, hi := len(sv.d.recs), -1
+		value := best[r]
+		held := map[int]bool{}
+		for _, i := range row.members {
+			p := sv.blockPos[i]
+			if p < 0 {
+				hi = -1
+				break
+			}
+			lo, hi = min(lo, p), max(hi, p)
+			if sv.fixed[i] {
+				value--
+			}
+			if g := group[i]; g >= 0 && !held[g] {
+				held[g] = true
+				value -= sv.twinRowLB(sv.twinRows[g])
+			}
+		}
+		if hi < 0 || hi-lo+1 != len(row.members) || value <= 0 {
+			continue // not a run of the order (not expected), or no gain
+		}
+		ending[hi] = append(ending[hi], interval{lo, value})
+	}
+	// packed[p] is the best packing of rows within the first p positions.
+	packed := make([]int, len(sv.d.recs)+1)
+	for p := range len(sv.d.recs) {
+		packed[p+1] = packed[p]
+		for _, iv := range ending[p] {
+			packed[p+1] = max(packed[p+1], packed[iv.lo]+iv.value)
+		}
+	}
+	return base + packed[len(sv.d.recs)]
 }

@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -74,16 +75,18 @@ func TestBlockRows(t *testing.T) {
 	t.Logf("%d block rows; optimum %d links of %d", len(sv.blockRows), len(d.recs)-sv.bestFail, len(d.recs))
 }
 
+// span is the records lo, lo+1, …, hi−1.
+func span(lo, hi int) []int {
+	s := make([]int, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		s = append(s, i)
+	}
+	return s
+}
+
 // blockLB by hand: a block whose two halves are searched counts the larger of its row and
 // their sum; a block with one half searched counts its own row; fixed records count once.
 func TestBlockLB(t *testing.T) {
-	span := func(lo, hi int) []int {
-		var s []int
-		for i := lo; i < hi; i++ {
-			s = append(s, i)
-		}
-		return s
-	}
 	sv := &solver{d: &data{recs: make([]rec, 30)}, fixed: make([]bool, 30)}
 	sv.blockRows = []blockRow{
 		{span(0, 10), 3, -1, 0},
@@ -115,6 +118,62 @@ func TestBlockLB(t *testing.T) {
 	sv.blockRows[len(sv.blockRows)-1].rhs = 11
 	if got, want := sv.blockLB(), 11+2+(2-1); got != want {
 		t.Errorf("blockLB with a stronger second pass = %d, want %d", got, want)
+	}
+}
+
+// With the blocks' order known, blockLB packs disjoint rows of any passes: a second pass
+// whose first block has ended counts with the first pass's rows after it, and a searched
+// half counts on its own when it proves more than its block.
+func TestBlockLBPacking(t *testing.T) {
+	const n = 40
+	sv := &solver{d: &data{recs: make([]rec, n)}, fixed: make([]bool, n)}
+	// The order: records 0 … 35 in reverse (blocks are runs of it, not of the indices);
+	// 36 … 39 are outside it (fixed before the blocks).
+	sv.blockPos = slices.Repeat([]int{-1}, n)
+	for p := range 36 {
+		sv.blockPos[35-p] = p
+	}
+	sv.fixed[36], sv.fixed[37], sv.fixed[4] = true, true, true
+	sv.stats.Fixed = 3
+	sv.blockRows = []blockRow{
+		{span(24, 36), 3, -1, 0}, // positions 0 … 11
+		{span(12, 24), 4, -1, 0}, // positions 12 … 23
+		{span(0, 12), 2, -1, 0},  // positions 24 … 35, holds fixed record 4
+		{span(6, 12), 1, 2, 0},   // a half, positions 24 … 29; its sibling not searched
+	}
+	// Pass 0: 3 + 4 + 2 + the two fixed records outside = 11; the half with the fixed
+	// record 4 beside it counts as much as its block.
+	if got, want := sv.blockLB(), 3+4+2+2; got != want {
+		t.Errorf("first pass: blockLB = %d, want %d", got, want)
+	}
+	// The half proves 3 on its own: with record 4 (fixed, outside it) 4 > 2.
+	sv.blockRows[3].rhs = 3
+	if got, want := sv.blockLB(), 3+4+3+1+2; got != want {
+		t.Errorf("a half stronger than its block: blockLB = %d, want %d", got, want)
+	}
+	// A second pass's first block over positions 0 … 23 (records 12 … 35) proves 9; its
+	// second block has not ended. The per-pass sums are 13 and 9 + 3 (fixed) = 12; the
+	// packing takes the new block with the first pass's rows after it: 9 + 3 + 1 + 2.
+	sv.blockRows = append(sv.blockRows, blockRow{span(12, 36), 9, -1, 1})
+	if got, want := sv.blockLB(), 9+3+1+2; got != want {
+		t.Errorf("second pass under way: blockLB = %d, want %d", got, want)
+	}
+	// Without the order, the per-pass sums alone: the second pass's block and the three
+	// fixed records (the first pass's sum is 11: the half does not count on its own).
+	sv.blockPos = nil
+	if got, want := sv.blockLB(), 9+3; got != want {
+		t.Errorf("without the order: blockLB = %d, want %d", got, want)
+	}
+	// A twin group held by a row counts once: in the row's bound, not beside it.
+	sv.blockPos = slices.Repeat([]int{-1}, n)
+	for p := range 36 {
+		sv.blockPos[35-p] = p
+	}
+	sv.twinRows = []twinRow{{[]int{30, 31, 38}, 2}, {[]int{39, 37}, 2}}
+	// Group 0 (in the second pass's block; 38 unfixed outside the order) adds 2 outside
+	// the rows, group 1 (37 fixed) adds 1; inside the block of 9 they are its own.
+	if got, want := sv.blockLB(), 9+3+1+2+1; got != want {
+		t.Errorf("with twin groups: blockLB = %d, want %d", got, want)
 	}
 }
 

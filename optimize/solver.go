@@ -73,8 +73,11 @@ type solver struct {
 	// permRows every row of the master that is never dropped (twin and block rows), in
 	// the order added, for switchMasterToCLP. blockSearch marks the search of a block or
 	// of a neighbourhood (subSolver): it runs the tree only.
-	blockRows   []blockRow
-	permRows    []twinRow
+	blockRows []blockRow
+	permRows  []twinRow
+	// blockPos is each record's position in the blocks' order (blockOrder; −1: not in
+	// it), nil before the blocks: every block is a run of consecutive positions.
+	blockPos    []int
 	blockSearch bool
 	// rootFix holds the root's branching decisions (as in node.fix) of a neighbourhood's
 	// search (neighbourhood.go).
