@@ -174,8 +174,8 @@ type blockResult struct {
 }
 
 // solveBlocks searches the blocks of batch, each from the file's search's state before
-// the batch (subSolver), on min(threads, len(batch)) goroutines, then absorbs them in
-// order and adds their rows. Under a time limit each block gets, when it starts, an equal
+// the batch (subSolver), on min(threads, len(batch)) goroutines, and absorbs them in
+// order, adding their rows, each once the blocks before it have ended. Under a time limit each block gets, when it starts, an equal
 // part of the budget b among the blocks not started (later more come after the batch),
 // run as many at a time as there are goroutines. A block whose budget was spent before
 // its search is left out.
@@ -202,13 +202,26 @@ func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult 
 	}()
 	workers := min(max(sv.threads, 1), len(batch))
 	ran := make([]bool, len(batch))
-	var mu sync.Mutex // guards started and the searches' progress calls (the file's report)
+	// mu guards started, ran, absorbed and out, the file's search while a block is
+	// absorbed, and the searches' progress calls (the file's report).
+	var mu sync.Mutex
 	for _, bs := range subs {
 		bs.threads = max(1, sv.threads/workers)
 		bs.progress = func(Report) {
 			mu.Lock()
 			defer mu.Unlock()
 			sv.report(false)
+		}
+	}
+	// The blocks are absorbed in order, each as soon as it and the blocks before it have
+	// ended, so that the file's bound moves while the batch runs (a batch of four blocks
+	// of 200 records took seven minutes); the searches running meanwhile read nothing of
+	// the file's search but its report.
+	var out []blockResult
+	absorbed := 0
+	absorbEnded := func() {
+		for ; absorbed < len(subs) && ran[absorbed]; absorbed++ {
+			out = append(out, sv.absorbBlock(subs[absorbed], batch[absorbed]))
 		}
 	}
 	// Each block takes its stop when it starts: its part of the budget among the blocks
@@ -233,25 +246,31 @@ func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult 
 				mu.Unlock()
 				subs[k].setDeadline(stop)
 				subs[k].run()
+				mu.Lock()
 				ran[k] = true
+				absorbEnded()
+				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	var out []blockResult
-	for k, bs := range subs {
-		if !ran[k] {
-			continue
+	for ; absorbed < len(subs); absorbed++ { // after a block left out (not expected)
+		if ran[absorbed] {
+			out = append(out, sv.absorbBlock(subs[absorbed], batch[absorbed]))
 		}
-		B := batch[k].members
-		sv.absorb(bs, B)
-		row := sv.addBlockRow(slices.Sorted(slices.Values(B)), len(B)-bs.boundLinks(), batch[k].parent, batch[k].pass)
-		sv.stats.Blocks++
-		sv.stats.BlockNodes += bs.stats.Nodes
-		out = append(out, blockResult{batch[k], row, bs.boundLinks() - (len(B) - bs.bestFail), slices.Clone(bs.bestTheta)})
-		sv.report(false)
 	}
 	return out
+}
+
+// absorbBlock takes a block's search into the file's (absorb), adds the block's row and
+// returns what blockBounds needs of it.
+func (sv *solver) absorbBlock(bs *solver, B block) blockResult {
+	sv.absorb(bs, B.members)
+	row := sv.addBlockRow(slices.Sorted(slices.Values(B.members)), len(B.members)-bs.boundLinks(), B.parent, B.pass)
+	sv.stats.Blocks++
+	sv.stats.BlockNodes += bs.stats.Nodes
+	sv.report(false)
+	return blockResult{B, row, bs.boundLinks() - (len(B.members) - bs.bestFail), slices.Clone(bs.bestTheta)}
 }
 
 // blockOrder lists the records not known to fail, the members of a twin group next to
