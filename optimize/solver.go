@@ -185,7 +185,11 @@ const climbStream = 0x5eed
 // files) found mdav_k10 OWA's 98th link 15 s into a 120-s search with seed 1, where 10
 // kicks kept 97 for 10 minutes (seed 3 stays at 97 either way; WM unchanged with seeds 1
 // and 3), but on trees of thousands of nodes, where the incumbent stays, the searches
-// every 100 nodes took 15 % of the time (noise_additive_50, 200 records, OWA).
+// every 100 nodes took 15 % of the time (noise_additive_50, 200 records, OWA). A block's
+// search (blocks.go) is there for its bound and climbs only at its start: its line
+// searches over every competitor of the file took 41 % of noise_correlated_10 WM's block
+// phase (CPU profile, 330 s on one goroutine), and without them the same phase searched
+// 35 % more block nodes and ended at a bound of 656 links instead of 660.
 const (
 	climbShare        = 0.1
 	climbPatience     = 50
@@ -818,7 +822,7 @@ func (sv *solver) run() {
 		sv.processNode(nd)
 		sv.cur = nil
 		sv.report(false)
-		if sv.stats.Nodes >= nextClimb {
+		if !sv.blockSearch && sv.stats.Nodes >= nextClimb {
 			climbGap *= 2
 			if sv.lineSearch(climbTreePatience, climbShare) {
 				sv.polish(sv.bestTheta)
