@@ -175,10 +175,10 @@ type blockResult struct {
 
 // solveBlocks searches the blocks of batch, each from the file's search's state before
 // the batch (subSolver), on min(threads, len(batch)) goroutines, and absorbs them in
-// order, adding their rows, each once the blocks before it have ended. Under a time limit each block gets, when it starts, an equal
-// part of the budget b among the blocks not started (later more come after the batch),
-// run as many at a time as there are goroutines. A block whose budget was spent before
-// its search is left out.
+// order, adding their rows, each once the blocks before it have ended. Under a time
+// limit each block gets, when it starts, an equal part of the budget b among the blocks
+// not started (later more come after the batch), run as many at a time as there are
+// goroutines. A block whose budget was spent before its search is left out.
 func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult {
 	subs := make([]*solver, len(batch))
 	best := sv.blockBest()
