@@ -253,12 +253,9 @@ func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult 
 			}
 		})
 	}
+	// The blocks start in order and a spent budget stays spent, so the blocks that ran are
+	// the first ones, every one of them absorbed by now.
 	wg.Wait()
-	for ; absorbed < len(subs); absorbed++ { // after a block left out (not expected)
-		if ran[absorbed] {
-			out = append(out, sv.absorbBlock(subs[absorbed], batch[absorbed]))
-		}
-	}
 	return out
 }
 
@@ -419,20 +416,21 @@ func (sv *solver) blockBest() []int {
 	return best
 }
 
-// blockLB is the lower bound on Σ K from the block rows: the largest over the passes of
-// the sum of its blocks' bounds (blockBest) and, outside its blocks, the fixed records and
-// the twin groups' rows as in twinLB (a block holds the unfixed members of a group whole);
-// or, where the blocks' order is known, the best packing of disjoint rows of any passes
-// (blockPackLB), which counts a later pass's blocks as they end.
+// blockLB is the lower bound on Σ K from the block rows: where the blocks' order is known
+// (the file's search), the best packing of disjoint rows of any passes (blockPackLB),
+// which counts a later pass's blocks as they end; otherwise (a block's search, with the
+// rows of the last pass's blocks inside it) the largest over the passes of the sum of its
+// blocks' bounds (blockBest) and, outside its blocks, the fixed records and the twin
+// groups' rows as in twinLB (a block holds the unfixed members of a group whole).
 func (sv *solver) blockLB() int {
 	if len(sv.blockRows) == 0 {
 		return 0
 	}
 	best := sv.blockBest()
-	lb := 0
 	if sv.blockPos != nil {
-		lb = sv.blockPackLB(best)
+		return sv.blockPackLB(best) // every pass's sum is one of its packings
 	}
+	lb := 0
 	passes := 0
 	for _, row := range sv.blockRows {
 		passes = max(passes, row.pass+1)
@@ -476,10 +474,7 @@ func (sv *solver) blockLB() int {
 // the whole pass has ended.
 func (sv *solver) blockPackLB(best []int) int {
 	group := sv.twinGroupOf()
-	base := sv.stats.Fixed
-	for _, row := range sv.twinRows {
-		base += sv.twinRowLB(row)
-	}
+	base := sv.twinLB() // what the records outside every row count
 	type interval struct{ lo, value int }
 	ending := make([][]interval, len(sv.d.recs)) // by last position
 	for r, row := range sv.blockRows {

@@ -489,7 +489,7 @@ func (g *gameLP) dualPhase() bool {
 		}
 		for _, r := range g.active {
 			if !g.basicRow[r] {
-				red[r] = -(g.pi[m] + floats.Dot(g.pi[:m], g.shifted[r*m:(r+1)*m]))
+				red[r] = g.reducedCost(r)
 			}
 		}
 	}
@@ -576,9 +576,9 @@ func (g *gameLP) dualPhase() bool {
 	}
 }
 
-// checkInverse is the periodic check of the updated inverse: kept while its residuals
-// are within rounding, recomputed otherwise (refactored); ok is false when the basis is
-// singular.
+// checkInverse is the check of the updated inverse (periodic, and before θ is read): kept
+// while its residuals are within rounding, recomputed otherwise (refactored), x_B and π
+// then recomputed from it; ok is false when the basis is singular.
 func (g *gameLP) checkInverse() (ok, refactored bool) {
 	g.basicValues()
 	g.dualValues()
@@ -586,7 +586,19 @@ func (g *gameLP) checkInverse() (ok, refactored bool) {
 		g.checked = g.pivots
 		return true, false
 	}
-	return g.refactor(), true
+	if !g.refactor() {
+		return false, true
+	}
+	g.basicValues()
+	g.dualValues()
+	return true, true
+}
+
+// reducedCost is row r's reduced cost at π: 0 − π·(ã_r, 1) = −(π_{1..m}·ã_r + π_{m+1}),
+// ã_r its shifted coefficients (column).
+func (g *gameLP) reducedCost(r int) float64 {
+	m := g.m
+	return -(g.pi[m] + floats.Dot(g.pi[:m], g.shifted[r*m:(r+1)*m]))
 }
 
 // gameOrder is the fixed order of Bland's rule: slacks (ids −2, −3, …), then rows by
@@ -644,7 +656,7 @@ func (g *gameLP) price(bland bool) int {
 	// the last scan stopped, the best of the first chunk with an improving row (the
 	// slacks compared with it) entering; optimal only after a whole cycle finds none.
 	// Bland's rule, and few rows, take one chunk of all the rows in order.
-	pm, R := g.pi[m], len(g.active)
+	R := len(g.active)
 	chunk, start := R, 0
 	if !bland && R > packPriceChunk {
 		chunk, start = max(packPriceChunk, R/packPriceParts), g.priceNext%R
@@ -652,7 +664,7 @@ func (g *gameLP) price(bland bool) int {
 	for seen := 0; seen < R; seen += chunk {
 		for x := seen; x < min(seen+chunk, R); x++ {
 			if r := g.active[(start+x)%R]; !g.basicRow[r] {
-				consider(r, -(pm + floats.Dot(g.pi[:m], g.shifted[r*m:(r+1)*m])))
+				consider(r, g.reducedCost(r))
 			}
 		}
 		if chunk < R {
@@ -789,12 +801,7 @@ func (g *gameLP) accurate() bool {
 func (g *gameLP) finish() clp.Status {
 	m := g.m
 	if g.pivots-g.checked >= gameFinishPivots {
-		if g.accurate() {
-			g.checked = g.pivots
-		} else if g.refactor() {
-			g.basicValues()
-			g.dualValues()
-		}
+		g.checkInverse() // a singular basis keeps its values: the pairwise check of θ decides
 	}
 	s := 0.0
 	for k := range m {
