@@ -456,9 +456,13 @@ func (sv *solver) check(L []bool, weight []float64) ([]bool, [][]int, bool) {
 		}
 		cur[drop] = false
 	}
+	// The set only shrinks, so a cut with a member outside it stays so: each round scans
+	// only the cuts registered since the last (the first scan of every cut was most of
+	// this function's time on whole files, repeated each round).
+	scanned := 0
 	for {
 		// Known cuts inside the set are infeasible without an LP: drop one of their records.
-		for _, S := range sv.cutList {
+		for _, S := range sv.cutList[scanned:] {
 			in := true
 			for _, i := range S {
 				if !cur[i] {
@@ -470,6 +474,7 @@ func (sv *solver) check(L []bool, weight []float64) ([]bool, [][]int, bool) {
 				dropFrom(S)
 			}
 		}
+		scanned = len(sv.cutList)
 		sv.activate(cur)
 		switch sv.solveSub() {
 		case aborted, stalled:
