@@ -55,7 +55,7 @@ func (sv *solver) climbFrom(starts [][]float64, share float64) {
 		return
 	}
 	sv.eachStart(starts, share, func(th []float64, stop time.Time) {
-		search(sv.climb, th, sv.rng, sv.threads, climbPatience, len(sv.d.recs)-sv.currentLB(), stop)
+		search(sv.climb, th, sv.rng, sv.threads, climbPatience, len(sv.d.recs)-sv.currentLB(), limit{stop, sv.done})
 		sv.d.sp.project(th)
 		sv.consider(th)
 	})
@@ -329,6 +329,7 @@ func (sv *solver) subSolver(B []int, stop time.Time) (bs *solver, local map[int]
 		s.TimeLimit = max(time.Until(stop), time.Millisecond)
 	}
 	bs = newSolver(sub, s, time.Now())
+	bs.done = sv.done
 	bs.blockSearch = true
 	bs.progress = func(Report) { sv.report(false) }
 	for x, i := range B {

@@ -131,5 +131,6 @@
 // that a θ it returns links with margin ≥ ε exactly; the final count is made by the
 // pairwise core (distances.Search with Closer and Margin ε), which is the MILP's
 // criterion, so Result.CorrectLinks = N − Σ K. The search is deterministic for a seed
-// when no time limit cuts it short.
+// when no time limit cuts it short. LearnContext stops it, as its time limit would, when
+// its context is done (status Interrupted: a user's interrupt).
 package optimize

@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -243,6 +244,10 @@ const (
 	Optimal Status = iota
 	// TimeLimit: the time limit stopped the search; Bound may exceed CorrectLinks.
 	TimeLimit
+	// Interrupted: the context of LearnContext was done before the search ended (a user's
+	// interrupt); like TimeLimit, the result has the best parameters found and the
+	// proven bound.
+	Interrupted
 )
 
 func (s Status) String() string {
@@ -251,6 +256,8 @@ func (s Status) String() string {
 		return "optimal"
 	case TimeLimit:
 		return "time_limit"
+	case Interrupted:
+		return "interrupted"
 	}
 	return fmt.Sprintf("Status(%d)", int(s))
 }
@@ -341,6 +348,13 @@ var ErrNoRecords = errors.New("optimize: no query record has a true partner")
 // the most query records to their true partners with a margin of at least ε, by
 // combinatorial Benders branch and cut (see the package documentation).
 func Learn(p Problem, s Settings) (Result, error) {
+	return LearnContext(context.Background(), p, s)
+}
+
+// LearnContext is Learn stopped early when ctx is done: the search then ends as at its
+// time limit, within about a second, with status Interrupted, the best parameters found,
+// re-counted, and the proven bound (what a solver's user expects of an interrupt).
+func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 	start := time.Now()
 	if s.Epsilon == 0 {
 		s.Epsilon = DefaultEpsilon
@@ -380,6 +394,7 @@ func Learn(p Problem, s Settings) (Result, error) {
 	}
 	sv := newSolver(d, s, start)
 	defer sv.close()
+	sv.done = ctx.Done()
 	for _, w := range s.WarmStarts {
 		sv.consider(w)
 	}

@@ -2,6 +2,7 @@ package optimize
 
 import (
 	"bufio"
+	"context"
 	"math"
 	"os"
 	"os/exec"
@@ -440,4 +441,48 @@ func TestTailOffKeepsOptimum(t *testing.T) {
 	p := census(t, "mdav_k5", 300)
 	p.Family = OWA
 	sameOptimum(t, p, "tail-off", Settings{}, "every cut loop to its end", Settings{tailRounds: noTailOff})
+}
+
+// An interrupted search (LearnContext's context done) returns parameters whose links, re-
+// counted here by plain DBRL, lie between what they claim and the bound it proves, which
+// must hold the optimum proven by the same search left to its end: cancelled before the
+// search starts and at its first progress report.
+func TestLearnContextInterrupted(t *testing.T) {
+	p := randomProblem(21, 120, 5, 0.9)
+	for _, f := range []Family{WM, OWA} {
+		p.Family = f
+		full, err := Learn(p, Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if full.Status != Optimal || full.Bound == full.N {
+			t.Fatalf("%v: the uninterrupted search ends %v with bound %d of %d: too easy to interrupt", f, full.Status, full.Bound, full.N)
+		}
+		before, cancelBefore := context.WithCancel(context.Background())
+		cancelBefore()
+		during, cancelDuring := context.WithCancel(context.Background())
+		for _, c := range []struct {
+			name string
+			ctx  context.Context
+			s    Settings
+		}{
+			{"cancelled before", before, Settings{}},
+			{"cancelled at the first report", during, Settings{Progress: func(Report) { cancelDuring() }}},
+		} {
+			res, err := LearnContext(c.ctx, p, c.s)
+			if err != nil {
+				t.Fatalf("%v, %s: %v", f, c.name, err)
+			}
+			op, err := f.Operator(res.Params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			links := dbrlCorrect(t, p.Queries, p.Refs, p.Truth, op)
+			t.Logf("%v, %s: %v, %d links (DBRL %d), bound %d; optimum %d", f, c.name, res.Status, res.CorrectLinks, links, res.Bound, full.CorrectLinks)
+			if res.Status != Interrupted || res.CorrectLinks > links || res.CorrectLinks > full.CorrectLinks || res.Bound < full.CorrectLinks {
+				t.Errorf("%v, %s: %v with %d links (DBRL %d), bound %d; the optimum is %d", f, c.name, res.Status, res.CorrectLinks, links, res.Bound, full.CorrectLinks)
+			}
+		}
+		cancelDuring()
+	}
 }

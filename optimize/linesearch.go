@@ -34,6 +34,23 @@ type lineFamily interface {
 	line(theta []float64, x int, lo, hi float64, w int) (best int, at float64)
 }
 
+// limit is when a local search must stop: at a time (zero: none) or when done is closed
+// (the search's interruption, LearnContext), whichever comes first.
+type limit struct {
+	at   time.Time
+	done <-chan struct{}
+}
+
+// over reports whether the limit is reached.
+func (l limit) over() bool {
+	select {
+	case <-l.done:
+		return true
+	default:
+	}
+	return !l.at.IsZero() && time.Now().After(l.at)
+}
+
 // event is an end of a record's interval of t: +1 where it starts, −1 where it ends.
 type event struct {
 	t float64
@@ -248,7 +265,7 @@ const edgeBatch = 4
 // returns the number θ links. With rng nil it takes the best line each step; otherwise it
 // goes through the lines in a random order, edgeBatch at a time, and takes the best line
 // of the first batch that improves (cheaper per step).
-func climb(f lineFamily, theta []float64, rng *rand.Rand, threads int, stop time.Time) int {
+func climb(f lineFamily, theta []float64, rng *rand.Rand, threads int, stop limit) int {
 	threads = max(1, min(threads, edgeBatch))
 	cur := f.margins(theta)
 	order := make([]int, f.lines())
@@ -284,11 +301,11 @@ func climb(f lineFamily, theta []float64, rng *rand.Rand, threads int, stop time
 					bestN, bx, bt = res[y].n, x, res[y].t
 				}
 			}
-			if rng != nil && bx >= 0 || !stop.IsZero() && time.Now().After(stop) {
+			if rng != nil && bx >= 0 || stop.over() {
 				break
 			}
 		}
-		if bx < 0 || !stop.IsZero() && time.Now().After(stop) {
+		if bx < 0 || stop.over() {
 			return cur
 		}
 		before := slices.Clone(theta)
@@ -323,11 +340,11 @@ func kick(f lineFamily, theta []float64, rng *rand.Rand) {
 // three random line moves) and climb again, until patience kicks in a row found nothing
 // better, θ links ceiling records (a proven bound), or stop; θ ends as the best found,
 // and the number it links is returned.
-func search(f lineFamily, theta []float64, rng *rand.Rand, threads, patience, ceiling int, stop time.Time) int {
+func search(f lineFamily, theta []float64, rng *rand.Rand, threads, patience, ceiling int, stop limit) int {
 	best := climb(f, theta, rng, threads, stop)
 	try := make([]float64, len(theta))
 	for fails := 0; fails < patience && best < ceiling; fails++ {
-		if !stop.IsZero() && time.Now().After(stop) {
+		if stop.over() {
 			break
 		}
 		copy(try, theta)

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"time"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -87,7 +86,7 @@ func TestClimberEdgeAgainstScan(t *testing.T) {
 				}
 			}
 			before := linkedAt(d, theta, eps)
-			got := climb(c, theta, nil, 2, time.Time{})
+			got := climb(c, theta, nil, 2, limit{})
 			sum := 0.0
 			for _, w := range theta {
 				if w < 0 {
@@ -115,7 +114,7 @@ func TestClimberSearch(t *testing.T) {
 	run := func(seed uint64, threads, patience int) ([]float64, int) {
 		c := newSimplexLines(d, eps, make([]bool, len(d.recs)))
 		th := append([]float64(nil), start...)
-		return th, search(c, th, rand.New(rand.NewPCG(seed, climbStream)), threads, patience, len(d.recs), time.Time{})
+		return th, search(c, th, rand.New(rand.NewPCG(seed, climbStream)), threads, patience, len(d.recs), limit{})
 	}
 	_, climbed := run(1, 1, 0)
 	th1, n1 := run(1, 1, 30)

@@ -37,7 +37,7 @@ const softCutoff = 30
 // stop) and leaves in θ the point that linked the most records, counted exactly (every
 // row ≥ eps) over the records neither impossible nor skipped; it returns that number. θ
 // is only replaced by a point that links more than θ itself.
-func softAscent(d *data, sp *bilinearSpace, theta []float64, eps float64, skip []bool, threads, iters int, stop time.Time) int {
+func softAscent(d *data, sp *bilinearSpace, theta []float64, eps float64, skip []bool, threads, iters int, stop limit) int {
 	o := newSoftObjective(d, eps, skip, threads)
 	if len(o.recs) == 0 {
 		return 0
@@ -46,9 +46,9 @@ func softAscent(d *data, sp *bilinearSpace, theta []float64, eps float64, skip [
 	grad := make([]float64, dim)
 	began := time.Now()
 	_, best := o.eval(theta, 1, grad)
-	if !stop.IsZero() {
+	if !stop.at.IsZero() {
 		// Fit the schedule to the time: cut short, it would end at a high τ.
-		iters = min(iters, int(0.9*float64(time.Until(stop))/float64(time.Since(began)+1)))
+		iters = min(iters, int(0.9*float64(time.Until(stop.at))/float64(time.Since(began)+1)))
 		iters = max(iters, softPhases)
 	}
 	// τ starts at the median distance of the records' smallest margins from ε (records
@@ -70,7 +70,7 @@ func softAscent(d *data, sp *bilinearSpace, theta []float64, eps float64, skip [
 	tryGrad := make([]float64, dim)
 	eta0 := 0.05 * math.Sqrt(dot(theta, theta))
 	for ph := range softPhases {
-		if !stop.IsZero() && time.Now().After(stop) {
+		if stop.over() {
 			break
 		}
 		tau := tau0 * math.Pow(0.5, float64(ph))
@@ -80,7 +80,7 @@ func softAscent(d *data, sp *bilinearSpace, theta []float64, eps float64, skip [
 		// raised L and halves after one that did not (that step is not taken).
 		eta := eta0
 		for range iters / softPhases {
-			if eta < 1e-6*eta0 || !stop.IsZero() && time.Now().After(stop) {
+			if eta < 1e-6*eta0 || stop.over() {
 				break
 			}
 			gn := math.Sqrt(dot(grad, grad))

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"time"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -213,7 +212,7 @@ func TestSoftAscent(t *testing.T) {
 	d := prepare(p, sp, eps, 1)
 	run := func(threads int) ([]float64, int) {
 		th := sp.euclidean()
-		return th, softAscent(d, sp, th, eps, make([]bool, len(d.recs)), threads, 1200, time.Time{})
+		return th, softAscent(d, sp, th, eps, make([]bool, len(d.recs)), threads, 1200, limit{})
 	}
 	th1, n1 := run(1)
 	th2, n2 := run(2)

@@ -25,6 +25,10 @@ type solver struct {
 	initialRows int
 	start       time.Time
 	deadline    time.Time
+	// done, when closed, interrupts the search as its deadline would (LearnContext);
+	// interrupted records that it did.
+	done        <-chan struct{}
+	interrupted bool
 	progress    func(Report)
 	lastReport  time.Time
 	// share is cpuShare's last estimate, taken at time at with the process's user time cpu.
@@ -206,7 +210,7 @@ func (sv *solver) lineSearch(rounds int, share float64) bool {
 		return false // nothing to search, or the incumbent is proven optimal
 	}
 	th := slices.Clone(sv.bestTheta)
-	search(sv.climb, th, sv.rng, sv.threads, rounds, len(sv.d.recs)-lb, sv.newBudget(share).end)
+	search(sv.climb, th, sv.rng, sv.threads, rounds, len(sv.d.recs)-lb, limit{sv.newBudget(share).end, sv.done})
 	sv.d.sp.project(th) // the steps' rounding: θ stays a member of the family
 	return sv.consider(th)
 }
@@ -243,7 +247,7 @@ func (sv *solver) bilinearSearch() {
 		if !stopSwap.IsZero() {
 			stopAscent = time.Now().Add(time.Until(stopSwap) / 2)
 		}
-		softAscent(sv.d, sp, th, sv.epsLP, sv.fixed, sv.threads, softIters, stopAscent)
+		softAscent(sv.d, sp, th, sv.epsLP, sv.fixed, sv.threads, softIters, limit{stopAscent, sv.done})
 		sv.d.sp.project(th)
 		sv.consider(th)
 		sv.swap(th, stopSwap)
@@ -364,6 +368,12 @@ func (sv *solver) setDeadline(stop time.Time) {
 func (sv *solver) timeUp() bool {
 	if sv.timedOut {
 		return true
+	}
+	select {
+	case <-sv.done:
+		sv.timedOut, sv.interrupted = true, true
+		return true
+	default:
 	}
 	if !sv.deadline.IsZero() && time.Now().After(sv.deadline) {
 		sv.timedOut = true
@@ -833,6 +843,9 @@ func (sv *solver) run() {
 	}
 	if sv.timeUp() {
 		sv.status = TimeLimit
+		if sv.interrupted {
+			sv.status = Interrupted
+		}
 		if sv.currentLB() >= sv.bestFail {
 			sv.status = Optimal // the tree was closed when the limit struck
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -362,7 +363,7 @@ func (a *auditJob) run(e *env) (*auditReport, error) {
 		}
 		settings := optimize.Settings{TimeLimit: per, Seed: int64(*pf.seed), Threads: a.threads, WarmStarts: warm}
 		job := learnJob{files: files, family: fam, direction: linkage.MaskedToOriginal, records: a.records, threads: a.threads, settings: settings}
-		lr, _, err := job.run(e)
+		lr, _, err := job.run(context.Background(), e)
 		if err != nil {
 			return nil, err
 		}

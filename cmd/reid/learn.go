@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -57,16 +58,22 @@ Reid(Choquet) ≥ max(Reid(WM), Reid(OWA), Reid(choquet2)), Reid(choquet2) ≥ R
 Reid(bilinear) ≥ Reid(WM) on every proven bound: a violation is an internal error (exit 3).
 
 --time-limit stops the search (e.g. 10m; default none) with status time_limit, the best
-parameters found and the proven bound. --export-mps FILE writes the full model (every
-record, every competitor, integer K) in free MPS, for any MILP solver to check reid; its
-size is N(M−1) rows, so keep it for a few hundred records. --params-out FILE writes the
-learned parameters in the format of 'reid link --params'.
+parameters found and the proven bound. An interrupt (Ctrl-C) or SIGTERM stops it the
+same way within about a second, with status interrupted, and learn exits with code 130
+after writing its results (a second interrupt aborts at once). Without a time limit the
+search runs until it proves its optimum, which on files with many near ties may not
+happen in hours: give a time limit or interrupt it.
+
+--export-mps FILE writes the full model (every record, every competitor, integer K) in
+free MPS, for any MILP solver to check reid; its size is N(M−1) rows, so keep it for a few
+hundred records. --params-out FILE writes the learned parameters in the format of 'reid
+link --params'.
 
 The JSON (--format json) has operator, params, epsilon, n, correct_links (records linked
 with margin ≥ ε under params, re-counted by the pairwise core: n − Σ K), dbrl_links (plain
 DBRL: true partner the unique nearest), euclidean_links (plain DBRL with the Euclidean
 distance), bound (proven upper bound on correct_links), gap ((bound − correct_links) /
-bound), status (optimal or time_limit), nodes, cuts, rows_generated, lp_iterations, twin_groups
+bound), status (optimal, time_limit or interrupted), nodes, cuts, rows_generated, lp_iterations, twin_groups
 (groups of identical records with different true partners: at most one of each can be
 linked, which the bound uses from the start; microaggregated files), clique_rows (rows
 over sets of records no two of which can be linked together), blocks and block_nodes
@@ -129,7 +136,9 @@ seconds is identical for the same inputs.`,
 				}
 				job := learnJob{files: files, family: fam, direction: dir, records: *records, threads: *threads, hierarchy: *hierarchy,
 					settings: optimize.Settings{Epsilon: *epsilon, TimeLimit: *timeLimit, Seed: int64(*pf.seed), Threads: *threads, ExportMPS: *exportMPS}}
-				r, op, err := job.run(e)
+				ctx, received, release := interruptible(e, "learn")
+				r, op, err := job.run(ctx, e)
+				release()
 				if err != nil {
 					return err
 				}
@@ -142,12 +151,18 @@ seconds is identical for the same inputs.`,
 						return err
 					}
 				}
-				return writeOutput(e, *out, func(w io.Writer) error {
+				if err := writeOutput(e, *out, func(w io.Writer) error {
 					if *format == "json" {
 						return writeJSON(w, r)
 					}
 					return printLearn(w, r)
-				})
+				}); err != nil {
+					return err
+				}
+				if s := received(); s != nil {
+					return &interruptedError{s}
+				}
+				return nil
 			}
 		},
 	}
@@ -243,7 +258,7 @@ type learnJob struct {
 	settings  optimize.Settings
 }
 
-func (j *learnJob) run(e *env) (*learnReport, distances.Operator, error) {
+func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Operator, error) {
 	p := j.files.Pairing
 	om, mm, trueMasked, trueOriginal, err := j.files.standardised(j.records)
 	if err != nil {
@@ -286,7 +301,7 @@ func (j *learnJob) run(e *env) (*learnReport, distances.Operator, error) {
 				return nil, nil, err
 			}
 			settings.WarmStarts = warm
-			res, err := optimize.Learn(prob, settings)
+			res, err := optimize.LearnContext(ctx, prob, settings)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -302,7 +317,7 @@ func (j *learnJob) run(e *env) (*learnReport, distances.Operator, error) {
 		}
 	}
 	prob.Family = j.family
-	res, err := optimize.Learn(prob, j.settings)
+	res, err := optimize.LearnContext(ctx, prob, j.settings)
 	if err != nil {
 		return nil, nil, err
 	}

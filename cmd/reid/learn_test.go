@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -156,3 +159,72 @@ func TestLearnChoquetBilinear(t *testing.T) {
 		}
 	}
 }
+
+// lockedBuffer is a bytes.Buffer safe for the interrupt handler's goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// An interrupt (here delivered as soon as learn listens) stops the search: learn writes
+// complete results with status interrupted, a valid bound and parameters that reid link
+// counts as claimed, and exits 130.
+func TestLearnInterrupted(t *testing.T) {
+	orig, _, swap := fixture(t)
+	dir := t.TempDir()
+	outFile, params := filepath.Join(dir, "learn.json"), filepath.Join(dir, "params.json")
+	var out, errOut lockedBuffer
+	e := &env{stdout: &out, stderr: &errOut, notify: func(c chan<- os.Signal) { c <- os.Interrupt }}
+	code := run([]string{"learn", "--operator", "wm", "--attrs", demoNumeric, "--format", "json", "--out", outFile, "--params-out", params, orig, swap}, e)
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "interrupt") {
+		t.Errorf("stderr does not say it was interrupted: %q", errOut.String())
+	}
+	raw, err := os.ReadFile(outFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Status       string `json:"status"`
+		CorrectLinks int    `json:"correct_links"`
+		Bound        int    `json:"bound"`
+		N            int    `json:"n"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	if doc.Status != "interrupted" || doc.CorrectLinks > doc.Bound || doc.Bound > doc.N {
+		t.Errorf("status %q, %d links, bound %d, n %d", doc.Status, doc.CorrectLinks, doc.Bound, doc.N)
+	}
+	// The parameters written link, with margin ε, the records the report claims.
+	code, linkOut, stderr := runReid(t, "link", "--operator", "wm", "--attrs", demoNumeric, "--params", params, "--format", "json", orig, swap)
+	if code != exitOK {
+		t.Fatalf("link exit %d: %s", code, stderr)
+	}
+	var link struct {
+		Correct int `json:"correct"`
+	}
+	if err := json.Unmarshal([]byte(linkOut), &link); err != nil {
+		t.Fatal(err)
+	}
+	if link.Correct < doc.CorrectLinks {
+		t.Errorf("reid link with the interrupted run's parameters links %d, the run claims %d with margin ε", link.Correct, doc.CorrectLinks)
+	}
+}
+
+// demoNumeric are numeric attributes of the demo's files.
+const demoNumeric = "age,wages,interest,other_income,total_income,federal_tax"

@@ -6,17 +6,22 @@
 //	reid <command> [flags] [arguments]
 //
 // Run "reid help" for the list of commands and "reid help <command>" for one command.
-// Exit codes: 0 ok, 1 policy violated, 2 usage or input error, 3 internal error.
+// Exit codes: 0 ok, 1 policy violated, 2 usage or input error, 3 internal error, 130
+// interrupted (reid learn: the best results found were written).
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/reid-sdc/reid/datasets"
 )
@@ -30,6 +35,9 @@ const (
 	exitPolicy   = 1
 	exitInput    = 2
 	exitInternal = 3
+	// exitInterrupted (128 + SIGINT, the shell's convention) ends a run stopped by an
+	// interrupt or SIGTERM after it wrote its results (reid learn: status interrupted).
+	exitInterrupted = 130
 )
 
 // A command is one subcommand, in the manner of cmd/go.
@@ -49,6 +57,9 @@ type env struct {
 	// interactive is true when stderr is a terminal and CI is not set: progress bars are
 	// drawn only then, plain lines otherwise.
 	interactive bool
+	// notify, when set, relays the interrupt signals to c (signal.Notify in main; tests
+	// send on c themselves).
+	notify func(c chan<- os.Signal)
 }
 
 func commands() []*command {
@@ -58,7 +69,8 @@ func commands() []*command {
 }
 
 func main() {
-	e := &env{stdout: os.Stdout, stderr: os.Stderr, interactive: stderrIsTerminal()}
+	e := &env{stdout: os.Stdout, stderr: os.Stderr, interactive: stderrIsTerminal(),
+		notify: func(c chan<- os.Signal) { signal.Notify(c, os.Interrupt, syscall.SIGTERM) }}
 	os.Exit(run(os.Args[1:], e))
 }
 
@@ -68,6 +80,14 @@ type usageError struct{ msg string }
 func (u *usageError) Error() string { return u.msg }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// interruptedError means a signal stopped the command, which wrote its best results:
+// exit code 130.
+type interruptedError struct{ sig os.Signal }
+
+func (i *interruptedError) Error() string {
+	return fmt.Sprintf("%v: stopped early; the results written are the best found, not proven", i.sig)
+}
 
 // policyError means the inputs were fine but violate the user's policy: exit code 1.
 type policyError struct{ violations []string }
@@ -120,7 +140,11 @@ func report(err error, cmd *command, e *env) int {
 	var ue *usageError
 	var ie *datasets.InputError
 	var pe *policyError
+	var xe *interruptedError
 	switch {
+	case errors.As(err, &xe):
+		fmt.Fprintf(e.stderr, "reid %s: %v\n", cmd.Name, err)
+		return exitInterrupted
 	case errors.As(err, &pe):
 		for _, v := range pe.violations {
 			fmt.Fprintf(e.stderr, "reid %s: policy violated: %s\n", cmd.Name, v)
@@ -138,6 +162,45 @@ func report(err error, cmd *command, e *env) int {
 	}
 	fmt.Fprintf(e.stderr, "reid %s: internal error: %s\n", cmd.Name, oneLine(err.Error()))
 	return exitInternal
+}
+
+// interruptible returns a context that is cancelled at the first interrupt signal (see
+// env.notify), after which the signals kill the process again, so that a second
+// interrupt aborts; received reports the signal, release stops listening.
+func interruptible(e *env, cmd string) (ctx context.Context, received func() os.Signal, release func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	if e.notify == nil {
+		return ctx, func() os.Signal { return nil }, cancel
+	}
+	c := make(chan os.Signal, 1)
+	e.notify(c)
+	var mu sync.Mutex
+	var got os.Signal
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case s := <-c:
+			signal.Stop(c)
+			mu.Lock()
+			got = s
+			mu.Unlock()
+			fmt.Fprintf(e.stderr, "reid %s: %v: stopping with the best results found (interrupt again to abort)\n", cmd, s)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	received = func() os.Signal {
+		mu.Lock()
+		defer mu.Unlock()
+		return got
+	}
+	release = func() {
+		signal.Stop(c)
+		cancel()
+		<-done
+	}
+	return ctx, received, release
 }
 
 // inputError marks an error of a lower package that is about the user's data or
