@@ -39,9 +39,11 @@ every masked file. It pairs the files as 'reid check' does and runs:
   K.Reid      the links the intruder knows are correct, under --masking
   worst case  the learned distances of the WM, OWA, bilinear and Choquet families (exact
               MILP, anytime): --time-limit is split between the operators; each reports
-              its incumbent, proven bound, gap and status. Bilinear and Choquet start from
-              the WM and OWA optima; on more than 13 attributes the 2-additive Choquet
-              integral (choquet2, up to 20) replaces the full one.
+              its incumbent, proven bound, gap and status (an interrupt, Ctrl-C or
+              SIGTERM, ends the searches with status interrupted; the report is still
+              written, and audit exits 130 without judging the policy). Bilinear and
+              Choquet start from the WM and OWA optima; on more than 13 attributes the
+              2-additive Choquet integral (choquet2, up to 20) replaces the full one.
   uniqueness  with --keys: sample and population uniques, P(PU|SU), record risk and
               k-anonymity of the masked file on those keys (--population counts F_j)
 
@@ -95,7 +97,9 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 				}
 				a := auditJob{pf: pf, knowledge: know, maskingSpec: *masking, keys: splitList(*keys), population: *population,
 					timeLimit: time.Duration(timeLimit), records: *records, threads: *threads}
-				rep, err := a.run(e)
+				ctx, received, release := interruptible(e, "audit")
+				rep, err := a.run(ctx, e)
+				release()
 				if err != nil {
 					return err
 				}
@@ -108,6 +112,9 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 				printAudit(e.stdout, rep)
 				fmt.Fprintf(e.stdout, "report: %s\n", filepath.Join(*out, "report.html"))
 				fmt.Fprintln(e.stdout, ciLine(rep))
+				if s := received(); s != nil {
+					return &interruptedError{s} // before the policy: the report is not complete
+				}
 				if rep.Policy != nil && !rep.Policy.Pass {
 					var lines []string
 					for _, v := range rep.Policy.Violations {
@@ -270,7 +277,7 @@ type auditJob struct {
 
 var prlQuantiles, prlBands = []float64{0.01, 0.1}, []float64{0.1, 0.5}
 
-func (a *auditJob) run(e *env) (*auditReport, error) {
+func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	start := time.Now()
 	steps := map[string]float64{}
 	step := func(name string, t time.Time) { steps[name] = time.Since(t).Seconds() }
@@ -363,7 +370,7 @@ func (a *auditJob) run(e *env) (*auditReport, error) {
 		}
 		settings := optimize.Settings{TimeLimit: per, Seed: int64(*pf.seed), Threads: a.threads, WarmStarts: warm}
 		job := learnJob{files: files, family: fam, direction: linkage.MaskedToOriginal, records: a.records, threads: a.threads, settings: settings}
-		lr, _, err := job.run(context.Background(), e)
+		lr, _, err := job.run(ctx, e)
 		if err != nil {
 			return nil, err
 		}

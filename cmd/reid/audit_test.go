@@ -573,3 +573,39 @@ func TestWorstCaseDBRLByHand(t *testing.T) {
 		t.Errorf("CI line %q", l)
 	}
 }
+
+// An interrupt stops the audit's worst-case searches: the report is written whole (it
+// validates), each family's status is interrupted with a valid bound, and the audit
+// exits 130 rather than judge a policy on unfinished searches.
+func TestAuditInterrupted(t *testing.T) {
+	orig, _, swap := fixture(t)
+	out := t.TempDir()
+	var stdout, stderr lockedBuffer
+	e := &env{stdout: &stdout, stderr: &stderr, notify: func(c chan<- os.Signal) { c <- os.Interrupt }}
+	code := run([]string{"audit", "--original", orig, "--masked", swap, "--masking", "rankswap:p=5",
+		"--keys", "age_band,sex,region", "--records", "40", "--out", out}, e)
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, stderr.String())
+	}
+	data, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	schema := loadSchema(t)
+	if errs := validate(schema, schema, doc, "$"); len(errs) > 0 {
+		t.Fatalf("report does not validate:\n%s", strings.Join(errs, "\n"))
+	}
+	for _, x := range doc["worst_case"].([]any) {
+		w := x.(map[string]any)
+		if w["available"] != true {
+			continue
+		}
+		if w["status"] != "interrupted" || w["incumbent"].(float64) > w["bound"].(float64) || w["bound"].(float64) > w["n"].(float64) {
+			t.Errorf("%v: status %v, incumbent %v, bound %v, n %v", w["operator"], w["status"], w["incumbent"], w["bound"], w["n"])
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"flag"
 	"fmt"
@@ -175,7 +176,7 @@ func (b *benchJob) row(e *env, f benchFile) (benchRow, error) {
 		return benchRow{}, err
 	}
 	a := auditJob{pf: pf, knowledge: know, maskingSpec: f.masking, timeLimit: 2 * b.timeLimit}
-	rep, err := a.run(e)
+	rep, err := a.run(context.Background(), e)
 	if err != nil {
 		return benchRow{}, fmt.Errorf("%s: %w", f.name, err)
 	}

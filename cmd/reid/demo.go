@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math"
@@ -123,7 +124,7 @@ func (d *demoAudit) auditFile(e *env, originalPath, maskedPath, masking string, 
 		return demoAudit{}, err
 	}
 	a := auditJob{pf: pf, knowledge: know, maskingSpec: masking, keys: demoKeys, timeLimit: d.timeLimit}
-	rep, err := a.run(e)
+	rep, err := a.run(context.Background(), e)
 	if err != nil {
 		return demoAudit{}, err
 	}
