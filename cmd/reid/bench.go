@@ -36,7 +36,9 @@ The data set is DIR/NAME/original.csv with DIR/NAME/masked/*.csv (--datasets, de
 makes --records records (seed --seed) and masks them with MDAV k=3,5,10, individual
 ranking k=3 and rank swapping p=5,15. The table is Markdown on stdout (or --md FILE);
 --csv FILE writes it as CSV. All figures but the times are reproducible with the same
-seed when every worst-case search ends optimal (otherwise they depend on --time-limit).`,
+seed when every worst-case search ends optimal (otherwise they depend on --time-limit).
+An interrupt (Ctrl-C) or SIGTERM ends the current file's searches (status interrupted),
+writes the table of the files done and exits 130.`,
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			dsDir := fs.String("datasets", filepath.Join("..", "shared", "datasets"), "data sets `directory`")
 			dsName := fs.String("dataset", "census", "data set `name` (a subdirectory of --datasets)")
@@ -59,22 +61,38 @@ seed when every worst-case search ends optimal (otherwise they depend on --time-
 					return err
 				}
 				defer cleanup()
+				ctx, received, release := interruptible(e, "bench")
+				defer release()
 				rows := []benchRow{}
 				for _, f := range files {
-					row, err := b.row(e, f)
+					row, err := b.row(ctx, e, f)
 					if err != nil {
 						return err
 					}
 					rows = append(rows, row)
 					fmt.Fprintf(e.stderr, "reid: bench: %s done (%.1fs)\n", f.name, row.Seconds["total"])
+					if ctx.Err() != nil {
+						break // interrupted: the table of the files done, this one's searches marked
+					}
 				}
+				release()
 				title := fmt.Sprintf("%s, %d records, worst-case time limit %s per file shared by the four families, seed %d", files[0].dataset, rows[0].N, 2*b.timeLimit, b.seed)
+				sig := received()
+				if sig != nil {
+					title += fmt.Sprintf("; interrupted after %d of %d files", len(rows), len(files))
+				}
 				if *csvOut != "" {
 					if err := datasets.WriteAtomic(*csvOut, func(f *os.File) error { return writeBenchCSV(f, rows) }); err != nil {
 						return err
 					}
 				}
-				return writeOutput(e, *mdOut, func(w io.Writer) error { return writeBenchMarkdown(w, title, rows) })
+				if err := writeOutput(e, *mdOut, func(w io.Writer) error { return writeBenchMarkdown(w, title, rows) }); err != nil {
+					return err
+				}
+				if sig != nil {
+					return &interruptedError{sig}
+				}
+				return nil
 			}
 		},
 	}
@@ -168,7 +186,7 @@ func (b *benchJob) files(e *env, dir, name string, records int) ([]benchFile, fu
 }
 
 // row runs the audit's measures (no uniqueness, no report files) on one masked file.
-func (b *benchJob) row(e *env, f benchFile) (benchRow, error) {
+func (b *benchJob) row(ctx context.Context, e *env, f benchFile) (benchRow, error) {
 	pf := addPairFlags(flag.NewFlagSet("bench", flag.ContinueOnError))
 	*pf.original, *pf.masked, *pf.attrs, *pf.seed = f.original, f.masked, strings.Join(f.attrs, ","), b.seed
 	know, err := parseKnowledge(f.masking)
@@ -176,7 +194,7 @@ func (b *benchJob) row(e *env, f benchFile) (benchRow, error) {
 		return benchRow{}, err
 	}
 	a := auditJob{pf: pf, knowledge: know, maskingSpec: f.masking, timeLimit: 2 * b.timeLimit}
-	rep, err := a.run(context.Background(), e)
+	rep, err := a.run(ctx, e)
 	if err != nil {
 		return benchRow{}, fmt.Errorf("%s: %w", f.name, err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -55,5 +56,33 @@ func TestBenchSynthetic(t *testing.T) {
 				t.Errorf("%s: incumbent %v bound %v status %s", r[1], inc, bound, status)
 			}
 		}
+	}
+}
+
+// An interrupt ends the grid after the file being searched: the table holds the files
+// done, says it was interrupted, and bench exits 130.
+func TestBenchInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "bench.csv")
+	var out, errOut lockedBuffer
+	e := &env{stdout: &out, stderr: &errOut, notify: func(c chan<- os.Signal) { c <- os.Interrupt }}
+	code := run([]string{"bench", "--datasets", filepath.Join(dir, "none"), "--records", "40", "--time-limit", "5s", "--csv", csvPath}, e)
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errOut.String())
+	}
+	f, err := os.Open(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 2 || len(rows) >= 7 || !strings.Contains(out.String(), fmt.Sprintf("interrupted after %d of 6 files", len(rows)-1)) {
+		t.Errorf("%d CSV rows (with the header); Markdown:\n%s", len(rows), out.String())
+	}
+	if !strings.Contains(strings.Join(rows[len(rows)-1], ","), "interrupted") {
+		t.Errorf("the last file's searches are not marked interrupted: %v", rows[len(rows)-1])
 	}
 }

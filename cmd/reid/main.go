@@ -7,7 +7,7 @@
 //
 // Run "reid help" for the list of commands and "reid help <command>" for one command.
 // Exit codes: 0 ok, 1 policy violated, 2 usage or input error, 3 internal error, 130
-// interrupted (reid learn and reid audit: the best results found were written).
+// interrupted (reid learn, audit and bench: the best results found were written).
 package main
 
 import (
@@ -36,8 +36,8 @@ const (
 	exitInput    = 2
 	exitInternal = 3
 	// exitInterrupted (128 + SIGINT, the shell's convention) ends a run stopped by an
-	// interrupt or SIGTERM after it wrote its results (reid learn, reid audit: status
-	// interrupted).
+	// interrupt or SIGTERM after it wrote its results (reid learn, audit and bench:
+	// status interrupted).
 	exitInterrupted = 130
 )
 
