@@ -28,15 +28,7 @@ func TestBenchSynthetic(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	f, err := os.Open(csvPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSVFile(t, csvPath)
 	if len(rows) != 7 || rows[0][4] != "dbrl_euclidean" {
 		t.Fatalf("%d rows, header %v", len(rows), rows[0])
 	}
@@ -70,7 +62,19 @@ func TestBenchInterrupted(t *testing.T) {
 	if code != exitInterrupted {
 		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errOut.String())
 	}
-	f, err := os.Open(csvPath)
+	rows := readCSVFile(t, csvPath)
+	if len(rows) < 2 || len(rows) >= 7 || !strings.Contains(out.String(), fmt.Sprintf("interrupted after %d of 6 files", len(rows)-1)) {
+		t.Errorf("%d CSV rows (with the header); Markdown:\n%s", len(rows), out.String())
+	}
+	if !strings.Contains(strings.Join(rows[len(rows)-1], ","), "interrupted") {
+		t.Errorf("the last file's searches are not marked interrupted: %v", rows[len(rows)-1])
+	}
+}
+
+// readCSVFile reads every row of a CSV file.
+func readCSVFile(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +83,5 @@ func TestBenchInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) < 2 || len(rows) >= 7 || !strings.Contains(out.String(), fmt.Sprintf("interrupted after %d of 6 files", len(rows)-1)) {
-		t.Errorf("%d CSV rows (with the header); Markdown:\n%s", len(rows), out.String())
-	}
-	if !strings.Contains(strings.Join(rows[len(rows)-1], ","), "interrupted") {
-		t.Errorf("the last file's searches are not marked interrupted: %v", rows[len(rows)-1])
-	}
+	return rows
 }
