@@ -55,7 +55,7 @@ func (sv *solver) climbFrom(starts [][]float64, share float64) {
 		return
 	}
 	sv.eachStart(starts, share, func(th []float64, stop time.Time) {
-		search(sv.climb, th, sv.rng, sv.threads, climbPatience, len(sv.d.recs)-sv.currentLB(), limit{stop, sv.done})
+		search(sv.climb, th, sv.rng, sv.threads, climbPatience, len(sv.d.recs)-sv.currentLB(), sv.localLimit(stop))
 		sv.d.sp.project(th)
 		sv.consider(th)
 	})

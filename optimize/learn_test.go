@@ -486,3 +486,51 @@ func TestLearnContextInterrupted(t *testing.T) {
 		cancelDuring()
 	}
 }
+
+// The interruption reaches what runs beside the file's search: the blocks' and the
+// neighbourhoods' searches (subSolver) and the local searches' limits.
+func TestInterruptReachesSubSearches(t *testing.T) {
+	p := randomProblem(22, 60, 4, 0.8)
+	p.Family = WM
+	sv := testSolver(t, p, DefaultEpsilon, 0)
+	done := make(chan struct{})
+	sv.done = done
+	bs, _ := sv.subSolver([]int{0, 1, 2, 3, 4, 5}, time.Time{})
+	defer bs.close()
+	if bs.timeUp() || sv.localLimit(time.Time{}).over() {
+		t.Fatal("stopped before the interruption")
+	}
+	close(done)
+	if !bs.timeUp() || !sv.localLimit(time.Time{}).over() || !sv.timeUp() || !sv.interrupted {
+		t.Errorf("after the interruption: sub-search stopped %v, local limit over %v, search stopped %v (interrupted %v)",
+			bs.timeUp(), sv.localLimit(time.Time{}).over(), sv.timeUp(), sv.interrupted)
+	}
+}
+
+// Interrupted in the middle of a search that its time limit would stop much later (its
+// third progress report, about two seconds in; the blocks of 40 records run by then), the
+// search ends with status Interrupted and parameters that link what it claims.
+func TestLearnContextInterruptedMidSearch(t *testing.T) {
+	p := randomProblem(23, 240, 6, 1.0)
+	p.Family = WM
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reports := 0
+	res, err := LearnContext(ctx, p, Settings{TimeLimit: time.Minute, blockLeaf: 40, Progress: func(Report) {
+		if reports++; reports == 3 {
+			cancel()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := WM.Operator(res.Params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := dbrlCorrect(t, p.Queries, p.Refs, p.Truth, op)
+	t.Logf("%v after %.1f s: %d links (DBRL %d), bound %d, %d blocks, %d nodes", res.Status, res.Stats.Seconds, res.CorrectLinks, links, res.Bound, res.Stats.Blocks, res.Stats.Nodes)
+	if res.Status != Interrupted || res.CorrectLinks > links || res.CorrectLinks > res.Bound {
+		t.Errorf("%v: %d links (DBRL %d), bound %d", res.Status, res.CorrectLinks, links, res.Bound)
+	}
+}

@@ -210,7 +210,7 @@ func (sv *solver) lineSearch(rounds int, share float64) bool {
 		return false // nothing to search, or the incumbent is proven optimal
 	}
 	th := slices.Clone(sv.bestTheta)
-	search(sv.climb, th, sv.rng, sv.threads, rounds, len(sv.d.recs)-lb, limit{sv.newBudget(share).end, sv.done})
+	search(sv.climb, th, sv.rng, sv.threads, rounds, len(sv.d.recs)-lb, sv.localLimit(sv.newBudget(share).end))
 	sv.d.sp.project(th) // the steps' rounding: θ stays a member of the family
 	return sv.consider(th)
 }
@@ -247,7 +247,7 @@ func (sv *solver) bilinearSearch() {
 		if !stopSwap.IsZero() {
 			stopAscent = time.Now().Add(time.Until(stopSwap) / 2)
 		}
-		softAscent(sv.d, sp, th, sv.epsLP, sv.fixed, sv.threads, softIters, limit{stopAscent, sv.done})
+		softAscent(sv.d, sp, th, sv.epsLP, sv.fixed, sv.threads, softIters, sv.localLimit(stopAscent))
 		sv.d.sp.project(th)
 		sv.consider(th)
 		sv.swap(th, stopSwap)
@@ -358,6 +358,10 @@ func (sv *solver) close() {
 	sv.sub.Close()
 	sv.master.Close()
 }
+
+// localLimit is the limit of a local search that must stop at at (zero: no time) or when
+// the search is interrupted.
+func (sv *solver) localLimit(at time.Time) limit { return limit{at, sv.done} }
 
 // setDeadline makes stop the search's time limit (zero: none), as Settings.TimeLimit
 // would from its start.
@@ -1052,7 +1056,7 @@ func (sv *solver) processNode(nd *node) {
 		}
 		sv.purgeMaster()
 		obj, K, state := sv.solveMaster()
-		for state == masterSolved && (sv.poolSeparate(K) || sv.cliqueSeparate(K)) {
+		for state == masterSolved && !sv.timeUp() && (sv.poolSeparate(K) || sv.cliqueSeparate(K)) {
 			obj, K, state = sv.solveMaster()
 		}
 		if state == masterStopped {

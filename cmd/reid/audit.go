@@ -103,7 +103,10 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 				if err != nil {
 					return err
 				}
-				if pol != nil {
+				sig := received()
+				rep.Interrupted = sig != nil
+				if pol != nil && sig == nil {
+					// Not on unfinished searches: a pass there would be no pass.
 					rep.Policy = pol.check(rep, *policyFile)
 				}
 				if err := writeAuditFiles(*out, rep); err != nil {
@@ -112,8 +115,8 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 				printAudit(e.stdout, rep)
 				fmt.Fprintf(e.stdout, "report: %s\n", filepath.Join(*out, "report.html"))
 				fmt.Fprintln(e.stdout, ciLine(rep))
-				if s := received(); s != nil {
-					return &interruptedError{s} // before the policy: the report is not complete
+				if sig != nil {
+					return &interruptedError{sig}
 				}
 				if rep.Policy != nil && !rep.Policy.Pass {
 					var lines []string
@@ -230,6 +233,9 @@ type auditReport struct {
 	Summary       auditSummary      `json:"summary"`
 	Policy        *policyResult     `json:"policy"`
 	Timings       auditTimings      `json:"timings"`
+	// Interrupted is set when a signal stopped the worst-case searches: their statuses
+	// say interrupted, and the policy (null) was not judged.
+	Interrupted bool `json:"interrupted,omitempty"`
 
 	charts auditChartData
 }
@@ -643,7 +649,9 @@ func printAudit(w io.Writer, r *auditReport) {
 func ciLine(r *auditReport) string {
 	s := r.Summary
 	verdict := "DONE (no policy)"
-	if p := r.Policy; p != nil {
+	if r.Interrupted {
+		verdict = "INTERRUPTED (no policy judged)"
+	} else if p := r.Policy; p != nil {
 		verdict = "PASS"
 		if !p.Pass {
 			verdict = fmt.Sprintf("FAIL (%d of %d rules violated)", len(p.Violations), len(p.Rules))

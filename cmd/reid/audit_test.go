@@ -576,14 +576,16 @@ func TestWorstCaseDBRLByHand(t *testing.T) {
 
 // An interrupt stops the audit's worst-case searches: the report is written whole (it
 // validates), each family's status is interrupted with a valid bound, and the audit
-// exits 130 rather than judge a policy on unfinished searches.
+// exits 130 rather than judge a policy (one any finished audit passes) on unfinished
+// searches.
 func TestAuditInterrupted(t *testing.T) {
 	orig, _, swap := fixture(t)
 	out := t.TempDir()
 	var stdout, stderr lockedBuffer
 	e := &env{stdout: &stdout, stderr: &stderr, notify: func(c chan<- os.Signal) { c <- os.Interrupt }}
+	loose := writePolicy(t, `{"max_reid": 1, "max_worst_case_reid": 1, "worst_case_by": "incumbent"}`)
 	code := run([]string{"audit", "--original", orig, "--masked", swap, "--masking", "rankswap:p=5",
-		"--keys", "age_band,sex,region", "--records", "40", "--out", out}, e)
+		"--keys", "age_band,sex,region", "--records", "40", "--policy", loose, "--out", out}, e)
 	if code != exitInterrupted {
 		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, stderr.String())
 	}
@@ -598,6 +600,9 @@ func TestAuditInterrupted(t *testing.T) {
 	schema := loadSchema(t)
 	if errs := validate(schema, schema, doc, "$"); len(errs) > 0 {
 		t.Fatalf("report does not validate:\n%s", strings.Join(errs, "\n"))
+	}
+	if doc["interrupted"] != true || doc["policy"] != nil || !strings.Contains(stdout.String(), "reid audit INTERRUPTED (no policy judged): ") {
+		t.Errorf("interrupted %v, policy %v; stdout:\n%s", doc["interrupted"], doc["policy"], stdout.String())
 	}
 	for _, x := range doc["worst_case"].([]any) {
 		w := x.(map[string]any)

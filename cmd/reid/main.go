@@ -71,7 +71,7 @@ func commands() []*command {
 
 func main() {
 	e := &env{stdout: os.Stdout, stderr: os.Stderr, interactive: stderrIsTerminal(),
-		notify: func(c chan<- os.Signal) { signal.Notify(c, os.Interrupt, syscall.SIGTERM) }}
+		notify: notifyInterrupts}
 	os.Exit(run(os.Args[1:], e))
 }
 
@@ -165,6 +165,21 @@ func report(err error, cmd *command, e *env) int {
 	return exitInternal
 }
 
+// notifyInterrupts relays SIGINT and SIGTERM to c, each unless the process was started
+// with it ignored (a shell's background job ignores SIGINT: Notify would make it stop on
+// the terminal's Ctrl-C, and signal.Stop would leave the second one ignored).
+func notifyInterrupts(c chan<- os.Signal) {
+	var sigs []os.Signal
+	for _, s := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		if !signal.Ignored(s) {
+			sigs = append(sigs, s)
+		}
+	}
+	if len(sigs) > 0 { // Notify with no signals would relay them all
+		signal.Notify(c, sigs...)
+	}
+}
+
 // interruptible returns a context that is cancelled at the first interrupt signal (see
 // env.notify), after which the signals kill the process again, so that a second
 // interrupt aborts; received reports the signal, release stops listening.
@@ -178,17 +193,27 @@ func interruptible(e *env, cmd string) (ctx context.Context, received func() os.
 	var mu sync.Mutex
 	var got os.Signal
 	done := make(chan struct{})
+	handle := func(s os.Signal) {
+		signal.Stop(c)
+		mu.Lock()
+		got = s
+		mu.Unlock()
+		fmt.Fprintf(e.stderr, "reid %s: %v: stopping with the best results found (the same signal again aborts)\n", cmd, s)
+		cancel()
+	}
 	go func() {
 		defer close(done)
 		select {
 		case s := <-c:
-			signal.Stop(c)
-			mu.Lock()
-			got = s
-			mu.Unlock()
-			fmt.Fprintf(e.stderr, "reid %s: %v: stopping with the best results found (interrupt again to abort)\n", cmd, s)
-			cancel()
+			handle(s)
 		case <-ctx.Done():
+			// release stops the relay before it cancels: a signal that came before is
+			// in c and counts, whichever case select chose.
+			select {
+			case s := <-c:
+				handle(s)
+			default:
+			}
 		}
 	}()
 	received = func() os.Signal {
