@@ -2,13 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"flag"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/reid-sdc/reid/linkage"
+	"github.com/reid-sdc/reid/optimize"
 )
 
 // The authors' toy example, original to masked: the learned weighted mean links all 3
@@ -230,3 +236,26 @@ func TestLearnInterrupted(t *testing.T) {
 
 // demoNumeric are numeric attributes of the demo's files.
 const demoNumeric = "age,wages,interest,other_income,total_income,federal_tax"
+
+// Without a time limit the hierarchy's lower families still end (each is only a warm
+// start): here with a limit of 1 ms instead of lowerFamilyLimit, WM stops on it while the
+// bilinear search runs to its proof, links at least as many as WM and proves it.
+func TestLearnLowerFamiliesLimited(t *testing.T) {
+	orig, _, swap := fixture(t)
+	pf := addPairFlags(flag.NewFlagSet("learn", flag.ContinueOnError))
+	*pf.original, *pf.masked, *pf.attrs = orig, swap, demoNumeric
+	files, err := pf.open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	job := learnJob{files: files, family: optimize.Bilinear, hierarchy: true, direction: linkage.MaskedToOriginal, records: 80,
+		settings: optimize.Settings{}, lowerLimit: time.Millisecond}
+	r, _, err := job.run(context.Background(), &env{stdout: &stdout, stderr: &stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Hierarchy) != 1 || r.Hierarchy[0].Status != "time_limit" || r.Status != "optimal" || r.CorrectLinks < r.Hierarchy[0].CorrectLinks || r.Bound != r.CorrectLinks {
+		t.Errorf("bilinear %s %d/%d; hierarchy %+v", r.Status, r.CorrectLinks, r.Bound, r.Hierarchy)
+	}
+}
