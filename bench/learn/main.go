@@ -36,6 +36,8 @@ func main() {
 	useCBC := flag.Bool("cbc", true, "run CBC on the exported full model")
 	cbcMax := flag.Int("cbc-max", 200, "largest N for which CBC runs")
 	gapTarget := flag.Float64("gap", 0.05, "report the time at which reid's gap first reached this")
+	// reid learn's default --seed, so that the table measures what users run.
+	seed := flag.Int64("seed", 1, "seed of the line search's kicks (reid learn's default: 1)")
 	flag.Parse()
 	var names []string
 	if *files != "" {
@@ -76,7 +78,7 @@ func main() {
 				}
 				p := optimize.Problem{Queries: cut(masked, n), Refs: cut(orig, n), Truth: identity(n), Family: f}
 				reached := "–"
-				s := optimize.Settings{TimeLimit: *limit}
+				s := optimize.Settings{TimeLimit: *limit, Seed: *seed}
 				s.Progress = func(r optimize.Report) {
 					if reached == "–" && r.Gap <= *gapTarget {
 						reached = fmt.Sprintf("%.1f", r.Elapsed.Seconds())
