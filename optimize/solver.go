@@ -67,6 +67,7 @@ type solver struct {
 	// rows that stop binding are dropped when the master grows past masterKeep, and come
 	// back when violated (poolSeparate, cliqueSeparate).
 	inMaster   []bool
+	pool       poolScan
 	masterCut  []int
 	masterKeep int
 	lastK      []float64 // the master's last solution
@@ -1255,16 +1256,13 @@ func (sv *solver) addCliqueRow(k int) {
 	sv.cliqueIn[k] = true
 }
 
-// poolSeparate adds to the master the cuts of the pool that K violates; it reports
-// whether there were any.
+// poolSeparate adds to the master the cuts of the pool that K violates (in the order of
+// the pool); it reports whether there were any.
 func (sv *solver) poolSeparate(K []float64) bool {
 	added := false
-	for c, S := range sv.cutList {
-		if sv.inMaster[c] {
-			continue
-		}
-		if coverageBelow(S, K, 1-intTol) {
-			sv.addMasterRow(S, 1, c)
+	for _, c := range sv.pool.candidates(sv.cutList, sv.cutsOf, K) {
+		if !sv.inMaster[c] && coverageBelow(sv.cutList[c], K, 1-intTol) {
+			sv.addMasterRow(sv.cutList[c], 1, c)
 			added = true
 		}
 	}
@@ -1294,6 +1292,7 @@ func (sv *solver) purgeMaster() {
 		if c >= 0 && coverage(sv.cutList[c], sv.lastK) > 1+1e-6 {
 			drop = append(drop, row)
 			sv.inMaster[c] = false
+			sv.pool.recheck = append(sv.pool.recheck, c)
 		} else if C := -2 - c; C >= 0 && coverage(sv.cliqueRows[C], sv.lastK) > float64(len(sv.cliqueRows[C])-1)+1e-6 {
 			drop = append(drop, row)
 			sv.cliqueIn[C] = false
