@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/reid-sdc/reid/distances"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -319,7 +320,7 @@ type bilinearEvaluator struct {
 
 func (e *bilinearEvaluator) transform(dst, x []float64) {
 	for r := range e.m {
-		dst[r] = dot(e.T[r*e.m:(r+1)*e.m], x)
+		dst[r] = floats.Dot(e.T[r*e.m:(r+1)*e.m], x)
 	}
 }
 

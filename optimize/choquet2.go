@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/reid-sdc/reid/distances"
+	"gonum.org/v1/gonum/floats"
 )
 
 // choquet2Space is the 2-additive Choquet integral, for more attributes than the full
@@ -173,7 +174,7 @@ type choquet2Evaluator struct {
 }
 
 func (e *choquet2Evaluator) integral(q, ref []float64) float64 {
-	return dot(e.theta, e.s.features(e.f, q, ref))
+	return floats.Dot(e.theta, e.s.features(e.f, q, ref))
 }
 
 func (e *choquet2Evaluator) margins(r *rec, dst []float64) []float64 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/reid-sdc/reid/optimize/clp"
+	"gonum.org/v1/gonum/floats"
 )
 
 // gameCase is a θ-LP over the simplex: rows a_r·θ ≥ lo for the rows switched on.
@@ -124,7 +125,7 @@ func checkGame(t *testing.T, name string, g *gameLP, c gameCase, on []bool) {
 		}
 		for r, row := range c.rows {
 			if on[r] {
-				least = min(least, dot(theta, row))
+				least = min(least, floats.Dot(theta, row))
 			}
 		}
 		if math.Abs(sum-1) > 1e-12 {
@@ -288,7 +289,7 @@ func TestGameLPSetColumn(t *testing.T) {
 					if g.basicRow[r] {
 						continue
 					}
-					want := -(g.pi[m] + dot(g.pi[:m], g.shifted[r*m:(r+1)*m]))
+					want := -(g.pi[m] + floats.Dot(g.pi[:m], g.shifted[r*m:(r+1)*m]))
 					if d := math.Abs(g.red[r] - want); d > 1e-9 {
 						t.Fatalf("trial %d: row %d's reduced cost %g after the dual phase, %g from π", trial, r, g.red[r], want)
 					}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -34,7 +35,7 @@ func linkedAt(d *data, theta []float64, eps float64) int {
 		}
 		ok := true
 		for c := range r.ncand() {
-			ok = ok && dot(theta, r.cand[c*d.m:(c+1)*d.m]) >= eps
+			ok = ok && floats.Dot(theta, r.cand[c*d.m:(c+1)*d.m]) >= eps
 		}
 		if ok {
 			n++

@@ -16,15 +16,16 @@ type poolScan struct {
 }
 
 // poolRescan is how often (in scans) the coverages are recomputed from scratch, so that
-// the increments' rounding never accumulates; poolSlack is the margin by which a tracked
-// coverage may exceed the threshold and still be checked exactly.
+// the increments' rounding never accumulates; poolNear is the tracked coverage below
+// which a cut is checked exactly: the violation threshold 1 − intTol plus a margin of
+// 1e-9 for that rounding.
 const (
 	poolRescan = 256
-	poolSlack  = 1e-9
+	poolNear   = 1 - intTol + 1e-9
 )
 
 // candidates returns, sorted, the cuts that K may leave uncovered: those whose tracked
-// coverage fell below 1 − intTol + poolSlack, the new ones and those to recheck; the
+// coverage fell below poolNear, the new ones and those to recheck; the
 // caller checks each exactly.
 func (p *poolScan) candidates(cuts [][]int, cutsOf [][]int, K []float64) []int {
 	var out []int
@@ -37,7 +38,7 @@ func (p *poolScan) candidates(cuts [][]int, cutsOf [][]int, K []float64) []int {
 		p.recheck = p.recheck[:0]
 		p.scans++
 		for c, v := range p.cov {
-			if v < 1-intTol+poolSlack {
+			if v < poolNear {
 				out = append(out, c)
 			}
 		}
@@ -59,7 +60,7 @@ func (p *poolScan) candidates(cuts [][]int, cutsOf [][]int, K []float64) []int {
 		p.k[i] = v
 		for _, c := range cutsOf[i] {
 			p.cov[c] += d
-			if d < 0 && p.cov[c] < 1-intTol+poolSlack && !p.mark[c] {
+			if d < 0 && p.cov[c] < poolNear && !p.mark[c] {
 				p.mark[c] = true
 				out = append(out, c)
 			}

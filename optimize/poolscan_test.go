@@ -58,7 +58,7 @@ func TestPoolScanAgainstFullScan(t *testing.T) {
 		}
 		var got, want []int
 		for _, c := range p.candidates(cuts, cutsOf, K) {
-			if !inMaster[c] && coverageBelow(cuts[c], K, 1-intTol) {
+			if !inMaster[c] && coverage(cuts[c], K) < 1-intTol {
 				got = append(got, c)
 			}
 		}

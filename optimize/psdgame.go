@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/reid-sdc/reid/optimize/clp"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -344,7 +345,7 @@ func (pt *psdPoint) top() bool {
 func quad(M, v []float64) float64 {
 	s := 0.0
 	for k, vk := range v {
-		s += vk * dot(M[k*len(v):(k+1)*len(v)], v)
+		s += vk * floats.Dot(M[k*len(v):(k+1)*len(v)], v)
 	}
 	return s
 }
@@ -439,7 +440,7 @@ func (p *psdGame) oldest() int {
 func (p *psdGame) payoffs(r int, pay []float64) []float64 {
 	n := p.sp.n
 	for t := range pay {
-		pay[t] = dot(p.coef[r*n:(r+1)*n], p.phi[t*n:(t+1)*n])
+		pay[t] = floats.Dot(p.coef[r*n:(r+1)*n], p.phi[t*n:(t+1)*n])
 	}
 	return pay
 }
@@ -464,7 +465,7 @@ func (p *psdGame) refresh(t int) {
 	phi := p.phi[t*n : (t+1)*n]
 	pay := make([]float64, len(p.lo))
 	for r := range p.lo {
-		pay[r] = dot(p.coef[r*n:(r+1)*n], phi)
+		pay[r] = floats.Dot(p.coef[r*n:(r+1)*n], phi)
 	}
 	p.game.setColumn(t, pay)
 }

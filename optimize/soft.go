@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // The smooth ascent: gradient ascent on a smooth count of the linked records. Record i's
@@ -68,7 +70,7 @@ func softAscent(d *data, sp *bilinearSpace, theta []float64, eps float64, skip [
 	cur := slices.Clone(theta)
 	try := make([]float64, dim)
 	tryGrad := make([]float64, dim)
-	eta0 := 0.05 * math.Sqrt(dot(theta, theta))
+	eta0 := 0.05 * math.Sqrt(floats.Dot(theta, theta))
 	for ph := range softPhases {
 		if stop.over() {
 			break
@@ -83,7 +85,7 @@ func softAscent(d *data, sp *bilinearSpace, theta []float64, eps float64, skip [
 			if eta < 1e-6*eta0 || stop.over() {
 				break
 			}
-			gn := math.Sqrt(dot(grad, grad))
+			gn := math.Sqrt(floats.Dot(grad, grad))
 			if gn == 0 {
 				break
 			}

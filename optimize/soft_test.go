@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -162,7 +163,7 @@ func TestSoftGradient(t *testing.T) {
 				scratch := make([]float64, len(th))
 				lp, _ := o.eval(plus, tau, scratch)
 				lm, _ := o.eval(minus, tau, scratch)
-				num, ana := (lp-lm)/(2*h), dot(grad, dir)
+				num, ana := (lp-lm)/(2*h), floats.Dot(grad, dir)
 				if math.Abs(num-ana) > 1e-4*max(1, math.Abs(num)) {
 					t.Errorf("%v τ=%v: directional derivative %v, gradient gives %v", f, tau, num, ana)
 				}
@@ -281,7 +282,7 @@ func TestTangent(t *testing.T) {
 		if math.Abs(trace(step)) > 1e-12 || math.Abs(trace(e)) > 1e-12 {
 			t.Fatalf("the step changes the trace by %v", trace(step))
 		}
-		if a, b := frobenius(step, e), dot(g, e); math.Abs(a-b) > 1e-9*max(1, math.Abs(b)) {
+		if a, b := frobenius(step, e), floats.Dot(g, e); math.Abs(a-b) > 1e-9*max(1, math.Abs(b)) {
 			t.Fatalf("⟨step, E⟩ = %v, g·E = %v", a, b)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/reid-sdc/reid/distances"
+	"gonum.org/v1/gonum/floats"
 )
 
 // famRow is a linear constraint on θ alone, lo ≤ Σ val·θ[idx] ≤ up, that every member of
@@ -168,7 +169,7 @@ type denseEvaluator struct {
 
 func (e *denseEvaluator) links(r *rec, eps float64) bool {
 	for c := range r.ncand() {
-		if dot(e.theta, r.cand[c*e.m:(c+1)*e.m]) < eps {
+		if floats.Dot(e.theta, r.cand[c*e.m:(c+1)*e.m]) < eps {
 			return false
 		}
 	}
@@ -178,7 +179,7 @@ func (e *denseEvaluator) links(r *rec, eps float64) bool {
 func (e *denseEvaluator) margins(r *rec, dst []float64) []float64 {
 	dst = dst[:0]
 	for c := range r.ncand() {
-		dst = append(dst, dot(e.theta, r.cand[c*e.m:(c+1)*e.m]))
+		dst = append(dst, floats.Dot(e.theta, r.cand[c*e.m:(c+1)*e.m]))
 	}
 	return dst
 }

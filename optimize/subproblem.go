@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/reid-sdc/reid/optimize/clp"
-	"gonum.org/v1/gonum/floats"
 )
 
 // maxAddPerRecord is the number of most violated rows row generation adds per record and
@@ -348,13 +347,6 @@ func (sv *solver) violations(ev evaluator, i int, inLP []bool, lo float64) (add 
 		add = append(add, v.c)
 	}
 	return add, bad
-}
-
-// dot is a·b by gonum's assembly kernel (2× a scalar loop at 13 attributes, 3.5× at the
-// bilinear form's 91 features): the rounding check's margins were 9 % of a whole-file
-// search's CPU.
-func dot(a, b []float64) float64 {
-	return floats.Dot(a, b)
 }
 
 // iis shrinks the infeasible active set, whose certificate is sv.ray, to an irreducible

@@ -97,13 +97,12 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 				}
 				a := auditJob{pf: pf, knowledge: know, maskingSpec: *masking, keys: splitList(*keys), population: *population,
 					timeLimit: time.Duration(timeLimit), records: *records, threads: *threads}
-				ctx, received, release := interruptible(e, "audit")
+				ctx, release := interruptible(e, "audit")
 				rep, err := a.run(ctx, e)
-				release()
+				sig := release()
 				if err != nil {
 					return err
 				}
-				sig := received()
 				rep.Interrupted = sig != nil
 				if pol != nil && sig == nil {
 					// Not on unfinished searches: a pass there would be no pass.

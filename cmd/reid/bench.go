@@ -61,8 +61,8 @@ writes the table of the files done and exits 130.`,
 					return err
 				}
 				defer cleanup()
-				ctx, received, release := interruptible(e, "bench")
-				defer release()
+				ctx, release := interruptible(e, "bench")
+				defer release() // error paths
 				rows := []benchRow{}
 				for _, f := range files {
 					row, err := b.row(ctx, e, f)
@@ -75,9 +75,8 @@ writes the table of the files done and exits 130.`,
 						break // interrupted: the table of the files done, this one's searches marked
 					}
 				}
-				release()
+				sig := release()
 				title := fmt.Sprintf("%s, %d records, worst-case time limit %s per file shared by the four families, seed %d", files[0].dataset, rows[0].N, 2*b.timeLimit, b.seed)
-				sig := received()
 				if sig != nil {
 					title += fmt.Sprintf("; interrupted after %d of %d files", len(rows), len(files))
 				}

@@ -138,9 +138,9 @@ seconds is identical for the same inputs.`,
 				}
 				job := learnJob{files: files, family: fam, direction: dir, records: *records, threads: *threads, hierarchy: *hierarchy,
 					settings: optimize.Settings{Epsilon: *epsilon, TimeLimit: *timeLimit, Seed: int64(*pf.seed), Threads: *threads, ExportMPS: *exportMPS}}
-				ctx, received, release := interruptible(e, "learn")
+				ctx, release := interruptible(e, "learn")
 				r, op, err := job.run(ctx, e)
-				release()
+				sig := release()
 				if err != nil {
 					return err
 				}
@@ -161,8 +161,8 @@ seconds is identical for the same inputs.`,
 				}); err != nil {
 					return err
 				}
-				if s := received(); s != nil {
-					return &interruptedError{s}
+				if sig != nil {
+					return &interruptedError{sig}
 				}
 				return nil
 			}

@@ -20,7 +20,6 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/reid-sdc/reid/datasets"
@@ -182,22 +181,20 @@ func notifyInterrupts(c chan<- os.Signal) {
 
 // interruptible returns a context that is cancelled at the first interrupt signal (see
 // env.notify), after which the signals kill the process again, so that a second
-// interrupt aborts; received reports the signal, release stops listening.
-func interruptible(e *env, cmd string) (ctx context.Context, received func() os.Signal, release func()) {
+// interrupt aborts; release stops listening and returns the signal received, if any (it
+// may be called again, with the same answer).
+func interruptible(e *env, cmd string) (ctx context.Context, release func() os.Signal) {
 	ctx, cancel := context.WithCancel(context.Background())
 	if e.notify == nil {
-		return ctx, func() os.Signal { return nil }, cancel
+		return ctx, func() os.Signal { cancel(); return nil }
 	}
 	c := make(chan os.Signal, 1)
 	e.notify(c)
-	var mu sync.Mutex
-	var got os.Signal
+	var got os.Signal // written by the goroutine before done is closed
 	done := make(chan struct{})
 	handle := func(s os.Signal) {
 		signal.Stop(c)
-		mu.Lock()
 		got = s
-		mu.Unlock()
 		fmt.Fprintf(e.stderr, "reid %s: %v: stopping with the best results found (the same signal again aborts)\n", cmd, s)
 		cancel()
 	}
@@ -216,17 +213,13 @@ func interruptible(e *env, cmd string) (ctx context.Context, received func() os.
 			}
 		}
 	}()
-	received = func() os.Signal {
-		mu.Lock()
-		defer mu.Unlock()
-		return got
-	}
-	release = func() {
+	release = func() os.Signal {
 		signal.Stop(c)
 		cancel()
 		<-done
+		return got
 	}
-	return ctx, received, release
+	return ctx, release
 }
 
 // inputError marks an error of a lower package that is about the user's data or
