@@ -344,6 +344,9 @@ type Result struct {
 // ErrNoRecords is returned when no query has a true partner.
 var ErrNoRecords = errors.New("optimize: no query record has a true partner")
 
+// ErrTooLarge is returned when the problem's reductions would not fit in memory.
+var ErrTooLarge = errors.New("optimize: problem too large")
+
 // Learn finds the parameters of p.Family under which distance-based record linkage links
 // the most query records to their true partners with a margin of at least ε, by
 // combinatorial Benders branch and cut (see the package documentation).
@@ -380,7 +383,6 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 			return Result{}, fmt.Errorf("optimize: warm start %d: %w", x+1, err)
 		}
 	}
-	d := prepare(p, sp, s.Epsilon, s.Threads)
 	if s.TimeLimit > 0 {
 		// The final recount by the pairwise core runs after the search: reserve its time.
 		reserve, err := recountTime(p, sp, s.Threads)
@@ -389,8 +391,25 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 		}
 		s.TimeLimit = max(s.TimeLimit-reserve, time.Millisecond)
 	}
+	// The reductions alone can outlast a short limit on a large file (10 s for 4,580
+	// records whose coded attributes tie many competitors): they stop with it too.
+	stop := func() bool {
+		select {
+		case <-ctx.Done():
+			return true
+		default:
+		}
+		return s.TimeLimit > 0 && time.Since(start) >= s.TimeLimit
+	}
+	d, complete, err := prepareUntil(p, sp, s.Epsilon, s.Threads, stop, maxPreparedBytes)
+	if err != nil {
+		return Result{}, err
+	}
 	if len(d.recs) == 0 {
 		return Result{}, ErrNoRecords
+	}
+	if !complete {
+		return unsearched(ctx, p, d, s, start)
 	}
 	sv := newSolver(d, s, start)
 	defer sv.close()
@@ -455,29 +474,92 @@ func checkShape(p Problem) error {
 	return nil
 }
 
-// result re-counts the incumbent with the pairwise core and assembles the Result.
-func (sv *solver) result(p Problem) (Result, error) {
-	r := Result{Family: p.Family, N: len(sv.d.recs), Epsilon: sv.eps, Status: sv.status, Stats: sv.stats, EuclideanLinks: sv.euclideanLinks}
-	r.Params = append([]float64(nil), sv.bestTheta...)
-	r.Failures = sv.bestFail
-	op, err := sv.d.sp.operator(r.Params)
+// recount counts, with the pairwise core, the records that theta links with margin ≥ eps
+// (correct: the MILP's criterion) and by plain DBRL (dbrl: unique nearest, any margin).
+func recount(p Problem, sp space, theta []float64, eps float64, threads int) (correct, dbrl int, err error) {
+	op, err := sp.operator(theta)
 	if err != nil {
-		return r, fmt.Errorf("optimize: learned parameters: %w", err)
+		return 0, 0, fmt.Errorf("optimize: learned parameters: %w", err)
 	}
-	recs, err := distances.Search(p.Queries, p.Refs, p.Truth, op, distances.Settings{Threads: sv.threads, Closer: true, Margin: sv.eps})
+	recs, err := distances.Search(p.Queries, p.Refs, p.Truth, op, distances.Settings{Threads: threads, Closer: true, Margin: eps})
 	if err != nil {
-		return r, err
+		return 0, 0, err
 	}
 	for i := range recs {
 		if p.Truth[i] < 0 {
 			continue
 		}
 		if len(recs[i].Closer) == 0 {
-			r.CorrectLinks++
+			correct++
 		}
 		if recs[i].Nearest == recs[i].True && recs[i].Ties == 1 {
-			r.DBRLLinks++
+			dbrl++
 		}
+	}
+	return correct, dbrl, nil
+}
+
+// unsearched is the Result of a search stopped (time limit or ctx) before its rows were
+// all prepared: the first warm start (the hierarchy's best) or else the Euclidean
+// parameters, re-counted by the pairwise core, and the bound of the records found
+// impossible so far (no node, no cut: an honest answer rather than a limit overrun by the
+// reductions). One recount of the family's operator is all the time left allows (the
+// Choquet ones scan pair by pair); the Euclidean count is the weighted mean's with equal
+// weights, the same distance on the fast path.
+func unsearched(ctx context.Context, p Problem, d *data, s Settings, start time.Time) (Result, error) {
+	r := Result{Family: p.Family, N: len(d.recs), Epsilon: s.Epsilon, Status: TimeLimit}
+	if ctx.Err() != nil {
+		r.Status = Interrupted
+	}
+	r.Stats.Pairs = d.pairs
+	r.Params = d.sp.euclidean()
+	if len(s.WarmStarts) > 0 {
+		r.Params = s.WarmStarts[0]
+	}
+	r.Params = append([]float64(nil), r.Params...)
+	var err error
+	if r.CorrectLinks, r.DBRLLinks, err = recount(p, d.sp, r.Params, s.Epsilon, s.Threads); err != nil {
+		return r, err
+	}
+	r.EuclideanLinks = r.CorrectLinks
+	if len(s.WarmStarts) > 0 {
+		wm, err := newSpace(WM, len(p.Queries))
+		if err != nil {
+			return r, err
+		}
+		if r.EuclideanLinks, _, err = recount(p, wm, wm.euclidean(), s.Epsilon, s.Threads); err != nil {
+			return r, err
+		}
+		if r.EuclideanLinks > r.CorrectLinks { // a warm start worse than the Euclidean distance
+			r.Params = d.sp.euclidean()
+			if r.CorrectLinks, r.DBRLLinks, err = recount(p, d.sp, r.Params, s.Epsilon, s.Threads); err != nil {
+				return r, err
+			}
+		}
+	}
+	r.Failures = r.N - r.CorrectLinks
+	r.Bound = r.N
+	for i := range d.recs {
+		if d.recs[i].impossible {
+			r.Bound--
+		}
+	}
+	r.Bound = max(r.Bound, r.CorrectLinks, r.EuclideanLinks)
+	if r.Bound > 0 {
+		r.Gap = float64(r.Bound-r.CorrectLinks) / float64(r.Bound)
+	}
+	r.Stats.Seconds = time.Since(start).Seconds()
+	return r, nil
+}
+
+// result re-counts the incumbent with the pairwise core and assembles the Result.
+func (sv *solver) result(p Problem) (Result, error) {
+	r := Result{Family: p.Family, N: len(sv.d.recs), Epsilon: sv.eps, Status: sv.status, Stats: sv.stats, EuclideanLinks: sv.euclideanLinks}
+	r.Params = append([]float64(nil), sv.bestTheta...)
+	r.Failures = sv.bestFail
+	var err error
+	if r.CorrectLinks, r.DBRLLinks, err = recount(p, sv.d.sp, r.Params, sv.eps, sv.threads); err != nil {
+		return r, err
 	}
 	if r.CorrectLinks != r.N-r.Failures {
 		return r, fmt.Errorf("optimize: internal error: the pairwise core counts %d links with margin ≥ ε, the search %d", r.CorrectLinks, r.N-r.Failures)

@@ -3,6 +3,7 @@ package optimize
 import (
 	"bufio"
 	"context"
+	"errors"
 	"math"
 	"os"
 	"os/exec"
@@ -532,5 +533,44 @@ func TestLearnContextInterruptedMidSearch(t *testing.T) {
 	t.Logf("%v after %.1f s: %d links (DBRL %d), bound %d, %d blocks, %d nodes", res.Status, res.Stats.Seconds, res.CorrectLinks, links, res.Bound, res.Stats.Blocks, res.Stats.Nodes)
 	if res.Status != Interrupted || res.CorrectLinks > links || res.CorrectLinks > res.Bound {
 		t.Errorf("%v: %d links (DBRL %d), bound %d", res.Status, res.CorrectLinks, links, res.Bound)
+	}
+}
+
+// The reductions stop with the search: records fed after the stop are left without
+// rows, the answer keeps its promises (its links re-counted, its bound above the
+// optimum), and a warm start that is the optimum is what it returns. The memory budget
+// ends them with ErrTooLarge.
+func TestPrepareStopped(t *testing.T) {
+	p := randomProblem(21, 120, 5, 0.9)
+	p.Family = WM
+	full, err := Learn(p, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := newSpace(WM, len(p.Queries))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	d, complete, err := prepareUntil(p, sp, DefaultEpsilon, 1, func() bool { calls++; return calls > 5 }, math.MaxInt64)
+	if err != nil || complete {
+		t.Fatalf("stopped after 5 records: complete %v, err %v", complete, err)
+	}
+	for i := 5; i < len(d.recs); i++ {
+		if r := d.recs[i]; r.ncand() > 0 || r.impossible {
+			t.Fatalf("record %d was prepared after the stop", i)
+		}
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := unsearched(cancelled, p, d, Settings{Epsilon: DefaultEpsilon, WarmStarts: [][]float64{full.Params}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != Interrupted || res.CorrectLinks != full.CorrectLinks || res.Bound < full.CorrectLinks || res.Failures != res.N-res.CorrectLinks {
+		t.Errorf("unsearched: %v, %d links, bound %d, %d failures of %d; the optimum is %d", res.Status, res.CorrectLinks, res.Bound, res.Failures, res.N, full.CorrectLinks)
+	}
+	if _, _, err := prepareUntil(p, sp, DefaultEpsilon, 1, func() bool { return false }, 1000); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("1000 bytes for %d records' rows: err %v, want ErrTooLarge", len(d.recs), err)
 	}
 }

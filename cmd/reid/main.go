@@ -23,6 +23,7 @@ import (
 	"syscall"
 
 	"github.com/reid-sdc/reid/datasets"
+	"github.com/reid-sdc/reid/optimize"
 )
 
 // version is the engine version written into every report.
@@ -156,7 +157,7 @@ func report(err error, cmd *command, e *env) int {
 	case errors.As(err, &ie), errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrPermission):
 		fmt.Fprintf(e.stderr, "reid %s: %s\n", cmd.Name, oneLine(err.Error()))
 		return exitInput
-	case isInputError(err):
+	case isInputError(err), errors.Is(err, optimize.ErrTooLarge):
 		fmt.Fprintf(e.stderr, "reid %s: %s\n", cmd.Name, oneLine(err.Error()))
 		return exitInput
 	}
