@@ -31,8 +31,13 @@ const (
 	// FormatAuto picks the format from the file name's extension.
 	FormatAuto Format = iota
 	FormatCSV
-	FormatArrow // Arrow IPC file (Feather v2) or stream
+	FormatArrow // Arrow IPC file format (Feather v2); Load also reads a stream
 	FormatParquet
+	// FormatArrowStream is the Arrow IPC stream format (no footer), conventionally .arrows.
+	// Load reads either IPC format whichever of the two is asked for; Write writes exactly
+	// this one, so that a .arrows file is readable by any stream reader (pyarrow's
+	// open_stream, arrow-go's ipc.NewReader).
+	FormatArrowStream
 )
 
 func (f Format) String() string {
@@ -43,23 +48,54 @@ func (f Format) String() string {
 		return "arrow"
 	case FormatParquet:
 		return "parquet"
+	case FormatArrowStream:
+		return "arrow stream"
 	}
 	return "auto"
 }
 
-// FormatOf returns the format implied by a file name's extension: .csv (also .txt and
-// .tsv is not accepted), .arrow, .feather, .ipc, .arrows, and .parquet, .pq.
+// formatExtensions lists every accepted extension (lower case) with its format, grouped by
+// format: FormatOf and its error message are both made from it, so they cannot disagree.
+var formatExtensions = []struct {
+	ext    string
+	format Format
+}{
+	{".csv", FormatCSV}, {".txt", FormatCSV},
+	{".arrow", FormatArrow}, {".feather", FormatArrow}, {".ipc", FormatArrow},
+	{".arrows", FormatArrowStream},
+	{".parquet", FormatParquet}, {".pq", FormatParquet},
+}
+
+// knownExtensions is the list for messages: ".csv/.txt, .arrow/.feather/.ipc, ...".
+func knownExtensions() string {
+	var b strings.Builder
+	for i, e := range formatExtensions {
+		switch {
+		case i == 0:
+		case formatExtensions[i-1].format == e.format:
+			b.WriteString("/")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(e.ext)
+	}
+	return b.String()
+}
+
+// FormatOf returns the format implied by a file name's extension (case-insensitive): .csv
+// and .txt are comma-separated text (.txt because exports often carry it; .tsv and other
+// delimiters are not read), .arrow, .feather and .ipc the Arrow IPC file format, .arrows the
+// IPC stream format, .parquet and .pq Parquet. Any other extension, or none, is an
+// ErrUnknownFormat error listing these: a file is never read as CSV by default.
 func FormatOf(path string) (Format, error) {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".csv", ".txt":
-		return FormatCSV, nil
-	case ".arrow", ".feather", ".ipc", ".arrows":
-		return FormatArrow, nil
-	case ".parquet", ".pq":
-		return FormatParquet, nil
+	ext := strings.ToLower(filepath.Ext(path))
+	for _, e := range formatExtensions {
+		if e.ext == ext {
+			return e.format, nil
+		}
 	}
 	return FormatAuto, &InputError{File: path, Err: ErrUnknownFormat,
-		Detail: fmt.Sprintf("extension %q (want .csv, .arrow/.feather/.ipc, .parquet)", filepath.Ext(path))}
+		Detail: fmt.Sprintf("extension %q (want %s)", filepath.Ext(path), knownExtensions())}
 }
 
 // MissingPolicy says what to do with a missing value.
@@ -89,8 +125,8 @@ type LoadOptions struct {
 	BatchRows int
 }
 
-// Load reads a table from a CSV, Arrow IPC/Feather v2 or Parquet file, one record batch at
-// a time, into float64 and dictionary-coded columns.
+// Load reads a table from a CSV, Arrow IPC (file/Feather v2 or stream) or Parquet file, one
+// record batch at a time, into float64 and dictionary-coded columns.
 //
 // The type of a column without an override comes from the file: Arrow and Parquet numeric
 // types are numeric, strings, dictionaries and booleans categorical. In a CSV file every
@@ -128,7 +164,7 @@ func Load(path string, opts LoadOptions) (*Table, error) {
 	switch format {
 	case FormatCSV:
 		err = ld.csv(f)
-	case FormatArrow:
+	case FormatArrow, FormatArrowStream:
 		err = ld.arrow(f)
 	case FormatParquet:
 		err = ld.parquet(f, st.Size())

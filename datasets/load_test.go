@@ -111,7 +111,7 @@ func TestRoundTripAllFormats(t *testing.T) {
 	want := sampleTable(70000) // crosses the 65536-row batch boundary
 	dir := t.TempDir()
 	var loaded []*Table
-	for _, name := range []string{"t.csv", "t.arrow", "t.parquet"} {
+	for _, name := range []string{"t.csv", "t.arrow", "t.arrows", "t.parquet"} {
 		p := filepath.Join(dir, name)
 		if err := Write(p, want, FormatAuto); err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -226,7 +226,7 @@ func TestArrowNumericTypes(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	good := sampleTable(10)
-	for _, name := range []string{"good.parquet", "good.arrow"} {
+	for _, name := range []string{"good.parquet", "good.arrow", "good.arrows"} {
 		if err := Write(filepath.Join(dir, name), good, FormatAuto); err != nil {
 			t.Fatal(err)
 		}
@@ -270,6 +270,7 @@ func TestBadInput(t *testing.T) {
 		{"truncated parquet", truncate("good.parquet", "trunc.parquet", func(n int) int { return n / 2 }), LoadOptions{}, ErrCorrupt, []string{"trunc.parquet"}},
 		{"corrupt parquet", corrupt("good.parquet", "bad.parquet"), LoadOptions{Missing: MissingKeep}, ErrCorrupt, []string{"bad.parquet"}},
 		{"truncated arrow", truncate("good.arrow", "trunc.arrow", func(n int) int { return n - 40 }), LoadOptions{Missing: MissingKeep}, ErrCorrupt, []string{"trunc.arrow"}},
+		{"truncated arrows", truncate("good.arrows", "trunc.arrows", func(n int) int { return n - 40 }), LoadOptions{Missing: MissingKeep}, ErrCorrupt, []string{"trunc.arrows"}},
 		{"not arrow", writeFile(t, dir, "text.arrow", "a,b\n1,2\n"), LoadOptions{}, ErrCorrupt, []string{"text.arrow"}},
 	}
 	for _, tc := range cases {
@@ -291,6 +292,42 @@ func TestBadInput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFormatOfExtensions: every accepted extension is named in the unknown-format message,
+// and every extension the message names is accepted (the reviewer found .arrows and .pq
+// accepted but not listed).
+func TestFormatOfExtensions(t *testing.T) {
+	accepted := map[string]Format{
+		".csv": FormatCSV, ".txt": FormatCSV, ".arrow": FormatArrow, ".feather": FormatArrow,
+		".ipc": FormatArrow, ".arrows": FormatArrowStream, ".parquet": FormatParquet, ".pq": FormatParquet,
+	}
+	_, err := FormatOf("data.xlsx")
+	if !errors.Is(err, ErrUnknownFormat) {
+		t.Fatalf("data.xlsx: %v", err)
+	}
+	msg := err.Error()
+	for ext, want := range accepted {
+		for _, name := range []string{"f" + ext, "F" + strings.ToUpper(ext)} {
+			if got, err := FormatOf(name); err != nil || got != want {
+				t.Errorf("FormatOf(%q) = %v, %v; want %v", name, got, err, want)
+			}
+		}
+		if !strings.Contains(msg, ext+"/") && !strings.Contains(msg, ext+",") && !strings.HasSuffix(msg, ext+")") {
+			t.Errorf("message %q does not list %s", msg, ext)
+		}
+	}
+	_, list, _ := strings.Cut(msg, "(want ")
+	for _, f := range strings.FieldsFunc(strings.TrimSuffix(list, ")"), func(r rune) bool { return r == '/' || r == ',' || r == ' ' }) {
+		if _, ok := accepted[f]; !ok {
+			t.Errorf("message %q names %q, which is not accepted", msg, f)
+		}
+	}
+	for _, name := range []string{"data.tsv", "data", "data.csv.gz", "data.json"} {
+		if _, err := FormatOf(name); !errors.Is(err, ErrUnknownFormat) {
+			t.Errorf("FormatOf(%q): %v, want an unknown-format error", name, err)
+		}
 	}
 }
 

@@ -19,8 +19,9 @@ import (
 // writeBatchRows is the number of rows per record batch (and Parquet row group) written.
 const writeBatchRows = 1 << 16
 
-// Write saves t to path in the given format (FormatAuto: from the extension) through Arrow.
-// Numeric columns are float64 (in CSV, plain decimals that read back exactly), categorical
+// Write saves t to path in the given format (FormatAuto: from the extension, see FormatOf)
+// through Arrow: .arrow/.feather/.ipc get the IPC file format and .arrows the IPC stream
+// format, each what other Arrow tools expect of that extension. Numeric columns are float64 (in CSV, plain decimals that read back exactly), categorical
 // columns dictionary-encoded strings, missing values nulls (empty fields in CSV).
 //
 // The file is written to a temporary file in the same directory and renamed into place,
@@ -91,6 +92,12 @@ func Encode(f *os.File, t *Table, format Format, name string) error {
 			if cerr := fw.Close(); err == nil {
 				err = cerr
 			}
+		}
+	case FormatArrowStream:
+		sw := ipc.NewWriter(w, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
+		err = eachBatch(t, schema, asText, sw.Write)
+		if cerr := sw.Close(); err == nil { // Close writes the end-of-stream marker
+			err = cerr
 		}
 	case FormatParquet:
 		// Dictionary encoding only for categorical columns: continuous values are nearly

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -34,15 +36,25 @@ column, or every categorical column for pram):
              otherwise changed to one of the other categories uniformly (--p, --seed),
              or a transition matrix from --matrix FILE (JSON array of rows)
 
+--k (default 3) must be at least 2. --p has no default: it is required (except for pram
+with --matrix) and must be above 0, at most 100 for rankswap and pram. k = 1 or p = 0
+would write the input unchanged, as would a rankswap p whose window is under one rank.
+--k goes only with mdav and indrank, --p only with the other methods.
+
+With --missing keep, noise, rankswap, indrank and pram mask each attribute's present
+values as if the records missing there were absent (sd, ranks, window and groups come
+from the present values) and leave missing cells missing; mdav and corrnoise combine
+attributes within records and refuse a missing value in the attributes they mask.
+
 The same input, method, parameters and seed always give the same output file.
 A summary of what was done is printed on stdout (--format text|json).`,
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			method := fs.String("method", "", "masking `method`: mdav, indrank, noise, corrnoise, rankswap or pram")
 			k := fs.Int("k", 3, "group size for mdav and indrank")
-			p := fs.Float64("p", 0, "percentage parameter for noise, corrnoise, rankswap and pram")
+			p := fs.Float64("p", 0, "percentage parameter, required for noise, corrnoise, rankswap and pram (no default)")
 			seed := fs.Uint64("seed", 1, "random seed")
 			attrs := fs.String("attrs", "", "comma-separated `attributes` to mask (default: see above)")
-			out := fs.String("out", "", "output `file` (.csv, .arrow/.feather, .parquet)")
+			out := fs.String("out", "", "output `file` (.csv, .arrow/.feather/.ipc, .arrows for an IPC stream, .parquet/.pq)")
 			matrix := fs.String("matrix", "", "PRAM transition matrix `file` (JSON)")
 			format := fs.String("format", "text", "summary format: text or json")
 			load := addLoadFlags(fs)
@@ -59,7 +71,9 @@ A summary of what was done is printed on stdout (--format text|json).`,
 				if _, err := datasets.FormatOf(*out); err != nil {
 					return err
 				}
-				m := maskJob{method: *method, k: *k, p: *p, seed: *seed, attrs: splitList(*attrs), matrixFile: *matrix}
+				given := map[string]bool{}
+				fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+				m := maskJob{method: *method, k: *k, p: *p, seed: *seed, attrs: splitList(*attrs), matrixFile: *matrix, given: given}
 				if err := m.check(); err != nil {
 					return err
 				}
@@ -143,6 +157,9 @@ type maskJob struct {
 	seed       uint64
 	attrs      []string
 	matrixFile string
+	// given holds the names of the flags set on the command line, so that check can tell
+	// a required --p left out from one given; nil for jobs built in code (demo, bench).
+	given map[string]bool
 }
 
 // maskSummary is what `reid mask` reports; its JSON field names are stable.
@@ -157,16 +174,29 @@ type maskSummary struct {
 	Output     string   `json:"output"`
 }
 
+// check validates the method and its parameters before the input is read. Every masking
+// method has a parameter value at which it changes nothing (k = 1, p = 0): those are
+// refused, and so is a missing --p, so that a "masked" file is never a copy of the input.
 func (m *maskJob) check() error {
 	switch m.method {
 	case "mdav", "indrank":
-		if m.k < 1 {
-			return usagef("--k must be at least 1, got %d", m.k)
+		if m.k < 2 {
+			return usagef("--k must be at least 2 for %s, got %d (k = 1 puts every record in its own group and changes nothing)", m.method, m.k)
+		}
+		if m.given["p"] {
+			return usagef("--p does not apply to %s, which takes --k", m.method)
 		}
 	case "noise", "corrnoise", "rankswap", "pram":
-		if m.p < 0 || (m.method == "pram" && m.p > 100) {
-			return usagef("--p %v is out of range", m.p)
+		if m.given["k"] {
+			return usagef("--k does not apply to %s, which takes --p", m.method)
 		}
+		if m.method == "pram" && m.matrixFile != "" {
+			if m.given["p"] {
+				return usagef("--p and --matrix are alternatives for pram: give one")
+			}
+			break
+		}
+		return m.checkP()
 	case "":
 		return usagef("--method is required")
 	default:
@@ -174,6 +204,24 @@ func (m *maskJob) check() error {
 	}
 	if m.matrixFile != "" && m.method != "pram" {
 		return usagef("--matrix goes with --method pram")
+	}
+	return nil
+}
+
+// checkP validates --p for the percentage methods, saying which values are valid.
+func (m *maskJob) checkP() error {
+	upTo100 := m.method == "rankswap" || m.method == "pram"
+	want := map[string]string{
+		"noise":     "a percentage > 0 of each attribute's sd, e.g. --p 10",
+		"corrnoise": "a percentage > 0 of the data's covariance, e.g. --p 10",
+		"rankswap":  "a percentage of the number of records, > 0 and ≤ 100, e.g. --p 5",
+		"pram":      "the percentage chance that a value is changed, > 0 and ≤ 100, e.g. --p 10 (or --matrix FILE)",
+	}[m.method]
+	if m.given != nil && !m.given["p"] {
+		return usagef("--method %s needs --p: %s", m.method, want)
+	}
+	if !(m.p > 0) || math.IsInf(m.p, 0) || (upTo100 && m.p > 100) {
+		return usagef("--p %v is not valid for %s: want %s (p = 0 changes nothing)", m.p, m.method, want)
 	}
 	return nil
 }
@@ -209,9 +257,25 @@ func (m *maskJob) apply(tab *datasets.Table) (*maskSummary, error) {
 		}
 	}
 	s := &maskSummary{Method: m.method, Attributes: attrs, Records: tab.Rows()}
-	if m.method == "pram" {
+	if m.method == "mdav" || m.method == "indrank" {
+		s.K = m.k
+	} else {
 		s.P, s.Seed = m.p, m.seed
+	}
+	if m.method == "pram" {
 		return s, m.pram(tab, attrs)
+	}
+	if m.method == "noise" || m.method == "rankswap" || m.method == "indrank" {
+		rng := m.rng()
+		for _, name := range attrs {
+			if err := m.maskColumn(tab.Source, tab.Column(name), rng); err != nil {
+				return nil, err
+			}
+		}
+		return s, nil
+	}
+	if i, name, ok := firstMissing(sel); ok {
+		return nil, &datasets.InputError{File: tab.Source, Column: name, Row: i + 1, Err: &wholeRecordError{m.method}}
 	}
 	data, err := sel.NumericMatrix()
 	if err != nil {
@@ -220,20 +284,9 @@ func (m *maskJob) apply(tab *datasets.Table) (*maskSummary, error) {
 	var masked [][]float64
 	switch m.method {
 	case "mdav":
-		s.K = m.k
 		masked, _, err = mask.MDAV(data, m.k)
-	case "indrank":
-		s.K = m.k
-		masked, err = mask.IndividualRanking(data, m.k)
-	case "noise":
-		s.P, s.Seed = m.p, m.seed
-		masked, err = mask.AdditiveNoise(data, m.p, m.rng())
 	case "corrnoise":
-		s.P, s.Seed = m.p, m.seed
 		masked, err = mask.CorrelatedNoise(data, m.p, m.rng())
-	case "rankswap":
-		s.P, s.Seed = m.p, m.seed
-		masked, err = mask.RankSwap(data, m.p, m.rng())
 	}
 	if err != nil {
 		return nil, &datasets.InputError{File: tab.Source, Err: err}
@@ -244,6 +297,120 @@ func (m *maskJob) apply(tab *datasets.Table) (*maskSummary, error) {
 	return s, nil
 }
 
+// wholeRecordError is the missing value met by a method that combines the attributes of a
+// record (MDAV's distances, correlated noise's covariance), for which masking only the
+// present values is not defined.
+type wholeRecordError struct{ method string }
+
+func (e *wholeRecordError) Error() string {
+	return "missing value, which " + e.method + " cannot mask (it combines all the attributes of a record; noise, rankswap, indrank and pram can, or leave the column out of --attrs)"
+}
+
+func (e *wholeRecordError) Unwrap() error { return datasets.ErrMissingValue }
+
+// firstMissing returns the first missing cell of t in reading order (row by row, columns
+// left to right): its 0-based row and its column.
+func firstMissing(t *datasets.Table) (row int, column string, ok bool) {
+	row = -1
+	for j := range t.Columns {
+		c := &t.Columns[j]
+		if c.Valid == nil {
+			continue
+		}
+		if i := slices.Index(c.Valid, false); i >= 0 && (row < 0 || i < row) {
+			row, column = i, c.Name
+		}
+	}
+	return row, column, row >= 0
+}
+
+// present returns the rows of c that are not missing, or nil when none is missing.
+func present(c *datasets.Column) []int {
+	if !c.HasMissing() {
+		return nil
+	}
+	var rows []int
+	for i := 0; i < c.Len(); i++ {
+		if !c.Missing(i) {
+			rows = append(rows, i)
+		}
+	}
+	return rows
+}
+
+// maskColumn masks one numeric column with a univariate method (noise, rankswap, indrank)
+// applied to its present values only, as if the records missing there were absent: the
+// noise sd, the ranks and the swap window, and the groups all come from the present
+// values, and missing cells stay missing. Without missing values this is the method on the
+// whole column, and as the methods draw column after column, masking the columns in turn
+// with one rng gives exactly the output of the method on the whole matrix.
+func (m *maskJob) maskColumn(file string, c *datasets.Column, rng *rand.Rand) error {
+	rows := present(c)
+	values := gather(c.Values, rows)
+	in := [][]float64{values}
+	var out [][]float64
+	var err error
+	switch m.method {
+	case "noise":
+		out, err = mask.AdditiveNoise(in, m.p, rng)
+	case "indrank":
+		out, err = mask.IndividualRanking(in, m.k)
+	case "rankswap":
+		// A window under one rank swaps nothing: refuse rather than copy the column.
+		if n := len(values); n >= 2 && math.Floor(m.p*float64(n)/100) < 1 {
+			return &datasets.InputError{File: file, Column: c.Name, Err: fmt.Errorf(
+				"rankswap p = %g gives a window of 0 ranks on %d values, which swaps nothing; p must be at least %g here", m.p, n, minRankSwapP(n))}
+		}
+		out, err = mask.RankSwap(in, m.p, rng)
+	default:
+		return fmt.Errorf("maskColumn: %s is not a univariate method", m.method)
+	}
+	if err != nil {
+		return &datasets.InputError{File: file, Column: c.Name, Err: err}
+	}
+	c.Values = scatter(out[0], rows, len(c.Values))
+	return nil
+}
+
+// gather returns the entries of xs at rows, or xs itself when rows is nil (nothing
+// missing).
+func gather[T any](xs []T, rows []int) []T {
+	if rows == nil {
+		return xs
+	}
+	out := make([]T, len(rows))
+	for r, i := range rows {
+		out[r] = xs[i]
+	}
+	return out
+}
+
+// scatter is gather's inverse: a column of n entries with the values at rows and zero
+// elsewhere (missing cells hold 0, as Column requires).
+func scatter[T any](values []T, rows []int, n int) []T {
+	if rows == nil {
+		return values
+	}
+	out := make([]T, n)
+	for r, i := range rows {
+		out[i] = values[r]
+	}
+	return out
+}
+
+// minRankSwapP is the smallest --p, rounded up to hundredths, whose rank-swapping window
+// ⌊p·n/100⌋ is at least one rank on n values.
+func minRankSwapP(n int) float64 {
+	p := math.Ceil(10000/float64(n)) / 100
+	for math.Floor(p*float64(n)/100) < 1 { // rounding in p·n/100
+		p += 0.01
+	}
+	return p
+}
+
+// pram masks each categorical attribute's present codes, one draw per present record in
+// row order; missing cells stay missing (PRAM changes each value independently, so the
+// others are masked as if the missing records were absent).
 func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 	var given *mat.Dense
 	if m.matrixFile != "" {
@@ -266,9 +433,6 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 	rng := m.rng()
 	for _, name := range attrs {
 		c := tab.Column(name)
-		if c.HasMissing() {
-			return &datasets.InputError{File: tab.Source, Column: name, Err: datasets.ErrMissingValue, Detail: "PRAM needs every value"}
-		}
 		P := given
 		if P == nil {
 			var err error
@@ -278,11 +442,12 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 		} else if r, _ := P.Dims(); r != len(c.Levels) {
 			return &datasets.InputError{File: m.matrixFile, Column: name, Err: fmt.Errorf("matrix is %d×%d but the column has %d categories", r, r, len(c.Levels))}
 		}
-		codes, err := mask.PRAM(c.Codes, P, rng)
+		rows := present(c)
+		out, err := mask.PRAM(gather(c.Codes, rows), P, rng)
 		if err != nil {
 			return &datasets.InputError{File: tab.Source, Column: name, Err: err}
 		}
-		c.Codes = codes
+		c.Codes = scatter(out, rows, len(c.Codes))
 	}
 	return nil
 }

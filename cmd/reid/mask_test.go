@@ -1,0 +1,280 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/reid-sdc/reid/datasets"
+	"github.com/reid-sdc/reid/datasets/mask"
+)
+
+// TestMaskParameterRequired: a parameter left out, or set to the value at which the
+// method changes nothing, is a usage error (exit 2, one line saying what is valid) and
+// writes nothing, instead of a "masked" copy of the input.
+func TestMaskParameterRequired(t *testing.T) {
+	dir := t.TempDir()
+	in := writeCSV(t, dir, "in.csv", smallCSV)
+	matrix := writeCSV(t, dir, "m.json", "[[0,1],[1,0]]")
+	cases := []struct {
+		name    string
+		args    []string
+		mention []string
+	}{
+		{"noise without p", []string{"--method", "noise"}, []string{"needs --p", "> 0"}},
+		{"corrnoise without p", []string{"--method", "corrnoise"}, []string{"needs --p", "> 0"}},
+		{"rankswap without p", []string{"--method", "rankswap"}, []string{"needs --p", "≤ 100"}},
+		{"pram without p", []string{"--method", "pram"}, []string{"needs --p", "--matrix"}},
+		{"noise p 0", []string{"--method", "noise", "--p", "0"}, []string{"--p 0", "> 0"}},
+		{"corrnoise p 0", []string{"--method", "corrnoise", "--p", "0"}, []string{"--p 0"}},
+		{"rankswap p 0", []string{"--method", "rankswap", "--p", "0"}, []string{"--p 0"}},
+		{"pram p 0", []string{"--method", "pram", "--p", "0"}, []string{"--p 0"}},
+		{"noise p negative", []string{"--method", "noise", "--p", "-5"}, []string{"--p -5"}},
+		{"noise p NaN", []string{"--method", "noise", "--p", "NaN"}, []string{"--p NaN"}},
+		{"noise p Inf", []string{"--method", "noise", "--p", "Inf"}, []string{"--p +Inf"}},
+		{"rankswap p over 100", []string{"--method", "rankswap", "--p", "101"}, []string{"--p 101", "≤ 100"}},
+		{"pram p over 100", []string{"--method", "pram", "--p", "100.5"}, []string{"--p 100.5", "≤ 100"}},
+		{"mdav k 1", []string{"--method", "mdav", "--k", "1"}, []string{"--k", "at least 2"}},
+		{"indrank k 1", []string{"--method", "indrank", "--k", "1"}, []string{"--k", "at least 2"}},
+		{"mdav k 0", []string{"--method", "mdav", "--k", "0"}, []string{"--k", "at least 2"}},
+		{"p with mdav", []string{"--method", "mdav", "--p", "10"}, []string{"--p does not apply to mdav"}},
+		{"k with noise", []string{"--method", "noise", "--p", "10", "--k", "5"}, []string{"--k does not apply to noise"}},
+		{"p and matrix", []string{"--method", "pram", "--p", "10", "--matrix", matrix}, []string{"--p and --matrix"}},
+		// 7 records: the window ⌊p·7/100⌋ is 0 for p < 100/7; the least p in hundredths is 14.29.
+		{"rankswap window 0", []string{"--method", "rankswap", "--p", "14", "--attrs", "a"}, []string{"in.csv", `column "a"`, "window of 0", "14.29"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.csv")
+			args := append([]string{"mask", "--out", out, in}, tc.args...)
+			code, _, stderr := runReid(t, args...)
+			if code != exitInput {
+				t.Errorf("exit %d, want %d; stderr %q", code, exitInput, stderr)
+			}
+			if strings.Count(stderr, "\n") != 1 {
+				t.Errorf("stderr is not one line: %q", stderr)
+			}
+			for _, m := range tc.mention {
+				if !strings.Contains(stderr, m) {
+					t.Errorf("stderr %q does not mention %s", stderr, m)
+				}
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("output written")
+			}
+		})
+	}
+	// The smallest valid values are accepted.
+	for _, args := range [][]string{
+		{"--method", "rankswap", "--p", "14.29", "--attrs", "a"},
+		{"--method", "pram", "--p", "100"},
+		{"--method", "pram", "--matrix", matrix, "--attrs", "region"},
+		{"--method", "mdav", "--k", "2"},
+	} {
+		out := filepath.Join(t.TempDir(), "out.csv")
+		if code, _, stderr := runReid(t, append([]string{"mask", "--out", out, in}, args...)...); code != exitOK {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+}
+
+// TestMaskMinRankSwapP: the suggested p gives a window of at least one rank, and one
+// hundredth less does not.
+func TestMaskMinRankSwapP(t *testing.T) {
+	for n := 2; n <= 5000; n++ {
+		p := minRankSwapP(n)
+		if math.Floor(p*float64(n)/100) < 1 {
+			t.Fatalf("n=%d: p=%v gives a window of 0", n, p)
+		}
+		if q := p - 0.01; math.Floor(q*float64(n)/100) >= 1 {
+			t.Fatalf("n=%d: p=%v is not the least (%v works)", n, p, q)
+		}
+	}
+}
+
+// missingCSV has missing cells in every column; a and b have 5 present values of 6.
+const missingCSV = `a,b,r
+1,10,x
+,20,y
+3,,x
+10,40,
+12,50,y
+20,60,x
+`
+
+// TestMaskMissingKeep: under --missing keep the univariate methods mask each column's
+// present values as if the missing records were absent and leave missing cells missing.
+// Expected values by hand.
+func TestMaskMissingKeep(t *testing.T) {
+	dir := t.TempDir()
+	in := writeCSV(t, dir, "in.csv", missingCSV)
+	const miss = math.MaxFloat64 // marks a missing cell in the expectations
+	cases := []struct {
+		name string
+		args []string
+		col  string
+		want []float64 // numeric columns
+		cat  []string  // or categorical ("" missing)
+	}{
+		// Present a = 1,3,10,12,20 in rank order; k=2 gives ⌊5/2⌋ = 2 groups, {1,3} → 2
+		// and {10,12,20} → 14 (the last absorbs the remainder).
+		{"indrank a", []string{"--method", "indrank", "--k", "2"}, "a", []float64{2, miss, 2, 14, 14, 14}, nil},
+		// Present b = 10,20,40,50,60: {10,20} → 15, {40,50,60} → 50.
+		{"indrank b", []string{"--method", "indrank", "--k", "2"}, "b", []float64{15, 15, miss, 50, 50, 50}, nil},
+		// p = 35: window ⌊35·5/100⌋ = 1 on the 5 present values (it would be 2 on 6), so
+		// ranks 0↔1 and 2↔3 must swap and rank 4 has no partner: 1↔3, 10↔12, 20 stays.
+		{"rankswap a", []string{"--method", "rankswap", "--p", "35", "--attrs", "a"}, "a", []float64{3, miss, 1, 12, 10, 20}, nil},
+		// p = 100 with two levels: every present value moves to the other level.
+		{"pram r", []string{"--method", "pram", "--p", "100"}, "r", nil, []string{"y", "x", "y", "", "x", "y"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.csv")
+			args := append([]string{"mask", "--missing", "keep", "--out", out, in}, tc.args...)
+			if code, _, stderr := runReid(t, args...); code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			got, err := datasets.Load(out, datasets.LoadOptions{Missing: datasets.MissingKeep})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := got.Column(tc.col)
+			for i, w := range tc.want {
+				if (w == miss) != c.Missing(i) || (w != miss && c.Values[i] != w) {
+					t.Errorf("row %d: %q, want %v", i+1, c.String(i), w)
+				}
+			}
+			for i, w := range tc.cat {
+				if (w == "") != c.Missing(i) || c.String(i) != w {
+					t.Errorf("row %d: %q, want %q", i+1, c.String(i), w)
+				}
+			}
+		})
+	}
+}
+
+// TestMaskMissingKeepNoise: noise under --missing keep is the noise of the present values
+// alone (same seed, same draws) and leaves the missing cells missing.
+func TestMaskMissingKeepNoise(t *testing.T) {
+	dir := t.TempDir()
+	in := writeCSV(t, dir, "in.csv", missingCSV)
+	out := filepath.Join(dir, "out.csv")
+	if code, _, stderr := runReid(t, "mask", "--missing", "keep", "--method", "noise", "--p", "20", "--seed", "4", "--out", out, in); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got, err := datasets.Load(out, datasets.LoadOptions{Missing: datasets.MissingKeep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := maskJob{seed: 4}
+	want, err := mask.AdditiveNoise([][]float64{{1, 3, 10, 12, 20}, {10, 20, 40, 50, 60}}, 20, job.rng())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, c := range []*datasets.Column{got.Column("a"), got.Column("b")} {
+		missing := []int{1, 2}[j] // 0-based row of the column's missing cell
+		r := 0
+		for i := 0; i < c.Len(); i++ {
+			if c.Missing(i) != (i == missing) {
+				t.Errorf("%s row %d: missing %v", c.Name, i+1, c.Missing(i))
+			}
+			if i == missing {
+				continue
+			}
+			// CSV holds the shortest decimal that reads back as the same float64.
+			if c.Values[i] != want[j][r] {
+				t.Errorf("%s row %d: %v, want %v", c.Name, i+1, c.Values[i], want[j][r])
+			}
+			r++
+		}
+	}
+}
+
+// TestMaskMissingKeepWholeRecord: mdav and corrnoise refuse a missing value even under
+// --missing keep, naming the method and the first missing cell in reading order (row 2 of
+// column "b", before row 3 of column "a").
+func TestMaskMissingKeepWholeRecord(t *testing.T) {
+	dir := t.TempDir()
+	in := writeCSV(t, dir, "m.csv", "a,b\n1,5\n2,\n,7\n4,8\n")
+	for _, args := range [][]string{{"--method", "mdav", "--k", "2"}, {"--method", "corrnoise", "--p", "10"}} {
+		out := filepath.Join(t.TempDir(), "out.csv")
+		code, _, stderr := runReid(t, append([]string{"mask", "--missing", "keep", "--out", out, in}, args...)...)
+		if code != exitInput || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q", args[1], code, stderr)
+		}
+		for _, m := range []string{"m.csv", `column "b"`, "row 2", args[1] + " cannot mask"} {
+			if !strings.Contains(stderr, m) {
+				t.Errorf("stderr %q does not mention %s", stderr, m)
+			}
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Error("output written")
+		}
+	}
+}
+
+// TestMaskPerColumnIsWholeMatrix: without missing values, masking column by column gives
+// exactly the method applied to the whole matrix, so files masked before per-column masking
+// existed are reproduced.
+func TestMaskPerColumnIsWholeMatrix(t *testing.T) {
+	data := [][]float64{{1, 2, 3, 10, 11, 12, 13}, {10, 11, 12, 50, 51, 52, 53}}
+	for _, method := range []string{"noise", "rankswap", "indrank"} {
+		job := maskJob{method: method, k: 2, p: 60, seed: 7}
+		var want [][]float64
+		var err error
+		switch method {
+		case "noise":
+			want, err = mask.AdditiveNoise(data, job.p, job.rng())
+		case "rankswap":
+			want, err = mask.RankSwap(data, job.p, job.rng())
+		case "indrank":
+			want, err = mask.IndividualRanking(data, job.k)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab := &datasets.Table{Source: "t", Columns: []datasets.Column{
+			{Name: "a", Kind: datasets.Numeric, Values: slices.Clone(data[0])},
+			{Name: "b", Kind: datasets.Numeric, Values: slices.Clone(data[1])},
+		}}
+		if _, err := job.apply(tab); err != nil {
+			t.Fatal(err)
+		}
+		for j := range data {
+			if !slices.Equal(tab.Columns[j].Values, want[j]) {
+				t.Errorf("%s column %d: %v, want %v", method, j, tab.Columns[j].Values, want[j])
+			}
+		}
+	}
+}
+
+// TestMaskOutFormats: --out .arrows writes an IPC stream (continuation marker first, not
+// the file format's "ARROW1"), and the unknown-extension error lists every accepted one.
+func TestMaskOutFormats(t *testing.T) {
+	dir := t.TempDir()
+	in := writeCSV(t, dir, "in.csv", smallCSV)
+	out := filepath.Join(dir, "out.arrows")
+	if code, _, stderr := runReid(t, "mask", "--method", "mdav", "--out", out, in); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte{0xff, 0xff, 0xff, 0xff}) {
+		t.Errorf(".arrows starts with %q, want an IPC stream", b[:8])
+	}
+	code, _, stderr := runReid(t, "mask", "--method", "mdav", "--out", filepath.Join(dir, "out.xyz"), in)
+	if code != exitInput {
+		t.Errorf("exit %d", code)
+	}
+	for _, ext := range []string{".csv", ".txt", ".arrow", ".feather", ".ipc", ".arrows", ".parquet", ".pq"} {
+		if !strings.Contains(stderr, ext) {
+			t.Errorf("stderr %q does not list %s", stderr, ext)
+		}
+	}
+}

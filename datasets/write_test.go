@@ -1,0 +1,111 @@
+package datasets
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// smallTable has a numeric column with a missing value and values that are not exact in
+// binary, and a categorical column with a missing value and a label needing CSV quoting.
+func smallTable() *Table {
+	return &Table{Source: "small", Columns: []Column{
+		{Name: "x", Kind: Numeric, Values: []float64{0.1, -2.5e-300, 0, 1e21}, Valid: []bool{true, true, false, true}},
+		{Name: "k", Kind: Categorical, Codes: []int32{1, 0, 1, 0}, Levels: []string{"a, b", "wést"}, Valid: []bool{true, true, true, false}},
+	}}
+}
+
+// TestWriteRoundTripEachExtension writes the same table under every accepted extension,
+// checks the file's leading bytes are those of the format other tools expect for that
+// extension, and reads it back.
+func TestWriteRoundTripEachExtension(t *testing.T) {
+	want := smallTable()
+	cases := []struct {
+		ext   string
+		magic []byte // the format's signature at offset 0
+	}{
+		{".csv", []byte("x,k\n")},
+		{".txt", []byte("x,k\n")},
+		{".arrow", []byte("ARROW1")},
+		{".feather", []byte("ARROW1")},
+		{".ipc", []byte("ARROW1")},
+		// A stream starts with a message: the continuation marker 0xFFFFFFFF.
+		{".arrows", []byte{0xff, 0xff, 0xff, 0xff}},
+		{".parquet", []byte("PAR1")},
+		{".pq", []byte("PAR1")},
+		{".ARROWS", []byte{0xff, 0xff, 0xff, 0xff}},
+	}
+	dir := t.TempDir()
+	for _, tc := range cases {
+		t.Run(tc.ext, func(t *testing.T) {
+			p := filepath.Join(dir, "t"+tc.ext)
+			if err := Write(p, want, FormatAuto); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(b, tc.magic) {
+				t.Errorf("file starts with %q, want %q", b[:min(len(b), 8)], tc.magic)
+			}
+			got, err := Load(p, LoadOptions{Missing: MissingKeep})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, k := got.Column("x"), got.Column("k")
+			if x == nil || k == nil || x.Kind != Numeric || k.Kind != Categorical || got.Rows() != 4 {
+				t.Fatalf("read back %+v", got.Columns)
+			}
+			for i, v := range []float64{0.1, -2.5e-300, 0, 1e21} {
+				if miss := i == 2; x.Missing(i) != miss || (!miss && x.Values[i] != v) {
+					t.Errorf("x row %d: %v (missing %v), want %v", i+1, x.Values[i], x.Missing(i), v)
+				}
+			}
+			for i, s := range []string{"wést", "a, b", "wést", ""} {
+				if miss := i == 3; k.Missing(i) != miss || k.String(i) != s {
+					t.Errorf("k row %d: %q (missing %v), want %q", i+1, k.String(i), k.Missing(i), s)
+				}
+			}
+		})
+	}
+}
+
+// TestWriteArrowsIsStream: a .arrows file is read by a plain IPC stream reader (which
+// rejects the file format's "ARROW1" magic) and is not a valid IPC file.
+func TestWriteArrowsIsStream(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t.arrows")
+	if err := Write(p, smallTable(), FormatAuto); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := ipc.NewFileReader(f); err == nil {
+		t.Error("a .arrows file opens as an IPC file; want the stream format")
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ipc.NewReader(f, ipc.WithAllocator(memory.NewGoAllocator()))
+	if err != nil {
+		t.Fatalf("not an IPC stream: %v", err)
+	}
+	defer r.Release()
+	rows := 0
+	for r.Next() {
+		rows += int(r.RecordBatch().NumRows())
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 4 || r.Schema().NumFields() != 2 {
+		t.Errorf("stream holds %d rows, %d fields; want 4, 2", rows, r.Schema().NumFields())
+	}
+}
