@@ -18,14 +18,48 @@ type PairOptions struct {
 	// ID names a column present in both files whose values identify records. When it is
 	// empty the true link is the row order and the files must have as many records.
 	ID string
-	// IntruderIDs, with ID, keeps only the original records with these ids: the intruder
-	// knows a subset of the population.
+	// IntruderIDs, with ID, keeps only the original records with these ids, in this
+	// order: the intruder knows a subset of the population. Each id must be an original
+	// record's and be listed once (an *IntruderIDError otherwise): a repeated id would
+	// give the intruder two copies of one record, which then compete for its link.
 	IntruderIDs []string
 	// SampleFraction in (0,1) keeps a random subset of that share of the original records
-	// (seeded by Seed); 0 or 1 keeps all.
+	// (seeded by Seed); 0 or 1 keeps all. It is the other way of choosing the intruder's
+	// records and cannot be given with IntruderIDs (ErrIntruderIDsAndSample).
 	SampleFraction float64
 	Seed           uint64
 }
+
+// Errors of PairOptions' choice of the intruder's records.
+var (
+	// ErrNotInOriginal is an intruder id that no original record has.
+	ErrNotInOriginal = errors.New("intruder id is not in the original")
+	// ErrIntruderIDsAndSample: the ids name the intruder's records, a sample fraction
+	// draws them at random; the two contradict each other.
+	ErrIntruderIDsAndSample = errors.New("give intruder ids or a sample fraction, not both")
+)
+
+// IntruderIDError is a bad entry of PairOptions.IntruderIDs: an id listed twice (Err is
+// ErrDuplicateID) or not in the original (ErrNotInOriginal). Index, and for a duplicate
+// First, the entry listing it earlier, are 0-based positions in the list, so that a
+// caller that read the ids from a file can name its lines.
+type IntruderIDError struct {
+	ID           string
+	Index, First int
+	// Original and Column are the original file (Table.Source) and the id column.
+	Original, Column string
+	Err              error
+}
+
+func (e *IntruderIDError) Error() string {
+	if errors.Is(e.Err, ErrDuplicateID) {
+		return fmt.Sprintf("intruder id %s is listed more than once", strconv.Quote(e.ID))
+	}
+	return fmt.Sprintf("intruder id %s is not in the original file %s (column %s)",
+		strconv.Quote(e.ID), e.Original, strconv.Quote(e.Column))
+}
+
+func (e *IntruderIDError) Unwrap() error { return e.Err }
 
 // Pairing is an original file and its masked version restricted to the same attributes,
 // in the same column order, with the true link between their records.
@@ -45,6 +79,9 @@ type Pairing struct {
 // With an id column the ids must be unique in each file (an error names the duplicated
 // value and both rows) and every original id must occur in the masked file.
 func Pair(original, masked *Table, opts PairOptions) (*Pairing, error) {
+	if opts.IntruderIDs != nil && opts.SampleFraction != 0 {
+		return nil, ErrIntruderIDsAndSample
+	}
 	attrs := opts.Attributes
 	if attrs == nil {
 		for _, n := range original.Names() {
@@ -177,11 +214,17 @@ func (p *Pairing) linkByID(original, masked *Table, opts PairOptions) error {
 	keep := identity(original.Rows())
 	if opts.IntruderIDs != nil {
 		keep = keep[:0]
-		for _, v := range opts.IntruderIDs {
+		listed := make(map[string]int, len(opts.IntruderIDs))
+		for k, v := range opts.IntruderIDs {
+			if first, dup := listed[v]; dup {
+				return &IntruderIDError{ID: v, Index: k, First: first, Original: original.Source, Column: opts.ID,
+					Err: ErrDuplicateID}
+			}
+			listed[v] = k
 			r, ok := oIdx[v]
 			if !ok {
-				return &InputError{File: original.Source, Column: opts.ID, Err: ErrNoSuchColumn,
-					Detail: fmt.Sprintf("intruder id %s is not in the original", strconv.Quote(v))}
+				return &IntruderIDError{ID: v, Index: k, First: -1, Original: original.Source, Column: opts.ID,
+					Err: ErrNotInOriginal}
 			}
 			keep = append(keep, r)
 		}

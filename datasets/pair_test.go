@@ -195,6 +195,44 @@ func TestPairByID(t *testing.T) {
 	}
 }
 
+// Bad intruder id lists: the first bad entry is reported with its position, a repeated
+// id with the position of its first listing; sampling the ids is refused.
+func TestPairIntruderIDErrors(t *testing.T) {
+	o := &Table{Source: "o.csv", Columns: []Column{catColumn("id", "p", "q", "r"), {Name: "a", Kind: Numeric, Values: []float64{10, 20, 30}}}}
+	m := &Table{Source: "m.csv", Columns: []Column{catColumn("id", "r", "p", "q"), {Name: "a", Kind: Numeric, Values: []float64{31, 11, 21}}}}
+	cases := []struct {
+		name     string
+		ids      []string
+		fraction float64
+		want     *IntruderIDError // nil with err: not an IntruderIDError
+		err      error
+		message  string
+	}{
+		{"repeated id", []string{"q", "p", "q", "r"}, 0,
+			&IntruderIDError{ID: "q", Index: 2, First: 0, Original: "o.csv", Column: "id", Err: ErrDuplicateID}, ErrDuplicateID,
+			`intruder id "q" is listed more than once`},
+		{"id not in the original", []string{"p", "zz", "q"}, 0,
+			&IntruderIDError{ID: "zz", Index: 1, First: -1, Original: "o.csv", Column: "id", Err: ErrNotInOriginal}, ErrNotInOriginal,
+			`intruder id "zz" is not in the original file o.csv (column "id")`},
+		{"unknown before repeated", []string{"zz", "p", "p"}, 0,
+			&IntruderIDError{ID: "zz", Index: 0, First: -1, Original: "o.csv", Column: "id", Err: ErrNotInOriginal}, ErrNotInOriginal,
+			`intruder id "zz" is not in the original file o.csv (column "id")`},
+		{"ids and a sample fraction", []string{"p", "q"}, 0.5, nil, ErrIntruderIDsAndSample,
+			"give intruder ids or a sample fraction, not both"},
+	}
+	for _, tc := range cases {
+		_, err := Pair(o, m, PairOptions{ID: "id", IntruderIDs: tc.ids, SampleFraction: tc.fraction})
+		if !errors.Is(err, tc.err) || err.Error() != tc.message {
+			t.Errorf("%s: err = %v, want %q (%v)", tc.name, err, tc.message, tc.err)
+			continue
+		}
+		var ie *IntruderIDError
+		if errors.As(err, &ie) != (tc.want != nil) || (tc.want != nil && *ie != *tc.want) {
+			t.Errorf("%s: got %+v, want %+v", tc.name, ie, tc.want)
+		}
+	}
+}
+
 func TestPairSample(t *testing.T) {
 	n := 1000
 	v := make([]float64, n)

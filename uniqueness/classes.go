@@ -1,7 +1,10 @@
 package uniqueness
 
 import (
+	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/reid-sdc/reid/datasets"
 )
@@ -19,7 +22,8 @@ type Classes struct {
 	// Freq[j] is f_j, the number of sample records in class j.
 	Freq []int
 	// PopFreq[j] is F_j, the number of population records in class j (0 when the
-	// combination does not occur in the population); nil without a population.
+	// combination does not occur in the population); nil without a population. Count
+	// does not require F_j ≥ f_j; CheckPopulation does, and Measure calls it.
 	PopFreq []int
 	// PopulationClasses and PopulationUniques are the number of key combinations in the
 	// population and of those held by exactly one population record (0 without one).
@@ -96,6 +100,64 @@ func Count(sample, population *datasets.Table, keys []Key, workers int) (*Classe
 		}
 	}
 	return c, nil
+}
+
+// PopulationError is a key class with fewer records in the population than in the
+// sample (F_j < f_j, F_j = 0 when the combination is absent from the population). The
+// population is meant to contain the sample, so 1/F_j must be at most 1/f_j; a smaller
+// population means the wrong file, or keys coded or binned differently in the two files,
+// and the risk 1/F_j computed from it would be wrong (0 for an absent combination: no
+// risk at all).
+type PopulationError struct {
+	Keys  []string // the key attributes
+	Key   []string // the class's key values, one per key attribute
+	Class int      // the class number (see Classes.Of)
+	// Sample and Population are f_j and F_j.
+	Sample, Population int
+}
+
+func (e *PopulationError) Error() string {
+	var b strings.Builder
+	b.WriteString("key ")
+	for k, name := range e.Keys {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(name)
+		b.WriteByte('=')
+		b.WriteString(quoteLabel(e.Key[k]))
+	}
+	records := "records"
+	if e.Sample == 1 {
+		records = "record"
+	}
+	fmt.Fprintf(&b, ": %d sample %s but %d in the population (%v)", e.Sample, records, e.Population, ErrPopulationTooSmall)
+	return b.String()
+}
+
+func (e *PopulationError) Unwrap() error { return ErrPopulationTooSmall }
+
+// quoteLabel quotes a key value only when it could not be read back from "a=v, b=w".
+func quoteLabel(v string) string {
+	if v == "" || strings.ContainsAny(v, ",= \t\n\r\"") || !strconv.CanBackquote(v) {
+		return strconv.Quote(v)
+	}
+	return v
+}
+
+// CheckPopulation returns a *PopulationError for the first class (in class order, that is
+// by first appearance in the sample) with F_j < f_j, or nil when every class has at least
+// as many population records as sample records or no population was counted.
+func (c *Classes) CheckPopulation() error {
+	if c.PopFreq == nil {
+		return nil
+	}
+	for j, f := range c.Freq {
+		if F := c.PopFreq[j]; F < f {
+			return &PopulationError{Keys: c.Keys, Key: c.Label(j), Class: j, Sample: f, Population: F}
+		}
+	}
+	return nil
 }
 
 // Len returns the number of classes.

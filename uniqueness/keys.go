@@ -22,6 +22,8 @@ var (
 	ErrWeightsAndPi  = errors.New("give sampling weights or a sampling fraction, not both")
 	ErrTooManyRows   = errors.New("more than 2^31-1 records in the sample and population together")
 	ErrKeyNotAllowed = errors.New("a key attribute cannot also be sensitive or the weight")
+	// ErrPopulationTooSmall is wrapped by PopulationError.
+	ErrPopulationTooSmall = errors.New("the population must contain the sample")
 )
 
 // MissingLabel is the label of the category that holds a key's missing values: a missing

@@ -68,7 +68,8 @@ const (
 type Options struct {
 	// Keys are the key attributes.
 	Keys []Key
-	// Population, when not nil, is the population file: F_j is counted in it.
+	// Population, when not nil, is the population file: F_j is counted in it. It must
+	// contain the sample: a class with F_j < f_j is an error (PopulationError).
 	Population *datasets.Table
 	// Weights names the sample's sampling-weight column; Fraction is a sampling fraction
 	// π in (0, 1]. At most one may be given. Without a population they select the
@@ -165,6 +166,12 @@ func Measure(sample *datasets.Table, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Population != nil {
+		// r_i = 1/F_j needs F_j ≥ f_j: otherwise the population is not the sample's.
+		if err := classes.CheckPopulation(); err != nil {
+			return nil, &datasets.InputError{File: opts.Population.Source, Err: err}
+		}
+	}
 
 	n := len(classes.Of)
 	res := &Result{Records: n, Classes: classes, SampleUniques: classes.Uniques(), PopulationUniques: -1,
@@ -183,10 +190,7 @@ func Measure(sample *datasets.Table, opts Options) (*Result, error) {
 	if opts.Population != nil {
 		res.PopulationUniques = classes.PopulationUniques
 		res.Estimates = append(res.Estimates, classes.estimate(ModelPopulation, func(j int) (float64, float64) {
-			F := classes.PopFreq[j]
-			if F == 0 {
-				return 0, 0 // the combination does not exist in the population
-			}
+			F := classes.PopFreq[j] // ≥ f_j ≥ 1 (CheckPopulation)
 			pu := 0.0
 			if F == 1 {
 				pu = 1

@@ -1,10 +1,12 @@
 package uniqueness
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/reid-sdc/reid/datasets"
@@ -360,5 +362,87 @@ func TestMeasureErrors(t *testing.T) {
 	_, err := Measure(bad, Options{Keys: handKeys, Weights: "w"})
 	if err == nil || err.Error() != bad.Source+`: column "w", row 2: sampling weight must be finite and positive: 0` {
 		t.Errorf("message %v", err)
+	}
+}
+
+// The population must contain the sample: a class of handSample (x,1) f=3, (x,2) f=1,
+// (y,1) f=1, (y,2) f=3 with fewer population records is reported, the first in class
+// order, with its key values and both counts.
+func TestMeasurePopulationMustContainSample(t *testing.T) {
+	s := loadCSV(t, "s.csv", handSample)
+	// pop writes a population with n records of each "A,B" combination.
+	pop := func(counts map[string]int) *datasets.Table {
+		var b strings.Builder
+		b.WriteString("A,B\n")
+		for _, key := range []string{"x,1", "x,2", "y,1", "y,2", "z,1"} {
+			b.WriteString(strings.Repeat(key+"\n", counts[key]))
+		}
+		return loadCSV(t, "p.csv", b.String())
+	}
+	tests := []struct {
+		name   string
+		counts map[string]int
+		want   *PopulationError // nil: accepted
+		// sum is Σ 1/F_j over the sample records when accepted.
+		sum float64
+	}{
+		{"absent class", map[string]int{"x,1": 3, "x,2": 1, "y,2": 3, "z,1": 5},
+			&PopulationError{Keys: []string{"A", "B"}, Key: []string{"y", "1"}, Class: 2, Sample: 1, Population: 0}, 0},
+		{"smaller class", map[string]int{"x,1": 2, "x,2": 1, "y,1": 1, "y,2": 3},
+			&PopulationError{Keys: []string{"A", "B"}, Key: []string{"x", "1"}, Class: 0, Sample: 3, Population: 2}, 0},
+		{"first in class order", map[string]int{"x,1": 3, "y,1": 1, "y,2": 2},
+			&PopulationError{Keys: []string{"A", "B"}, Key: []string{"x", "2"}, Class: 1, Sample: 1, Population: 0}, 0},
+		// F_j = f_j: every class is its own population, Σ 1/F_j = number of classes.
+		{"population is the sample", map[string]int{"x,1": 3, "x,2": 1, "y,1": 1, "y,2": 3}, nil, 4},
+		// 3·(1/4) + 1/2 + 1/1 + 3·(1/6), with a population-only class.
+		{"population larger", map[string]int{"x,1": 4, "x,2": 2, "y,1": 1, "y,2": 6, "z,1": 1}, nil, 2.75},
+	}
+	for _, tc := range tests {
+		p := pop(tc.counts)
+		r, err := Measure(s, Options{Keys: handKeys, Population: p})
+		if tc.want == nil {
+			if err != nil {
+				t.Errorf("%s: %v", tc.name, err)
+			} else if !near(r.Primary.ExpectedReidentifications, tc.sum, 1e-12) {
+				t.Errorf("%s: expected re-identifications %v, want %v", tc.name, r.Primary.ExpectedReidentifications, tc.sum)
+			}
+			continue
+		}
+		var pe *PopulationError
+		var ie *datasets.InputError
+		if !errors.As(err, &pe) || !errors.Is(err, ErrPopulationTooSmall) || !errors.As(err, &ie) {
+			t.Errorf("%s: error %v, want a PopulationError in an InputError", tc.name, err)
+			continue
+		}
+		if !reflect.DeepEqual(pe, tc.want) || ie.File != p.Source {
+			t.Errorf("%s: got %+v in %q, want %+v in %q", tc.name, pe, ie.File, tc.want, p.Source)
+		}
+		// Count alone accepts the population; CheckPopulation finds the same class.
+		c, err := Count(s, p, handKeys, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.CheckPopulation(); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: CheckPopulation %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestPopulationErrorMessage(t *testing.T) {
+	tests := []struct {
+		err  PopulationError
+		want string
+	}{
+		{PopulationError{Keys: []string{"urbrur", "sex"}, Key: []string{"2", "1"}, Sample: 12},
+			"key urbrur=2, sex=1: 12 sample records but 0 in the population (the population must contain the sample)"},
+		{PopulationError{Keys: []string{"age", "region"}, Key: []string{"[18,30)", "North East"}, Sample: 1, Population: 0},
+			`key age="[18,30)", region="North East": 1 sample record but 0 in the population (the population must contain the sample)`},
+		{PopulationError{Keys: []string{"A"}, Key: []string{MissingLabel}, Sample: 3, Population: 2},
+			"key A=(missing): 3 sample records but 2 in the population (the population must contain the sample)"},
+	}
+	for _, tc := range tests {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("got  %s\nwant %s", got, tc.want)
+		}
 	}
 }

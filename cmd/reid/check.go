@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -32,8 +33,8 @@ func addPairFlags(fs *flag.FlagSet) *pairFlags {
 		masked:       fs.String("masked", "", "masked `file` X'"),
 		attrs:        fs.String("attrs", "", "comma-separated `attributes` to link on (default: every column of the original but the id)"),
 		id:           fs.String("id", "", "id `column` giving the true link (default: row order)"),
-		intruderIDs:  fs.String("intruder-ids", "", "`file` with one id per line: the original records the intruder knows (needs --id)"),
-		sample:       fs.Float64("sample", 0, "keep a random `fraction` of the original records as the intruder's file"),
+		intruderIDs:  fs.String("intruder-ids", "", "`file` with one id per line, each once (blank lines skipped; rows in errors are its line numbers): the original records the intruder knows (needs --id; not with --sample)"),
+		sample:       fs.Float64("sample", 0, "keep a random `fraction` of the original records as the intruder's file (not with --intruder-ids)"),
 		seed:         fs.Uint64("seed", 1, "random seed (for --sample; learn, audit: the local search's kicks)"),
 		dropConstant: fs.Bool("drop-constant", false, "drop constant attributes instead of failing"),
 		load:         addLoadFlags(fs),
@@ -80,11 +81,16 @@ func (p *pairFlags) open() (*pairedFiles, error) {
 		return nil, usagef("--sample must be a fraction in (0, 1]")
 	}
 	var ids []string
+	var idLines []int
 	if *p.intruderIDs != "" {
 		if *p.id == "" {
 			return nil, usagef("--intruder-ids needs --id")
 		}
-		if ids, err = readLines(*p.intruderIDs); err != nil {
+		if *p.sample != 0 {
+			// Both choose the intruder's records: the ids name them, --sample draws them.
+			return nil, usagef("give --intruder-ids or --sample, not both: the ids name the records the intruder knows, --sample draws them at random")
+		}
+		if ids, idLines, err = readIDs(*p.intruderIDs); err != nil {
 			return nil, err
 		}
 	}
@@ -99,6 +105,15 @@ func (p *pairFlags) open() (*pairedFiles, error) {
 	pairing, err := datasets.Pair(original, masked, datasets.PairOptions{
 		Attributes: attrs, ID: *p.id, IntruderIDs: ids, SampleFraction: *p.sample, Seed: *p.seed,
 	})
+	var bad *datasets.IntruderIDError
+	if errors.As(err, &bad) {
+		// Name the ids file and its lines rather than positions in the list.
+		ie := &datasets.InputError{File: *p.intruderIDs, Row: idLines[bad.Index], Err: bad}
+		if bad.First >= 0 {
+			ie.Detail = fmt.Sprintf("first in row %d", idLines[bad.First])
+		}
+		return nil, ie
+	}
 	if err != nil {
 		return nil, asInput(err)
 	}
@@ -179,26 +194,28 @@ func dropBoth(p *datasets.Pairing, drop []string, so datasets.StandardizeOptions
 	return zo, zm, nil
 }
 
-func readLines(path string) ([]string, error) {
+// readIDs reads an id list, one id per line with surrounding spaces trimmed, skipping
+// blank lines; lines[k] is the 1-based line of ids[k] in the file, for error messages.
+func readIDs(path string) (ids []string, lines []int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &datasets.InputError{File: path, Err: err}
+		return nil, nil, &datasets.InputError{File: path, Err: err}
 	}
 	defer f.Close()
-	var lines []string
 	s := bufio.NewScanner(f)
-	for s.Scan() {
+	for n := 1; s.Scan(); n++ {
 		if l := strings.TrimSpace(s.Text()); l != "" {
-			lines = append(lines, l)
+			ids = append(ids, l)
+			lines = append(lines, n)
 		}
 	}
 	if err := s.Err(); err != nil {
-		return nil, &datasets.InputError{File: path, Err: err}
+		return nil, nil, &datasets.InputError{File: path, Err: err}
 	}
-	if len(lines) == 0 {
-		return nil, &datasets.InputError{File: path, Err: datasets.ErrEmptyFile}
+	if len(ids) == 0 {
+		return nil, nil, &datasets.InputError{File: path, Err: datasets.ErrEmptyFile}
 	}
-	return lines, nil
+	return ids, lines, nil
 }
 
 func fileSHA256(path string) (string, error) {
@@ -228,8 +245,10 @@ have their true partner. Every problem is reported as one line naming the file, 
 and row, with exit code 2.
 
 The files may also be given as --original and --masked. With --id, --intruder-ids FILE
-keeps only the original records whose ids are listed (the intruder knows a subset);
---sample F keeps a seeded random fraction F of them instead.`,
+keeps only the original records whose ids are listed, one per line, each once (the
+intruder knows a subset; blank lines are skipped, and errors name the file's line as the
+row); --sample F instead keeps a seeded random fraction F of them. The two options both
+choose the intruder's records and cannot be combined.`,
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			pf := addPairFlags(fs)
 			format := fs.String("format", "text", "output format: text or json")

@@ -34,8 +34,8 @@ func TestCheck(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 
-	// By id with the intruder knowing two records.
-	ids := writeCSV(t, dir, "ids.txt", "3\n1\n")
+	// By id with the intruder knowing two records (blank lines and spaces ignored).
+	ids := writeCSV(t, dir, "ids.txt", "3\n\n 1 \n\n")
 	code, out, stderr = runReid(t, "check", "--format", "json", "--id", "id", "--intruder-ids", ids, "--original", orig, "--masked", masked)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -67,6 +67,13 @@ func TestCheckBadInput(t *testing.T) {
 		{"id is not in the masked file", []string{"--id", "id", orig, writeCSV(t, dir, "m5.csv", "a,b\n1,1\n2,2\n3,3\n")}, []string{"m5.csv", `"id"`}},
 		{"one file only", []string{orig}, []string{"--original"}},
 		{"intruder ids without id", []string{"--intruder-ids", orig, orig, orig}, []string{"--id"}},
+		// Rows are the ids file's lines, blank lines counted.
+		{"intruder id listed twice", []string{"--id", "id", "--intruder-ids", writeCSV(t, dir, "dup.txt", "3\n\n1\n\n3\n"), orig, orig},
+			[]string{filepath.Join(dir, "dup.txt") + `, row 5: intruder id "3" is listed more than once: first in row 1`}},
+		{"intruder id not in the original", []string{"--id", "id", "--intruder-ids", writeCSV(t, dir, "unknown.txt", "3\n\n1\n99\n"), orig, orig},
+			[]string{filepath.Join(dir, "unknown.txt") + `, row 4: intruder id "99" is not in the original file ` + orig + ` (column "id")`}},
+		{"intruder ids and sample", []string{"--id", "id", "--sample", "0.5", "--intruder-ids", writeCSV(t, dir, "ids.txt", "3\n1\n2\n"), orig, orig},
+			[]string{"--intruder-ids or --sample, not both"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

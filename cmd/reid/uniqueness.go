@@ -34,7 +34,9 @@ attributes (quasi-identifiers). It counts each combination of the --keys in the 
   k_min                       the smallest class (the file is k_min-anonymous)
 
 F_j, the class's size in the population, is counted in --population FILE when given
-(r_i = 1/F_j; categories matched by label). Otherwise it is estimated from sampling
+(r_i = 1/F_j; categories matched by label). The population must contain the sample: a
+key combination with fewer records in FILE than in the SAMPLE (F_j < f_j, as when it is
+absent) is an error naming the combination, since 1/F_j would then be wrong. Otherwise it is estimated from sampling
 weights (--weights COL) or a sampling fraction (--fraction F) by --estimator:
 
   bf          Benedetti-Franconi negative binomial, exact series (default)
@@ -62,7 +64,7 @@ listed, worst first (at most --list, default 20; 0 lists all).
 (1-based), class, f, F (with --population) and risk.`,
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			sample := fs.String("sample", "", "the sample `file` (or give it as the argument)")
-			population := fs.String("population", "", "population `file` (F_j counted in it)")
+			population := fs.String("population", "", "population `file` (F_j counted in it; must contain the sample)")
 			keys := fs.String("keys", "", "comma-separated key `attributes`")
 			var bins binsFlag
 			fs.Var(&bins, "bins", "discretise a numeric key: `NAME:C1,C2,...` (cut points) or NAME:qN (N quantile bins); repeat per key")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -177,5 +178,33 @@ func TestUniquenessTestdata(t *testing.T) {
 	code, out, _ := runReid(t, "uniqueness", "--keys", "urbrur,roof,walls,water,electcon,relat,sex", file)
 	if code != exitOK || !strings.Contains(out, "sample uniques") || !strings.Contains(out, "k-anonymity (k = 3)") {
 		t.Errorf("text output: exit %d\n%s", code, out)
+	}
+}
+
+// A population that does not contain the sample (uniqSample: (x,1) f=3, (x,2) f=1,
+// (y,1) f=1, (y,2) f=3) is an input error naming the population file, the first class
+// short of records and both counts, and nothing is written.
+func TestUniquenessPopulationMustContainSample(t *testing.T) {
+	dir := t.TempDir()
+	s := writeCSV(t, dir, "s.csv", uniqSample)
+	tests := []struct {
+		name, population, want string
+	}{
+		{"absent class", "A,B\nx,1\nx,1\nx,1\nx,2\ny,2\ny,2\ny,2\n",
+			"key A=y, B=1: 1 sample record but 0 in the population (the population must contain the sample)"},
+		{"smaller class", "A,B\nx,1\nx,2\ny,1\ny,2\ny,2\ny,2\ny,2\n",
+			"key A=x, B=1: 3 sample records but 1 in the population (the population must contain the sample)"},
+	}
+	for i, tc := range tests {
+		p := writeCSV(t, dir, fmt.Sprintf("p%d.csv", i), tc.population)
+		out := filepath.Join(dir, fmt.Sprintf("risk%d.csv", i))
+		code, _, errOut := runReid(t, "uniqueness", "--keys", "A,B", "--population", p, "--records-out", out, s)
+		want := "reid uniqueness: " + p + ": " + tc.want + "\n"
+		if code != exitInput || errOut != want {
+			t.Errorf("%s: exit %d, %q\nwant exit %d, %q", tc.name, code, errOut, exitInput, want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%s: --records-out written despite the error (%v)", tc.name, err)
+		}
 	}
 }
