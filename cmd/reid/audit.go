@@ -28,7 +28,7 @@ const auditSchemaVersion = "1.0"
 func auditCommand() *command {
 	return &command{
 		Name:      "audit",
-		UsageLine: "reid audit --original X --masked X' [--attrs A,B] [--keys K1,K2 [--population P]] [--masking M] [--policy FILE] [--time-limit T] [--out DIR]",
+		UsageLine: "reid audit --original X --masked X' [--attrs A,B] [--keys K1,K2 [--population P]] [--masking M] [--policy FILE] [--time-limit T] [--epsilon E] [--out DIR]",
 		Short:     "run every measure on a masked file, write the report and check a policy",
 		Long: `
 Audit is the job to run before releasing a masked file, and the one a CI pipeline runs on
@@ -52,7 +52,9 @@ versioned report, schema in docs/report-schema.json), report.md and report.html
 (self-contained, with SVG charts).
 
 --policy FILE (JSON) sets thresholds: max_reid (any linkage method), max_worst_case_reid
-(with worst_case_by: bound, the default, or incumbent), max_k_reid, max_p_pu_given_su and
+(with worst_case_by: bound, the default, or incumbent: both count links with margin ≥ ε,
+--epsilon, default 1e-4; the plain DBRL Reid of a distance of the families counts when it
+is larger, and a warning says when it exceeds the bound), max_k_reid, max_p_pu_given_su and
 min_k. An unknown key is an error (exit 2). When a threshold is exceeded the command
 exits 1 and prints one line per violated rule with the measure, its value and the
 threshold; it exits 0 otherwise. The last line of stdout is a one-line summary for CI logs.
@@ -69,6 +71,7 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 			out := fs.String("out", "reid-audit", "write report.json, report.md and report.html into this `directory`")
 			records := fs.Int("records", 0, "keep the first `N` records of both files after standardising (0: all)")
 			threads := fs.Int("threads", 0, "goroutines (0: all cores)")
+			epsilon := fs.Float64("epsilon", optimize.DefaultEpsilon, "margin `ε` a correct link of the worst-case search needs (as reid learn's)")
 			return func(args []string) error {
 				know, err := parseKnowledge(*masking)
 				if err != nil {
@@ -79,6 +82,9 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 				}
 				if timeLimit < 0 {
 					return usagef("--time-limit must be positive")
+				}
+				if !(*epsilon > 0) || math.IsInf(*epsilon, 0) {
+					return usagef("--epsilon must be positive")
 				}
 				if *population != "" && *keys == "" {
 					return usagef("--population needs --keys")
@@ -96,7 +102,7 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 					}
 				}
 				a := auditJob{pf: pf, knowledge: know, maskingSpec: *masking, keys: splitList(*keys), population: *population,
-					timeLimit: time.Duration(timeLimit), records: *records, threads: *threads}
+					timeLimit: time.Duration(timeLimit), epsilon: *epsilon, records: *records, threads: *threads}
 				ctx, release := interruptible(e, "audit")
 				rep, err := a.run(ctx, e)
 				sig := release()
@@ -235,6 +241,8 @@ type auditReport struct {
 	// Interrupted is set when a signal stopped the worst-case searches: their statuses
 	// say interrupted, and the policy (null) was not judged.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Warnings are what a reader of the numbers must know (one sentence each).
+	Warnings []string `json:"warnings,omitempty"`
 
 	charts auditChartData
 }
@@ -264,6 +272,7 @@ const (
 	defWCInc    = "worst_case_reid_incumbent: correct links (margin >= epsilon) of the best distance of the family found, over n"
 	defWCBound  = "worst_case_reid_bound: proven upper bound on the correct links (margin >= epsilon) of any distance of the family, over n"
 	defWCDBRL   = "worst_case_reid_dbrl: records the best distance of the family found re-identifies by plain DBRL (unique nearest, any margin, as reid counts them), over n"
+	defWCDBRLEu = "worst_case_reid_dbrl: records the Euclidean distance, a member of every family, re-identifies by plain DBRL masked to original (unique nearest, any margin), over n"
 	defPPU      = "p_pu_given_su: share of sample uniques on the keys that are population uniques, P(PU|SU)"
 	defRate     = "reidentification_rate: mean record risk E[1/F_j | f_j] over the records"
 	defKMin     = "k_min: size of the smallest key class of the masked file (the file is k_min-anonymous)"
@@ -276,6 +285,7 @@ type auditJob struct {
 	keys        []string
 	population  string
 	timeLimit   time.Duration
+	epsilon     float64
 	records     int
 	threads     int
 }
@@ -305,7 +315,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 			Masked:   auditInput{*pf.masked, files.MaskedSHA256, files.MaskedRecords},
 		},
 		Options: auditOptions{Attributes: files.Pairing.Attributes, ID: *pf.id, Keys: a.keys, Masking: a.maskingSpec,
-			TimeLimit: a.timeLimit.String(), Epsilon: optimize.DefaultEpsilon, Records: a.records, PRLQuantiles: prlQuantiles},
+			TimeLimit: a.timeLimit.String(), Epsilon: a.epsilon, Records: a.records, PRLQuantiles: prlQuantiles},
 		Seed:      *pf.seed,
 		Linkage:   []auditLinkage{},
 		WorstCase: []auditWorstCase{},
@@ -373,7 +383,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		settings := optimize.Settings{TimeLimit: per, Seed: int64(*pf.seed), Threads: a.threads, WarmStarts: warm}
+		settings := optimize.Settings{Epsilon: a.epsilon, TimeLimit: per, Seed: int64(*pf.seed), Threads: a.threads, WarmStarts: warm}
 		job := learnJob{files: files, family: fam, direction: linkage.MaskedToOriginal, records: a.records, threads: a.threads, settings: settings}
 		lr, _, err := job.run(ctx, e)
 		if err != nil {
@@ -575,6 +585,22 @@ func (r *auditReport) fillMeasures() {
 			s.WorstCaseReidBound = &v
 		}
 	}
+	if s.WorstCaseReidDBRL != nil {
+		// The Euclidean distance is in every family: what it re-identifies is part of the
+		// worst case, on plain DBRL's terms, whatever the learned parameters do.
+		for _, l := range r.Linkage {
+			if l.Method == "dbrl" && l.Operator == "euclidean" && l.Direction == linkage.MaskedToOriginal.String() {
+				add("worst_case_reid_dbrl", l.ID, defWCDBRLEu, l.Reid)
+				if l.Reid > *s.WorstCaseReidDBRL {
+					v := l.Reid
+					s.WorstCaseReidDBRL = &v
+				}
+			}
+		}
+		if s.WorstCaseReidBound != nil && *s.WorstCaseReidDBRL > *s.WorstCaseReidBound {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("plain DBRL re-identifies %.4f of the records with a distance of the families, more than the proven bound %.4f on links with margin ≥ ε = %g: many true links here have margins below ε, which the worst-case search does not count; rerun with a smaller --epsilon (e.g. %g) to bound them", *s.WorstCaseReidDBRL, *s.WorstCaseReidBound, r.Options.Epsilon, r.Options.Epsilon/1000))
+		}
+	}
 	if u := r.Uniqueness; u != nil {
 		ppu := 0.0
 		if u.PPUGivenSU != nil {
@@ -631,6 +657,9 @@ func printAudit(w io.Writer, r *auditReport) {
 		fmt.Fprintf(tw, "%s\t%s\t%d (%.4f)\t%d (%.4f)\t%.1f%%\t%d\n", c.Operator, c.Status, c.Incumbent, c.IncumbentReid, c.Bound, c.BoundReid, 100*c.Gap, c.DBRLLinks)
 	}
 	tw.Flush()
+	for _, warning := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
 	if u := r.Uniqueness; u != nil {
 		fmt.Fprintf(w, "\nuniqueness on %s (%s): %d classes, %d sample uniques, P(PU|SU) %s, re-identification rate %.4f, k_min %d\n",
 			strings.Join(r.Options.Keys, ","), u.Model, u.Classes, u.SampleUniques, optF(u.PPUGivenSU), u.ReidentificationRate, u.KMin)

@@ -306,6 +306,16 @@ func TestPolicyCheckByHand(t *testing.T) {
 	if res.Pass {
 		t.Error("max_worst_case_reid passed without a worst case")
 	}
+	// A distance of the families re-identifying more by plain DBRL than the ε-bound
+	// (margins below ε) sets the worst case: the gate must not pass under it.
+	r.Measures = append(r.Measures, auditMeasure{Name: "worst_case_reid_dbrl", Source: "dbrl/euclidean/masked-to-original", Value: 0.8})
+	for _, by := range []string{"bound", "incumbent"} {
+		res := (&policy{MaxWorstCaseReid: f(0.75), WorstCaseBy: s(by)}).check(r, "")
+		want := "max_worst_case_reid: worst_case_reid_dbrl = 0.8 (dbrl/euclidean/masked-to-original) > threshold 0.75"
+		if res.Pass || len(res.Violations) != 1 || res.Violations[0].Message != want {
+			t.Errorf("by %s with plain DBRL 0.8 above the bound 0.7: %+v, want %q", by, res.Violations, want)
+		}
+	}
 }
 
 // A validator for the subset of JSON Schema that docs/report-schema.json uses. It refuses
@@ -548,8 +558,8 @@ func TestValidateReports(t *testing.T) {
 // of the available families, whatever their incumbents (margin ≥ ε), and ends the CI line.
 func TestWorstCaseDBRLByHand(t *testing.T) {
 	r := &auditReport{WorstCase: []auditWorstCase{
-		{Operator: "wm", Available: true, N: 200, Incumbent: 100, IncumbentReid: 0.5, DBRLLinks: 104},
-		{Operator: "owa", Available: true, N: 200, Incumbent: 110, IncumbentReid: 0.55, DBRLLinks: 110},
+		{Operator: "wm", Available: true, N: 200, Incumbent: 100, IncumbentReid: 0.5, BoundReid: 0.6, DBRLLinks: 104},
+		{Operator: "owa", Available: true, N: 200, Incumbent: 110, IncumbentReid: 0.55, BoundReid: 0.6, DBRLLinks: 110},
 		{Operator: "choquet", Available: false, N: 200, DBRLLinks: 190},
 	}}
 	r.Inputs.Masked.File = "m.csv"
@@ -571,6 +581,29 @@ func TestWorstCaseDBRLByHand(t *testing.T) {
 	}
 	if l := ciLine(r); !strings.HasSuffix(l, " worst_case_reid_dbrl=0.5500") {
 		t.Errorf("CI line %q", l)
+	}
+	if len(r.Warnings) != 0 {
+		t.Errorf("warnings %q without a bound below plain DBRL", r.Warnings)
+	}
+
+	// The Euclidean distance is in every family: its plain DBRL (masked to original) is
+	// part of the worst case, and above the bounds (0.6, 0.62) it is a warning.
+	r = &auditReport{
+		Linkage: []auditLinkage{
+			{ID: "dbrl/euclidean/masked-to-original", Method: "dbrl", Operator: "euclidean", Direction: "masked-to-original", N: 200, Reid: 0.7},
+			{ID: "dbrl/euclidean/original-to-masked", Method: "dbrl", Operator: "euclidean", Direction: "original-to-masked", N: 200, Reid: 0.9},
+		},
+		WorstCase: []auditWorstCase{
+			{Operator: "wm", Available: true, N: 200, Incumbent: 100, IncumbentReid: 0.5, Bound: 120, BoundReid: 0.6, DBRLLinks: 104},
+			{Operator: "owa", Available: true, N: 200, Incumbent: 110, IncumbentReid: 0.55, Bound: 124, BoundReid: 0.62, DBRLLinks: 110},
+		}}
+	r.Options.Epsilon = 1e-4
+	r.fillMeasures()
+	if got := r.Summary.WorstCaseReidDBRL; got == nil || *got != 0.7 {
+		t.Errorf("summary worst_case_reid_dbrl %v, want 0.7 (Euclidean, masked to original)", got)
+	}
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "0.7000") || !strings.Contains(r.Warnings[0], "0.6200") {
+		t.Errorf("warnings %q, want one naming 0.7000 and the bound 0.6200", r.Warnings)
 	}
 }
 

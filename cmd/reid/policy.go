@@ -153,6 +153,12 @@ func (p *policy) check(r *auditReport, path string) *policyResult {
 	if p.MaxWorstCaseReid != nil {
 		name := "worst_case_reid_" + p.worstCaseBy()
 		v, src, found := maxOf(name)
+		// The bound and the incumbent count links with margin ≥ ε; a distance of the
+		// families that re-identifies more by plain DBRL (margins below ε) is a worst case
+		// at least that high, and the gate must not pass below it.
+		if d, dsrc, ok := maxOf("worst_case_reid_dbrl"); found && ok && d > v {
+			v, src, name = d, dsrc, "worst_case_reid_dbrl"
+		}
 		if !found {
 			// No operator measured: the gate fails rather than passing blind.
 			rule("max_worst_case_reid", name, *p.MaxWorstCaseReid, 0, false, "")
