@@ -239,7 +239,9 @@ func (p *Pairing) linkByID(original, masked *Table, opts PairOptions) error {
 		}
 		p.TrueMasked[i] = j
 	}
-	if len(keep) != original.Rows() {
+	// The intruder's records in the list's order: a list of every id in another order
+	// reorders the original too (TrueMasked follows keep).
+	if !slices.Equal(keep, identity(original.Rows())) {
 		p.Original = p.Original.Subset(keep)
 	}
 	p.TrueOriginal = make([]int, masked.Rows())

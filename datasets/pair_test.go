@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -187,6 +188,14 @@ func TestPairByID(t *testing.T) {
 	}
 	if !equalInts(p.TrueMasked, []int{0, 2}) || p.Original.Columns[0].Values[0] != 30 {
 		t.Errorf("subset: TrueMasked %v original %v", p.TrueMasked, p.Original.Columns[0].Values)
+	}
+	// Every id, in another order: the original follows the list (values 30, 10, 20).
+	p, err = Pair(o, m, PairOptions{ID: "id", IntruderIDs: []string{"r", "p", "q"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equalInts(p.TrueMasked, []int{0, 2, 3}) || !slices.Equal(p.Original.Columns[0].Values, []float64{30, 10, 20}) {
+		t.Errorf("every id reordered: TrueMasked %v original %v", p.TrueMasked, p.Original.Columns[0].Values)
 	}
 	dup := &Table{Source: "d.csv", Columns: []Column{catColumn("id", "p", "q", "p"), {Name: "a", Kind: Numeric, Values: []float64{1, 2, 3}}}}
 	_, err = Pair(o, dup, PairOptions{ID: "id"})

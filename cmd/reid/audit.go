@@ -92,6 +92,9 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 				if err := pf.positionalFiles(args); err != nil {
 					return err
 				}
+				if err := checkOutDir("out", *out); err != nil {
+					return err
+				}
 				var pol *policy
 				if *policyFile != "" {
 					if pol, err = readPolicy(*policyFile); err != nil {

@@ -259,7 +259,7 @@ func TestAuditPolicyErrors(t *testing.T) {
 		{`{"max_worst_case_reid": 0.1, "worst_case_by": "median"}`, "bound or incumbent"},
 		{`{"min_k": 0}`, "at least 1"},
 		{`{}`, "no rule"},
-		{`{"max_k_reid": 0.1}`, "give --masking"},
+		{`{"max_k_reid": 0.1}`, "--masking is none"},
 		{`{"min_k": 3}`, "give --keys"},
 	} {
 		p := writePolicy(t, c.policy)

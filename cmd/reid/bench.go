@@ -19,41 +19,51 @@ import (
 )
 
 func benchCommand() *command {
+	least, why := minRecords(benchMaskJobs())
 	return &command{
 		Name:      "bench",
 		UsageLine: "reid bench [--datasets DIR] [--dataset NAME] [--records N] [--time-limit T] [--seed S] [--csv FILE] [--md FILE]",
 		Short:     "run the grid dataset × masking method × measure (the worst-case papers' tables)",
-		Long: `
+		Long: fmt.Sprintf(`
 Bench runs, for every masked file of a data set, the measures of 'reid audit' and prints
 one row per masking method and parameter with the columns of the worst-case record-linkage
 papers: Euclidean DBRL, PRL (EM), the learned WM, OWA, bilinear and Choquet distances
-(incumbent and proven bound; each file's search gets twice --time-limit, shared as by
-'reid audit'; Choquet n/a on more than 13 attributes), K.Reid (the masking read from the file name: mdav_kK,
+(incumbent and proven bound; each file's searches get twice --time-limit in all, shared
+by the families as by 'reid audit': the time a family leaves goes to the next; Choquet
+n/a on more than 13 attributes), K.Reid (the masking read from the file name: mdav_kK,
 indrank_kK, rankswap_pP, argus_rankswap_pP; none otherwise), with times in seconds.
 
 The data set is DIR/NAME/original.csv with DIR/NAME/masked/*.csv (--datasets, default
 ../shared/datasets; --dataset, default census). When it is absent the synthetic generator
 makes --records records (seed --seed) and masks them with MDAV k=3,5,10, individual
-ranking k=3 and rank swapping p=5,15. The table is Markdown on stdout (or --md FILE);
---csv FILE writes it as CSV. All figures but the times are reproducible with the same
-seed when every worst-case search ends optimal (otherwise they depend on --time-limit).
+ranking k=3 and rank swapping p=5,15 (--records at least %d: below it some masking would
+change nothing). The table is Markdown on stdout (or --md FILE); --csv FILE writes it as
+CSV. All figures but the times are reproducible with the same seed when every
+worst-case search ends optimal (otherwise they depend on --time-limit).
 An interrupt (Ctrl-C) or SIGTERM ends the current file's searches (status interrupted),
-writes the table of the files done and exits 130.`,
+writes the table of the files done and exits 130.`, least),
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			dsDir := fs.String("datasets", filepath.Join("..", "shared", "datasets"), "data sets `directory`")
 			dsName := fs.String("dataset", "census", "data set `name` (a subdirectory of --datasets)")
-			records := fs.Int("records", 1000, "synthetic `records` when the data set is absent")
+			records := fs.Int("records", 1000, fmt.Sprintf("synthetic `records` when the data set is absent (at least %d)", least))
 			seed := fs.Uint64("seed", 1, "random seed of the synthetic data and masking")
 			timeLimit := secondsOrDuration(10 * time.Second)
-			fs.Var(&timeLimit, "time-limit", "worst-case search time per operator and file (`duration`)")
+			fs.Var(&timeLimit, "time-limit", "worst-case search time: each masked file gets twice this `duration`, shared by the learned families")
 			csvOut := fs.String("csv", "", "write the table as CSV to this `file`")
 			mdOut := fs.String("md", "", "write the Markdown table to this `file` instead of stdout")
 			return func(args []string) error {
 				if len(args) != 0 {
 					return usagef("bench takes no arguments")
 				}
-				if timeLimit <= 0 || *records < 10 {
-					return usagef("--time-limit must be positive and --records at least 10")
+				if timeLimit <= 0 {
+					return usagef("--time-limit must be positive")
+				}
+				// Checked even when the data set exists: a value that can never work.
+				if *records < least {
+					return usagef("--records must be at least %d, got %d: %s", least, *records, why)
+				}
+				if err := checkOutFiles(outPath{"csv", *csvOut}, outPath{"md", *mdOut}); err != nil {
+					return err
 				}
 				b := benchJob{timeLimit: time.Duration(timeLimit), seed: *seed}
 				files, cleanup, err := b.files(e, *dsDir, *dsName, *records)
@@ -76,17 +86,24 @@ writes the table of the files done and exits 130.`,
 					}
 				}
 				sig := release()
-				title := fmt.Sprintf("%s, %d records, worst-case time limit %s per file shared by the four families, seed %d", files[0].dataset, rows[0].N, 2*b.timeLimit, b.seed)
+				title := fmt.Sprintf("%s, %d records, worst-case time limit %s per file shared by the learned families, seed %d", files[0].dataset, rows[0].N, 2*b.timeLimit, b.seed)
 				if sig != nil {
 					title += fmt.Sprintf("; interrupted after %d of %d files", len(rows), len(files))
 				}
+				var outs []outFile
 				if *csvOut != "" {
-					if err := datasets.WriteAtomic(*csvOut, func(f *os.File) error { return writeBenchCSV(f, rows) }); err != nil {
+					outs = append(outs, outFile{*csvOut, func(f *os.File) error { return writeBenchCSV(f, rows) }})
+				}
+				if *mdOut != "" {
+					outs = append(outs, outFile{*mdOut, func(f *os.File) error { return writeBenchMarkdown(f, title, rows) }})
+				}
+				if err := writeFiles(outs...); err != nil {
+					return err
+				}
+				if *mdOut == "" {
+					if err := writeBenchMarkdown(e.stdout, title, rows); err != nil {
 						return err
 					}
-				}
-				if err := writeOutput(e, *mdOut, func(w io.Writer) error { return writeBenchMarkdown(w, title, rows) }); err != nil {
-					return err
 				}
 				if sig != nil {
 					return &interruptedError{sig}
@@ -157,8 +174,7 @@ func (b *benchJob) files(e *env, dir, name string, records int) ([]benchFile, fu
 		return nil, nil, err
 	}
 	var out []benchFile
-	for _, j := range []maskJob{{method: "mdav", k: 3}, {method: "mdav", k: 5}, {method: "mdav", k: 10}, {method: "indrank", k: 3},
-		{method: "rankswap", p: 5}, {method: "rankswap", p: 15}} {
+	for _, j := range benchMaskJobs() {
 		j.seed = b.seed
 		t, err := datasets.Load(orig, datasets.LoadOptions{})
 		if err != nil {
@@ -182,6 +198,12 @@ func (b *benchJob) files(e *env, dir, name string, records int) ([]benchFile, fu
 		out = append(out, benchFile{dataset: "synthetic", name: file, original: orig, masked: path, masking: maskingOf(file), attrs: s.Attributes})
 	}
 	return out, cleanup, nil
+}
+
+// benchMaskJobs are the maskings of the synthetic data set (seed set by the caller).
+func benchMaskJobs() []maskJob {
+	return []maskJob{{method: "mdav", k: 3}, {method: "mdav", k: 5}, {method: "mdav", k: 10}, {method: "indrank", k: 3},
+		{method: "rankswap", p: 5}, {method: "rankswap", p: 15}}
 }
 
 // row runs the audit's measures (no uniqueness, no report files) on one masked file.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -84,4 +85,36 @@ func readCSVFile(t *testing.T, path string) [][]string {
 		t.Fatal(err)
 	}
 	return rows
+}
+
+// TestBenchTimeLimitAndRecords: the help of --time-limit says what the code does (each
+// file gets twice the limit, as the table's title says), and --records below 20 (MDAV
+// k=10 needs two groups of 10, rank swapping p=5 a window of ⌊5n/100⌋ ≥ 1) is a usage
+// error given before any work.
+func TestBenchTimeLimitAndRecords(t *testing.T) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	benchCommand().Flags(fs, &env{})
+	if u := fs.Lookup("time-limit").Usage; !strings.Contains(u, "twice") || strings.Contains(u, "per operator") {
+		t.Errorf("--time-limit help %q", u)
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		records string
+		code    int
+	}{{"19", exitInput}, {"20", exitOK}} {
+		md := filepath.Join(dir, "b"+tc.records+".md")
+		code, _, stderr := runReid(t, "bench", "--datasets", filepath.Join(dir, "none"), "--records", tc.records, "--time-limit", "0.05s", "--md", md)
+		if code != tc.code {
+			t.Errorf("--records %s: exit %d, want %d: %s", tc.records, code, tc.code, stderr)
+		}
+		if tc.code != exitOK {
+			if !strings.Contains(stderr, "--records must be at least 20") {
+				t.Errorf("--records %s: %q", tc.records, stderr)
+			}
+			continue
+		}
+		if b, _ := os.ReadFile(md); !strings.Contains(string(b), "time limit 100ms per file") {
+			t.Errorf("title of a 50ms limit: %.200s", b)
+		}
+	}
 }

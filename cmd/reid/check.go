@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -47,6 +48,10 @@ type pairedFiles struct {
 	Original, Masked               *datasets.Standardized
 	OriginalSHA256, MaskedSHA256   string
 	OriginalRecords, MaskedRecords int
+	// originalRows[i] is the 0-based row in the original file of the pairing's original
+	// record i, when the intruder knows only some records (--intruder-ids, --sample);
+	// nil when the pairing holds every record in file order. Errors name file rows.
+	originalRows []int
 }
 
 // positionalFiles lets ORIGINAL and MASKED be given as arguments instead of flags.
@@ -137,6 +142,9 @@ func (p *pairFlags) open() (*pairedFiles, error) {
 	}
 	pf := &pairedFiles{Pairing: pairing, Original: zo, Masked: zm,
 		OriginalRecords: original.Rows(), MaskedRecords: masked.Rows()}
+	if pairing.Original.Rows() != original.Rows() {
+		pf.originalRows = intruderRows(original, masked, pairing, *p.id)
+	}
 	if pf.OriginalSHA256, err = fileSHA256(*p.original); err != nil {
 		return nil, err
 	}
@@ -146,13 +154,49 @@ func (p *pairFlags) open() (*pairedFiles, error) {
 	return pf, nil
 }
 
+// intruderRows returns the row in the original file of each record of the pairing's
+// original, a subset of the file's records: the row of its masked partner when the true
+// link is the row order, else the original row with its partner's id.
+func intruderRows(original, masked *datasets.Table, p *datasets.Pairing, id string) []int {
+	rows := make([]int, p.Original.Rows())
+	if id == "" {
+		copy(rows, p.TrueMasked)
+		return rows
+	}
+	oc, mc := original.Column(id), masked.Column(id)
+	byID := make(map[string]int, oc.Len())
+	for i := range oc.Len() {
+		byID[oc.String(i)] = i
+	}
+	for i, j := range p.TrueMasked {
+		rows[i] = byID[mc.String(j)]
+	}
+	return rows
+}
+
+// numericUse is what a matrix of numbers is for, as numericColumns' errors say it: what
+// needs numbers, and what to do about a categorical attribute or a missing value.
+type numericUse struct{ what, categorical, missing string }
+
+// distanceUse is the use of standardised's values.
+func distanceUse() numericUse {
+	return numericUse{
+		what:        "distance-based linkage (DBRL and the learned distances)",
+		categorical: "choose numeric ones with --attrs, or use reid link --method prl, which compares categories",
+		missing:     "leave the column out with --attrs, or use reid link --method prl (a missing value is a level of its own)",
+	}
+}
+
 // standardised returns the standardised values of both files, column-major, with the true
 // links; records > 0 keeps the first records of both after standardising the whole files.
+// Distances are defined on numbers present in both records: a categorical attribute, or
+// a missing value among the records kept (--missing keep), is an error naming the file,
+// column and row (see numericColumns).
 func (f *pairedFiles) standardised(records int) (om, mm [][]float64, trueMasked, trueOriginal []int, err error) {
-	if om, err = f.Original.Table.NumericMatrix(); err != nil {
+	if om, err = numericColumns(f.Original.Table, f.originalRows, records, distanceUse()); err != nil {
 		return nil, nil, nil, nil, err
 	}
-	if mm, err = f.Masked.Table.NumericMatrix(); err != nil {
+	if mm, err = numericColumns(f.Masked.Table, nil, records, distanceUse()); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	trueMasked, trueOriginal = f.Pairing.TrueMasked, f.Pairing.TrueOriginal
@@ -160,6 +204,43 @@ func (f *pairedFiles) standardised(records int) (om, mm [][]float64, trueMasked,
 		om, mm, trueMasked, trueOriginal = firstRecords(om, mm, trueMasked, trueOriginal, records)
 	}
 	return om, mm, trueMasked, trueOriginal, nil
+}
+
+// numericColumns returns t's columns (the pairing's original or masked side, raw or
+// standardised) as numbers for use, which its errors name and advise on: a categorical
+// attribute, or a missing value in one of the first records rows (all when records is
+// 0), is refused naming the file, the column and the row in the file (fileRows maps t's
+// rows to the file's, nil when they are the same). Table.NumericMatrix would say "not a
+// number" or "choose a missing-value policy", wrong when the column is a category or the
+// policy was chosen: what cannot use them is the method.
+func numericColumns(t *datasets.Table, fileRows []int, records int, use numericUse) ([][]float64, error) {
+	rows := t.Rows()
+	if records > 0 {
+		rows = min(rows, records)
+	}
+	m := make([][]float64, len(t.Columns))
+	first, firstCol := -1, ""
+	for j := range t.Columns {
+		c := &t.Columns[j]
+		if c.Kind != datasets.Numeric {
+			return nil, &datasets.InputError{File: t.Source, Column: c.Name,
+				Err: fmt.Errorf("categorical attribute: %s needs numeric attributes", use.what), Detail: use.categorical}
+		}
+		if c.HasMissing() {
+			if i := slices.Index(c.Valid[:rows], false); i >= 0 && (first < 0 || i < first) {
+				first, firstCol = i, c.Name
+			}
+		}
+		m[j] = c.Values
+	}
+	if first >= 0 {
+		if fileRows != nil {
+			first = fileRows[first]
+		}
+		return nil, &datasets.InputError{File: t.Source, Column: firstCol, Row: first + 1,
+			Err: fmt.Errorf("missing value, which %s cannot handle", use.what), Detail: use.missing}
+	}
+	return m, nil
 }
 
 func dropBoth(p *datasets.Pairing, drop []string, so datasets.StandardizeOptions) (*datasets.Standardized, *datasets.Standardized, error) {

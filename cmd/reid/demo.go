@@ -19,11 +19,12 @@ import (
 )
 
 func demoCommand() *command {
+	least, why := minRecords(demoMaskJobs())
 	return &command{
 		Name:      "demo",
 		UsageLine: "reid demo [--records N] [--seed S] [--dir DIR] [--format text|json] [--audit=false] [--time-limit T] [--out DIR]",
 		Short:     "run reid on the embedded synthetic data set",
-		Long: `
+		Long: fmt.Sprintf(`
 Demo generates a realistic synthetic microdata file (income-like attributes and a few
 categorical keys; see package datasets/synth), masks it twice (MDAV microaggregation with
 k=3 and rank swapping with p=5), writes the three files as CSV to a temporary directory
@@ -32,13 +33,16 @@ reid measures on them.
 
 Then it runs 'reid audit' on each masked file (with the masking known to the intruder,
 keys age_band,sex,region, and --time-limit for the worst-case search of each file) and
-prints where each report was written (--out DIR/<masked file>/report.html; default
-reid-demo). --audit=false skips the audits.
+prints where each report was written (--out DIR/<masked file without .csv>/report.html,
+e.g. reid-demo/mdav_k3/report.html; default reid-demo). --audit=false skips the audits.
+--records must be at least %d (%s).
 
 The same --records and --seed always give the same files and the same figures (the
-worst-case figures of the audits also depend on --time-limit when a search stops on it).`,
+worst-case figures of the audits also depend on --time-limit when a search stops on it);
+the JSON (--format json) names the files by their base names, and the directory by
+--dir or "(temporary, removed)", so that it is the same from run to run.`, least, why),
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
-			records := fs.Int("records", 2000, "number of synthetic `records`")
+			records := fs.Int("records", 2000, fmt.Sprintf("number of synthetic `records` (at least %d: %s)", least, why))
 			seed := fs.Uint64("seed", 1, "random seed of the generator and the masking")
 			dir := fs.String("dir", "", "keep the generated files in this `directory` (default: a temporary one, removed afterwards)")
 			format := fs.String("format", "text", "output format: text or json")
@@ -56,8 +60,19 @@ worst-case figures of the audits also depend on --time-limit when a search stops
 				if timeLimit <= 0 {
 					return usagef("--time-limit must be positive")
 				}
+				if *records < least {
+					return usagef("--records must be at least %d, got %d: %s", least, *records, why)
+				}
+				if *dir != "" {
+					if err := checkOutDir("dir", *dir); err != nil {
+						return err
+					}
+				}
 				var ao *demoAudit
 				if *audit {
+					if err := checkOutDir("out", *out); err != nil {
+						return err
+					}
 					ao = &demoAudit{timeLimit: time.Duration(timeLimit), out: *out}
 				}
 				res, err := runDemo(e, *records, *seed, *dir, ao)
@@ -156,14 +171,10 @@ func runDemo(e *env, records int, seed uint64, dir string, audit *demoAudit) (*d
 	if err := datasets.Write(originalPath, original, datasets.FormatCSV); err != nil {
 		return nil, err
 	}
-	jobs := []struct {
-		file string
-		job  maskJob
-	}{
-		{"mdav_k3.csv", maskJob{method: "mdav", k: 3, seed: seed}},
-		{"rankswap_p5.csv", maskJob{method: "rankswap", p: 5, seed: seed}},
-	}
-	res := &demoResult{Dir: dir, Original: originalPath, Records: records, Seed: seed}
+	jobs := demoJobs(seed)
+	// The JSON names the files by their base names (and a temporary directory by what
+	// became of it): a temporary path would differ from run to run.
+	res := &demoResult{Dir: dir, Original: filepath.Base(originalPath), Records: records, Seed: seed}
 	if !keep {
 		res.Dir = "(temporary, removed)"
 	}
@@ -209,6 +220,59 @@ func runDemo(e *env, records int, seed uint64, dir string, audit *demoAudit) (*d
 		prog.Add(1)
 	}
 	return res, nil
+}
+
+// demoJob is one masking of the demo: the masked file's name and the job.
+type demoJob struct {
+	file string
+	job  maskJob
+}
+
+// demoJobs are the demo's maskings of the synthetic file.
+func demoJobs(seed uint64) []demoJob {
+	return []demoJob{
+		{"mdav_k3.csv", maskJob{method: "mdav", k: 3, seed: seed}},
+		{"rankswap_p5.csv", maskJob{method: "rankswap", p: 5, seed: seed}},
+	}
+}
+
+// demoMaskJobs are the jobs of demoJobs.
+func demoMaskJobs() []maskJob {
+	var jobs []maskJob
+	for _, j := range demoJobs(0) {
+		jobs = append(jobs, j.job)
+	}
+	return jobs
+}
+
+// minRecords returns the fewest records on which every one of jobs masks something, and
+// why: rank swapping needs a window ⌊p·n/100⌋ of at least one rank, microaggregation
+// (mdav, indrank) at least two groups of k records (with one group every attribute
+// becomes constant, which linkage refuses). demo and bench check --records against it
+// before they generate anything, rather than fail on a file of theirs.
+func minRecords(jobs []maskJob) (int, string) {
+	n, why := 2, []string{"linkage needs two records"}
+	for _, j := range jobs {
+		m, w := 0, ""
+		switch j.method {
+		case "rankswap":
+			m = int(math.Ceil(100 / j.p))
+			for int(math.Floor(j.p*float64(m)/100)) < 1 { // the window of datasets/mask
+				m++
+			}
+			w = fmt.Sprintf("rank swapping with p=%g needs %d records for a window of one rank", j.p, m)
+		case "mdav", "indrank":
+			m = 2 * j.k
+			w = fmt.Sprintf("%s with k=%d needs %d records for two groups", j.method, j.k, m)
+		}
+		switch {
+		case m > n:
+			n, why = m, []string{w}
+		case m == n:
+			why = append(why, w)
+		}
+	}
+	return n, strings.Join(why, ", ")
 }
 
 // demoMeasure reads an original and a masked file back, pairs them by row order on attrs

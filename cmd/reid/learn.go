@@ -8,12 +8,12 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/reid-sdc/reid/datasets"
 	"github.com/reid-sdc/reid/distances"
 	"github.com/reid-sdc/reid/linkage"
 	"github.com/reid-sdc/reid/optimize"
@@ -129,6 +129,9 @@ seconds is identical for the same inputs.`,
 				if !(*epsilon > 0) {
 					return usagef("--epsilon must be positive")
 				}
+				if err := checkOutFiles(outPath{"export-mps", *exportMPS}, outPath{"params-out", *paramsOut}, outPath{"out", *out}); err != nil {
+					return err
+				}
 				if err := pf.positionalFiles(args); err != nil {
 					return err
 				}
@@ -136,8 +139,20 @@ seconds is identical for the same inputs.`,
 				if err != nil {
 					return err
 				}
+				// The search writes the model into a directory of its own beside
+				// --export-mps; it is moved into place with the other outputs, or removed
+				// with them when learn fails.
+				mps := ""
+				if *exportMPS != "" {
+					tmp, err := os.MkdirTemp(filepath.Dir(*exportMPS), ".reid-learn-*")
+					if err != nil {
+						return err
+					}
+					defer os.RemoveAll(tmp)
+					mps = filepath.Join(tmp, filepath.Base(*exportMPS))
+				}
 				job := learnJob{files: files, family: fam, direction: dir, records: *records, threads: *threads, hierarchy: *hierarchy,
-					settings: optimize.Settings{Epsilon: *epsilon, TimeLimit: *timeLimit, Seed: int64(*pf.seed), Threads: *threads, ExportMPS: *exportMPS}}
+					settings: optimize.Settings{Epsilon: *epsilon, TimeLimit: *timeLimit, Seed: int64(*pf.seed), Threads: *threads, ExportMPS: mps}}
 				ctx, release := interruptible(e, "learn")
 				r, op, err := job.run(ctx, e)
 				sig := release()
@@ -146,20 +161,34 @@ seconds is identical for the same inputs.`,
 				}
 				r.Original = inputFile{*pf.original, files.OriginalSHA256}
 				r.Masked = inputFile{*pf.masked, files.MaskedSHA256}
-				if *paramsOut != "" {
-					if err := datasets.WriteAtomic(*paramsOut, func(f *os.File) error {
-						return distances.WriteParams(f, op, files.Pairing.Attributes)
-					}); err != nil {
-						return err
-					}
-				}
-				if err := writeOutput(e, *out, func(w io.Writer) error {
+				results := func(w io.Writer) error {
 					if *format == "json" {
 						return writeJSON(w, r)
 					}
 					return printLearn(w, r)
-				}); err != nil {
+				}
+				var outs []outFile
+				if mps != "" {
+					// No model is written when there was nothing to search.
+					if _, err := os.Stat(mps); err == nil {
+						outs = append(outs, outFile{*exportMPS, func(f *os.File) error { return copyFile(f, mps) }})
+					}
+				}
+				if *paramsOut != "" {
+					outs = append(outs, outFile{*paramsOut, func(f *os.File) error {
+						return distances.WriteParams(f, op, files.Pairing.Attributes)
+					}})
+				}
+				if *out != "" {
+					outs = append(outs, outFile{*out, func(f *os.File) error { return results(f) }})
+				}
+				if err := writeFiles(outs...); err != nil {
 					return err
+				}
+				if *out == "" {
+					if err := results(e.stdout); err != nil {
+						return err
+					}
 				}
 				if sig != nil {
 					return &interruptedError{sig}
@@ -388,6 +417,17 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 		r.TimeLimit = j.settings.TimeLimit.String()
 	}
 	return r, op, nil
+}
+
+// copyFile copies the file at path into w.
+func copyFile(w io.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(w, f)
+	return err
 }
 
 // describeParams adds what makes learned parameters interpretable: the eigenvalues of a

@@ -45,6 +45,9 @@ Distances (--operator, on per-attribute squared differences of z-scores):
 --direction masked-to-original (default) links each masked record to its nearest
 original; original-to-masked links each original (intruder) record to the masked file.
 --records N standardises over the whole files, then keeps the first N records of both.
+The distances need numbers in both records: a categorical attribute, or a missing value
+kept by --missing keep, is an error naming the file, column and row (choose the
+attributes with --attrs; --method prl compares categories and missing values).
 
 --masking states what the intruder knows about the masking, for K.Reid:
   rankswap:p=P   rank swapping with a window of P % of the records
@@ -70,10 +73,18 @@ linked record.` + prlHelp,
 			method := fs.String("method", "dbrl", "linkage `method`: dbrl (distance-based) or prl (probabilistic, Fellegi-Sunter)")
 			prlf := addPRLFlags(fs)
 			return func(args []string) error {
+				given := map[string]bool{}
+				fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+				if err := checkMethodFlags(*method, given, prlf); err != nil {
+					return err
+				}
+				if err := checkOutFiles(outPath{"records-out", *recordsOut}, outPath{"out", *out}); err != nil {
+					return err
+				}
 				switch *method {
 				case "prl":
-					return runPRL(e, pf, prlf, linkOptions{format: *format, direction: *direction, masking: *masking, operator: *operator,
-						params: *params, out: *out, recordsOut: *recordsOut, records: *records, threads: *threads}, args)
+					return runPRL(e, pf, prlf, linkOptions{format: *format, direction: *direction, masking: *masking,
+						out: *out, recordsOut: *recordsOut, records: *records, threads: *threads}, args)
 				case "dbrl":
 				default:
 					return usagef("--method must be dbrl or prl, not %q", *method)
@@ -112,28 +123,82 @@ linked record.` + prlHelp,
 				}
 				report.Original = inputFile{*pf.original, files.OriginalSHA256}
 				report.Masked = inputFile{*pf.masked, files.MaskedSHA256}
-				if *recordsOut != "" {
-					if err := datasets.Write(*recordsOut, perRecord, datasets.FormatAuto); err != nil {
-						return err
-					}
-				}
-				return writeOutput(e, *out, func(w io.Writer) error {
+				return writeResults(e, *out, func(w io.Writer) error {
 					if *format == "json" {
 						return writeJSON(w, report)
 					}
 					return printLink(w, report)
-				})
+				}, *recordsOut, perRecord)
 			}
 		},
 	}
 }
 
-// writeOutput sends results to stdout, or atomically to a file.
-func writeOutput(e *env, path string, write func(io.Writer) error) error {
-	if path == "" {
-		return write(e.stdout)
+// checkMethodFlags refuses the flags of the other linkage method, and the PRL flags
+// that contradict each other: a flag given and silently ignored would report figures of
+// a run other than the one asked for.
+func checkMethodFlags(method string, given map[string]bool, prl *prlFlags) error {
+	var wrong []string
+	other := ""
+	switch method {
+	case "dbrl":
+		wrong, other = prlOnlyFlags(), "prl"
+	case "prl":
+		wrong, other = dbrlOnlyFlags(), "dbrl"
 	}
-	return datasets.WriteAtomic(path, func(f *os.File) error { return write(f) })
+	for _, name := range wrong {
+		if given[name] {
+			return usagef("--%s is for --method %s only, and this is --method %s", name, other, method)
+		}
+	}
+	if method != "prl" {
+		return nil
+	}
+	// --rank, --bands and --quantiles are alternative comparisons of the numeric
+	// attributes (--quantiles has a default: it counts when given, and not empty).
+	var rules []string
+	if given["quantiles"] && *prl.quantiles != "" {
+		rules = append(rules, "--quantiles")
+	}
+	if *prl.bands != "" {
+		rules = append(rules, "--bands")
+	}
+	if *prl.rank != "" {
+		rules = append(rules, "--rank")
+	}
+	if len(rules) > 1 {
+		return usagef("give one of --quantiles, --bands and --rank, not %s: each is a way of comparing the numeric attributes", strings.Join(rules, " and "))
+	}
+	if *prl.supervised {
+		for _, name := range []string{"estimate-p", "max-iterations"} {
+			if given[name] {
+				return usagef("--%s tunes EM, which --supervised replaces (m, u and the match proportion come from the true pairs)", name)
+			}
+		}
+	}
+	return nil
+}
+
+// dbrlOnlyFlags are the flags of `reid link` that only --method dbrl uses.
+func dbrlOnlyFlags() []string { return []string{"operator", "params"} }
+
+// writeResults writes a linkage's results to out (stdout when empty) and its per-record
+// table to recordsOut (none when empty), both files or neither (see writeFiles).
+func writeResults(e *env, out string, results func(io.Writer) error, recordsOut string, records *datasets.Table) error {
+	var outs []outFile
+	if recordsOut != "" {
+		outs = append(outs, outFile{recordsOut, func(f *os.File) error { return datasets.Encode(f, records, datasets.FormatAuto, recordsOut) }})
+	}
+	if out != "" {
+		outs = append(outs, outFile{out, func(f *os.File) error { return results(f) }})
+	}
+	if err := writeFiles(outs...); err != nil {
+		return err
+	}
+	if out == "" {
+		return results(e.stdout)
+	}
+	return nil
 }
 
 // writeJSON writes v as indented JSON, the one encoding of every command's machine
@@ -363,11 +428,11 @@ func (j *linkJob) knownLinks() (*linkage.KnownResult, error) {
 	if len(p.TrueOriginal) != p.Original.Rows() || p.Original.Rows() != p.Masked.Rows() {
 		return nil, usagef("--masking needs the whole original file (no intruder subset)")
 	}
-	om, err := p.Original.NumericMatrix()
+	om, err := numericColumns(p.Original, nil, 0, knownUse())
 	if err != nil {
 		return nil, err
 	}
-	mm, err := p.Masked.NumericMatrix()
+	mm, err := numericColumns(p.Masked, nil, 0, knownUse())
 	if err != nil {
 		return nil, err
 	}
@@ -390,6 +455,15 @@ func (j *linkJob) knownLinks() (*linkage.KnownResult, error) {
 		byMasked.Candidates[t] = kr.Candidates[i]
 	}
 	return byMasked, nil
+}
+
+// knownUse is the use of the raw values by the transparency attack of K.Reid.
+func knownUse() numericUse {
+	return numericUse{
+		what:        "K.Reid (--masking)",
+		categorical: "choose numeric attributes with --attrs, or give --masking none",
+		missing:     "leave the column out with --attrs, or give --masking none",
+	}
 }
 
 // parseKnowledge reads --masking: "none", "rankswap:p=5", "mdav:k=3", "indrank:k=3".

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -162,6 +163,104 @@ func TestLinkBadInput(t *testing.T) {
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%v: output file left behind", tc.args)
+		}
+	}
+}
+
+// TestLinkMethodFlags: a flag of the other linkage method, or PRL flags that contradict
+// each other, are usage errors naming them rather than flags silently ignored.
+func TestLinkMethodFlags(t *testing.T) {
+	_, orig, masked := prlFiles(t)
+	cases := []struct {
+		args    []string
+		mention []string // nil: accepted
+	}{
+		{[]string{"--method", "prl", "--quantiles", "0.01", "--bands", "0.1"}, []string{"--quantiles", "--bands"}},
+		{[]string{"--method", "prl", "--rank", "5", "--bands", "0.1"}, []string{"--bands", "--rank"}},
+		{[]string{"--method", "prl", "--rank", "5", "--quantiles", "0.1"}, []string{"--quantiles", "--rank"}},
+		{[]string{"--method", "prl", "--supervised", "--estimate-p"}, []string{"--estimate-p", "--supervised"}},
+		{[]string{"--method", "prl", "--supervised", "--max-iterations", "5"}, []string{"--max-iterations", "--supervised"}},
+		{[]string{"--method", "prl", "--operator", "euclidean"}, []string{"--operator", "--method dbrl"}},
+		{[]string{"--method", "dbrl", "--supervised"}, []string{"--supervised", "--method prl"}},
+		{[]string{"--bands", "0.1"}, []string{"--bands", "--method prl"}},
+		{[]string{"--mu", "0.01"}, []string{"--mu", "--method prl"}},
+		{[]string{"--method", "prl", "--rank", "5"}, nil},
+		{[]string{"--method", "prl", "--bands", "0.1", "--quantiles", ""}, nil},
+		{[]string{"--method", "prl", "--supervised", "--mu", "0.01"}, nil},
+	}
+	for _, tc := range cases {
+		code, _, stderr := runReid(t, append(append([]string{"link", "--missing", "keep", "--attrs", "x,y"}, tc.args...), orig, masked)...)
+		if tc.mention == nil {
+			if code != exitOK {
+				t.Errorf("%v: exit %d: %s", tc.args, code, stderr)
+			}
+			continue
+		}
+		if code != exitInput || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want %d, one line", tc.args, code, stderr, exitInput)
+		}
+		for _, m := range tc.mention {
+			if !strings.Contains(stderr, m) {
+				t.Errorf("%v: %q does not mention %s", tc.args, stderr, m)
+			}
+		}
+	}
+}
+
+// TestPRLOnlyFlags: the list of PRL-only flags refused with DBRL holds every flag whose
+// help says it is for prl.
+func TestPRLOnlyFlags(t *testing.T) {
+	fs := flag.NewFlagSet("link", flag.ContinueOnError)
+	linkCommand().Flags(fs, &env{})
+	listed := map[string]bool{}
+	for _, name := range prlOnlyFlags() {
+		listed[name] = true
+	}
+	n := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		if strings.HasPrefix(f.Usage, "prl:") {
+			n++
+			if !listed[f.Name] {
+				t.Errorf("--%s is for prl but not in prlOnlyFlags", f.Name)
+			}
+		}
+	})
+	if n != len(listed) {
+		t.Errorf("%d flags say prl, %d listed", n, len(listed))
+	}
+}
+
+// TestLinkDistanceNeedsNumbers: DBRL and the learned distances (and K.Reid) refuse a
+// missing value kept by --missing keep, and a categorical attribute, naming the method,
+// the file, the column and the row in the file (also when the intruder knows a subset).
+func TestLinkDistanceNeedsNumbers(t *testing.T) {
+	dir, orig, masked := toyFiles(t)
+	// Masked row 2 misses b; original row 3 misses a (id 3, second in the ids list).
+	missM := writeCSV(t, dir, "miss_m.csv", "a,b,c\n1,20,47\n2,,47\n3,23,31\n")
+	idO := writeCSV(t, dir, "id_o.csv", "id,a,b\n1,1,30\n2,2,50\n3,,25\n4,4,40\n")
+	idM := writeCSV(t, dir, "id_m.csv", "id,a,b\n4,4,41\n3,3,23\n2,2,20\n1,1,20\n")
+	ids := writeCSV(t, dir, "ids.txt", "4\n3\n1\n")
+	_, pOrig, pMasked := prlFiles(t) // c is categorical
+	cases := []struct {
+		args    []string
+		mention []string
+	}{
+		{[]string{"link", "--missing", "keep", orig, missM}, []string{"miss_m.csv", `column "b"`, "row 2", "missing value", "DBRL"}},
+		{[]string{"learn", "--missing", "keep", orig, missM}, []string{"miss_m.csv", `column "b"`, "row 2", "learned distances"}},
+		{[]string{"link", "--missing", "keep", "--id", "id", "--intruder-ids", ids, idO, idM}, []string{"id_o.csv", `column "a"`, "row 3", "DBRL"}},
+		{[]string{"link", "--types", "b:categorical", orig, masked}, []string{"o.csv", `column "b"`, "categorical", "numeric", "--attrs"}},
+		{[]string{"link", "--missing", "keep", pOrig, pMasked}, []string{"o.csv", `column "c"`, "categorical", "DBRL"}},
+		{[]string{"link", "--method", "prl", "--missing", "keep", "--masking", "mdav:k=3", pOrig, pMasked}, []string{"o.csv", `column "c"`, "K.Reid"}},
+	}
+	for _, tc := range cases {
+		code, _, stderr := runReid(t, tc.args...)
+		if code != exitInput || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want %d, one line", tc.args, code, stderr, exitInput)
+		}
+		for _, m := range tc.mention {
+			if !strings.Contains(stderr, m) {
+				t.Errorf("%v: %q does not mention %s", tc.args, stderr, m)
+			}
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -243,6 +244,124 @@ func isInputError(err error) bool {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// outPath is an output file named by a flag (flag without its dashes).
+type outPath struct{ flag, path string }
+
+// checkOutFiles refuses, with a usage error, an output path that cannot receive a file
+// (see checkOutFile) and two flags naming the same file, the second of whose writes would
+// replace the first. Commands call it before their work: a typo in an output path must
+// not cost a long search, nor end it with an error after some outputs were written.
+func checkOutFiles(outs ...outPath) error {
+	seen := map[string]string{}
+	for _, o := range outs {
+		if o.path == "" {
+			continue
+		}
+		if err := checkOutFile(o.flag, o.path); err != nil {
+			return err
+		}
+		clean := filepath.Clean(o.path)
+		if other, dup := seen[clean]; dup {
+			return usagef("--%s and --%s both name %s", other, o.flag, o.path)
+		}
+		seen[clean] = o.flag
+	}
+	return nil
+}
+
+// checkOutFile refuses, with a usage error, a path given to --flagName that cannot
+// receive a file: a directory, or a path whose directory does not exist or is not a
+// directory (files are written beside their path and renamed, see datasets.WriteAtomic,
+// so the directory must exist; it is not created).
+func checkOutFile(flagName, path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usagef("--%s %s is a directory, not a file", flagName, path)
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err == nil && fi.IsDir() {
+		return nil
+	}
+	if err == nil || errors.Is(err, syscall.ENOTDIR) {
+		return usagef("--%s %s: %s is not a directory", flagName, path, notDirectory(dir))
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return usagef("--%s %s: directory %s does not exist", flagName, path, dir)
+	}
+	return usagef("--%s %s: %v", flagName, path, err)
+}
+
+// checkOutDir refuses, with a usage error, a path given to --flagName that cannot be made
+// a directory of outputs: an existing file, or a path below a file. A directory that does
+// not exist yet is fine: the command creates it (os.MkdirAll) when it writes. Commands
+// call it before their work, which would otherwise end with "mkdir: not a directory".
+func checkOutDir(flagName, path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil
+	case err == nil:
+		return usagef("--%s %s is a file, not a directory", flagName, path)
+	case errors.Is(err, syscall.ENOTDIR):
+		return usagef("--%s %s: %s is not a directory", flagName, path, notDirectory(path))
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	}
+	return usagef("--%s %s: %v", flagName, path, err)
+}
+
+// notDirectory returns the ancestor of path (or path itself) that exists and is not a
+// directory, the one that makes path unusable, or path when none is found.
+func notDirectory(path string) string {
+	for p := filepath.Clean(path); ; {
+		if fi, err := os.Stat(p); err == nil {
+			if !fi.IsDir() {
+				return p
+			}
+			return path
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return path
+		}
+		p = parent
+	}
+}
+
+// outFile is one output file: its path and what goes in it.
+type outFile struct {
+	path  string
+	write func(*os.File) error
+}
+
+// writeFiles writes every file or none: each is written to a temporary file beside its
+// path (datasets.WriteAtomic), the next ones inside the previous one's write, so that the
+// renames into place come only after all were written. When a rename fails after later
+// files were renamed, those are removed: an error leaves none of the outputs behind.
+func writeFiles(outs ...outFile) error {
+	if len(outs) == 0 {
+		return nil
+	}
+	first, rest := outs[0], outs[1:]
+	restWritten := false
+	err := datasets.WriteAtomic(first.path, func(f *os.File) error {
+		if err := first.write(f); err != nil {
+			return err
+		}
+		if err := writeFiles(rest...); err != nil {
+			return err
+		}
+		restWritten = true
+		return nil
+	})
+	if err != nil && restWritten {
+		for _, o := range rest {
+			os.Remove(o.path)
+		}
+	}
+	return err
+}
 
 // parseInterspersed lets flags follow positional arguments ("reid mask in.csv --k 3"),
 // which the flag package alone does not.

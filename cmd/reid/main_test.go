@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -220,11 +222,200 @@ func TestDemoDeterministic(t *testing.T) {
 				t.Error(err)
 			}
 		}
-		r.Dir, r.Original = "", ""
+		r.Dir = "" // the --dir given, a different one each run
 		b, _ := json.Marshal(r)
 		outs = append(outs, string(b))
 	}
 	if outs[0] != outs[1] {
 		t.Errorf("two demo runs differ:\n%s\n%s", outs[0], outs[1])
+	}
+}
+
+// TestCheckOutPaths: an output path that cannot receive a file (or, for a directory of
+// outputs, that cannot become one) is a usage error naming the flag and the culprit;
+// a file's directory must exist, a directory of outputs may be created later.
+func TestCheckOutPaths(t *testing.T) {
+	dir := t.TempDir()
+	file := writeCSV(t, dir, "f", "x")
+	cases := []struct {
+		name    string
+		check   func(flag, path string) error
+		path    string
+		mention []string // nil: no error
+	}{
+		{"file in an existing directory", checkOutFile, filepath.Join(dir, "out.json"), nil},
+		{"file in a missing directory", checkOutFile, filepath.Join(dir, "nodir", "out.json"), []string{"--out", "nodir", "does not exist"}},
+		{"file that is a directory", checkOutFile, dir, []string{"--out", "is a directory"}},
+		{"file below a file", checkOutFile, filepath.Join(file, "out.json"), []string{"--out", file + " is not a directory"}},
+		{"file two levels below a file", checkOutFile, filepath.Join(file, "sub", "out.json"), []string{file + " is not a directory"}},
+		{"existing directory", checkOutDir, dir, nil},
+		{"directory to create", checkOutDir, filepath.Join(dir, "new", "sub"), nil},
+		{"directory that is a file", checkOutDir, file, []string{"--out", "is a file"}},
+		{"directory below a file", checkOutDir, filepath.Join(file, "sub"), []string{file + " is not a directory"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.check("out", tc.path)
+			if tc.mention == nil {
+				if err != nil {
+					t.Errorf("%v", err)
+				}
+				return
+			}
+			var ue *usageError
+			if !errors.As(err, &ue) {
+				t.Fatalf("error %v (%T), want a usage error", err, err)
+			}
+			for _, m := range tc.mention {
+				if !strings.Contains(err.Error(), m) {
+					t.Errorf("%q does not mention %q", err, m)
+				}
+			}
+		})
+	}
+}
+
+// TestWriteFilesAllOrNone: writeFiles writes every file or none, and a failure leaves
+// neither a new file, nor a temporary one, nor changes a file that existed.
+func TestWriteFilesAllOrNone(t *testing.T) {
+	fail := errors.New("cannot render")
+	text := func(s string) func(*os.File) error {
+		return func(f *os.File) error { _, err := f.WriteString(s); return err }
+	}
+	failing := func(*os.File) error { return fail }
+	cases := []struct {
+		name  string
+		write []func(*os.File) error // for a.txt, b.txt, c.txt
+		err   error
+		want  map[string]string // the directory's files afterwards (a.txt holds "old" before)
+	}{
+		{"all written", []func(*os.File) error{text("A"), text("B"), text("C")}, nil, map[string]string{"a.txt": "A", "b.txt": "B", "c.txt": "C"}},
+		{"last fails", []func(*os.File) error{text("A"), text("B"), failing}, fail, map[string]string{"a.txt": "old"}},
+		{"middle fails", []func(*os.File) error{text("A"), failing, text("C")}, fail, map[string]string{"a.txt": "old"}},
+		{"first fails", []func(*os.File) error{failing, text("B"), text("C")}, fail, map[string]string{"a.txt": "old"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeCSV(t, dir, "a.txt", "old")
+			var outs []outFile
+			for k, w := range tc.write {
+				outs = append(outs, outFile{filepath.Join(dir, string(rune('a'+k))+".txt"), w})
+			}
+			if err := writeFiles(outs...); !errors.Is(err, tc.err) {
+				t.Errorf("error %v, want %v", err, tc.err)
+			}
+			entries, _ := os.ReadDir(dir)
+			got := map[string]string{}
+			for _, e := range entries {
+				b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+				got[e.Name()] = string(b)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("files %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestOutputPathsCheckedFirst: a bad output path is a usage error (exit 2, one line
+// naming the flag) given before any work, and no output of the command is left behind.
+func TestOutputPathsCheckedFirst(t *testing.T) {
+	_, orig, masked := toyFiles(t)
+	sample := writeCSV(t, t.TempDir(), "s.csv", uniqSample)
+	cases := []struct {
+		name    string
+		args    []string // "D/" is replaced by the test's directory
+		mention string
+	}{
+		{"learn: --out in a missing directory", []string{"learn", "--params-out", "D/p.json", "--export-mps", "D/m.mps", "--out", "D/nodir/x.json", orig, masked}, "--out"},
+		{"learn: --export-mps in a missing directory", []string{"learn", "--params-out", "D/p.json", "--export-mps", "D/nodir/m.mps", orig, masked}, "--export-mps"},
+		{"learn: two flags, one file", []string{"learn", "--params-out", "D/x.json", "--out", "D/x.json", orig, masked}, "both name"},
+		{"link: --out in a missing directory", []string{"link", "--records-out", "D/r.csv", "--out", "D/nodir/l.json", orig, masked}, "--out"},
+		{"link: --out is a directory", []string{"link", "--records-out", "D/r.csv", "--out", "D/", orig, masked}, "is a directory"},
+		{"link prl: --out in a missing directory", []string{"link", "--method", "prl", "--records-out", "D/r.csv", "--out", "D/nodir/l.json", orig, masked}, "--out"},
+		{"mask: --out below a file", []string{"mask", "--method", "mdav", "--out", "D/f/x.csv", orig}, "--out"},
+		{"uniqueness: --records-out in a missing directory", []string{"uniqueness", "--keys", "A,B", "--records-out", "D/nodir/r.csv", sample}, "--records-out"},
+		{"demo: --dir is a file", []string{"demo", "--records", "20", "--audit=false", "--dir", "D/f"}, "--dir"},
+		{"demo: --out is a file", []string{"demo", "--records", "20", "--time-limit", "1s", "--dir", "D/keep", "--out", "D/f"}, "--out"},
+		{"bench: --md in a missing directory", []string{"bench", "--datasets", "D/none", "--records", "20", "--time-limit", "0.1s", "--csv", "D/b.csv", "--md", "D/nodir/b.md"}, "--md"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeCSV(t, dir, "f", "a file")
+			args := make([]string, len(tc.args))
+			for k, a := range tc.args {
+				args[k] = strings.Replace(a, "D/", dir+string(filepath.Separator), 1)
+			}
+			code, _, stderr := runReid(t, args...)
+			// The test's directory is named after the test, whose name has the flag.
+			stderr = strings.ReplaceAll(stderr, dir, "D")
+			if code != exitInput || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.mention) {
+				t.Errorf("exit %d, stderr %q; want %d and one line mentioning %q", code, stderr, exitInput, tc.mention)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+				t.Errorf("left behind: %v", entries)
+			}
+		})
+	}
+}
+
+// TestDemoRecords: --records below the fewest on which both maskings change something
+// (rank swapping p=5: a window of ⌊5n/100⌋ ≥ 1 rank needs n ≥ 20) is a usage error that
+// says so; 20 works.
+func TestDemoRecords(t *testing.T) {
+	for _, tc := range []struct {
+		records string
+		code    int
+	}{{"5", exitInput}, {"19", exitInput}, {"20", exitOK}} {
+		code, _, stderr := runReid(t, "demo", "--records", tc.records, "--audit=false", "--format", "json")
+		if code != tc.code {
+			t.Errorf("--records %s: exit %d, want %d: %s", tc.records, code, tc.code, stderr)
+		}
+		if tc.code == exitInput && (!strings.Contains(stderr, "--records must be at least 20") || strings.Count(stderr, "\n") != 1) {
+			t.Errorf("--records %s: %q", tc.records, stderr)
+		}
+	}
+}
+
+// TestMinRecords: the fewest records each masking needs, by hand: rank swapping the
+// smallest n with ⌊p·n/100⌋ ≥ 1, microaggregation two groups of k.
+func TestMinRecords(t *testing.T) {
+	for _, tc := range []struct {
+		jobs []maskJob
+		want int
+	}{
+		{nil, 2},
+		{[]maskJob{{method: "rankswap", p: 5}}, 20},
+		{[]maskJob{{method: "rankswap", p: 15}}, 7}, // ⌊15·6/100⌋ = 0, ⌊15·7/100⌋ = 1
+		{[]maskJob{{method: "rankswap", p: 3}}, 34}, // ⌊3·33/100⌋ = 0
+		{[]maskJob{{method: "mdav", k: 3}, {method: "indrank", k: 4}}, 8},
+		{demoMaskJobs(), 20},
+		{benchMaskJobs(), 20},
+	} {
+		if got, why := minRecords(tc.jobs); got != tc.want || why == "" {
+			t.Errorf("%+v: %d (%s), want %d", tc.jobs, got, why, tc.want)
+		}
+	}
+}
+
+// TestDemoJSONSameBytes: without --dir the demo's files are in a temporary directory;
+// the JSON must not name it, so that two runs give the same bytes.
+func TestDemoJSONSameBytes(t *testing.T) {
+	var outs []string
+	for range 2 {
+		code, out, stderr := runReid(t, "demo", "--records", "40", "--audit=false", "--format", "json")
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		outs = append(outs, out)
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("two runs differ:\n%s\n%s", outs[0], outs[1])
+	}
+	var r demoResult
+	if err := json.Unmarshal([]byte(outs[0]), &r); err != nil || r.Original != "original.csv" {
+		t.Errorf("original %q: %v", r.Original, err)
 	}
 }

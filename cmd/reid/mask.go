@@ -71,6 +71,9 @@ A summary of what was done is printed on stdout (--format text|json).`,
 				if _, err := datasets.FormatOf(*out); err != nil {
 					return err
 				}
+				if err := checkOutFiles(outPath{"out", *out}); err != nil {
+					return err
+				}
 				given := map[string]bool{}
 				fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 				m := maskJob{method: *method, k: *k, p: *p, seed: *seed, attrs: splitList(*attrs), matrixFile: *matrix, given: given}

@@ -100,7 +100,7 @@ func parsePolicy(data []byte) (*policy, error) {
 // because a measure was not taken.
 func (p *policy) needs(know linkage.Knowledge, keys bool) error {
 	if p.MaxKReid != nil && (know.Method == "" || know.Method == "none") {
-		return usagef("the policy sets max_k_reid: give --masking (what the intruder knows about the masking)")
+		return usagef("the policy sets max_k_reid, but --masking is none (the default or given), so K.Reid is not measured: give the masking the intruder knows, e.g. --masking mdav:k=3, rankswap:p=5 or indrank:k=3")
 	}
 	if (p.MaxPPUGivenSU != nil || p.MinK != nil) && !keys {
 		return usagef("the policy sets max_p_pu_given_su or min_k: give --keys")

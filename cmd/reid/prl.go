@@ -30,7 +30,10 @@ field) and assignment (one-to-one, maximum total weight). Comparison:
   --bands T1,T2       numeric bands at these |dz| thresholds instead
   --rank P1[,P2]      rank-window rule (agree when ranks differ by at most P % of n) for
                       every numeric attribute, for rank-swapped files
-  categorical attributes agree when equal; a missing value is its own level, of weight 0.`
+  categorical attributes agree when equal; a missing value is its own level, of weight 0.
+--quantiles, --bands and --rank exclude one another, --supervised excludes --estimate-p
+and --max-iterations, and a flag of one method is refused with the other (the flags
+marked "prl:" with dbrl, --operator and --params with prl) rather than ignored.`
 
 // prlFlags are the flags of `reid link --method prl`.
 type prlFlags struct {
@@ -38,6 +41,12 @@ type prlFlags struct {
 	supervised, estimateP         *bool
 	mu, lambda                    *float64
 	topK, maxIter                 *int
+}
+
+// prlOnlyFlags are the flags of `reid link` that only --method prl uses: those of
+// addPRLFlags.
+func prlOnlyFlags() []string {
+	return []string{"quantiles", "bands", "rank", "block", "supervised", "estimate-p", "mu", "lambda", "top-k", "max-iterations"}
 }
 
 func addPRLFlags(fs *flag.FlagSet) *prlFlags {
@@ -57,8 +66,8 @@ func addPRLFlags(fs *flag.FlagSet) *prlFlags {
 
 // linkOptions are the `reid link` flags shared with --method prl.
 type linkOptions struct {
-	format, direction, masking, operator, params, out, recordsOut string
-	records, threads                                              int
+	format, direction, masking, out, recordsOut string
+	records, threads                            int
 }
 
 type prlMode struct {
@@ -138,9 +147,6 @@ func parseFloats(flagName, s string, check func(float64) bool) ([]float64, error
 func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) error {
 	if o.format != "text" && o.format != "json" {
 		return usagef("--format must be text or json")
-	}
-	if o.operator != "euclidean" || o.params != "" {
-		return usagef("--operator and --params are for --method dbrl")
 	}
 	dir, err := linkage.ParseDirection(o.direction)
 	if err != nil {
@@ -243,17 +249,12 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	r.Original = inputFile{*pf.original, files.OriginalSHA256}
 	r.Masked = inputFile{*pf.masked, files.MaskedSHA256}
 	r.Seconds = time.Since(start).Seconds()
-	if o.recordsOut != "" {
-		if err := datasets.Write(o.recordsOut, prlRecordsTable(res, knownOf), datasets.FormatAuto); err != nil {
-			return err
-		}
-	}
-	return writeOutput(e, o.out, func(w io.Writer) error {
+	return writeResults(e, o.out, func(w io.Writer) error {
 		if o.format == "json" {
 			return writeJSON(w, r)
 		}
 		return printPRL(w, r)
-	})
+	}, o.recordsOut, prlRecordsTable(res, knownOf))
 }
 
 // prlProblem turns the paired, standardised files into a PRL problem: numeric attributes

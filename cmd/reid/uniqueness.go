@@ -110,6 +110,9 @@ listed, worst first (at most --list, default 20; 0 lists all).
 					if _, err := datasets.FormatOf(*recordsOut); err != nil {
 						return err
 					}
+					if err := checkOutFiles(outPath{"records-out", *recordsOut}); err != nil {
+						return err
+					}
 				}
 				job, err := newUniquenessJob(splitList(*keys), bins, splitList(*sensitive))
 				if err != nil {
@@ -240,7 +243,10 @@ func (j *uniquenessJob) run(samplePath, popPath, weights string, lo datasets.Loa
 	if err != nil {
 		return nil, nil, err
 	}
-	rep := &uniquenessReport{Engine: "reid " + version, MissingKeys: "own category", Weights: weights}
+	rep := &uniquenessReport{Engine: "reid " + version, MissingKeys: "refused", Weights: weights}
+	if lo.Missing == datasets.MissingKeep {
+		rep.MissingKeys = "own category"
+	}
 	rep.Sample.File, rep.Sample.Records = samplePath, sample.Rows()
 	if rep.Sample.SHA256, err = fileSHA256(samplePath); err != nil {
 		return nil, nil, err
@@ -331,7 +337,7 @@ type uniquenessReport struct {
 	Sample                    uniqInput      `json:"sample"`
 	Population                *uniqInput     `json:"population"`
 	Keys                      []uniqKey      `json:"keys"`
-	MissingKeys               string         `json:"missing_keys"`
+	MissingKeys               string         `json:"missing_keys"` // "own category" (--missing keep) or "refused" (--missing error)
 	Weights                   string         `json:"weights,omitempty"`
 	SamplingFraction          *float64       `json:"sampling_fraction"`
 	Model                     string         `json:"model"`
@@ -459,7 +465,11 @@ func printUniqueness(w io.Writer, r *uniquenessReport) error {
 	for _, k := range r.Keys {
 		keys = append(keys, fmt.Sprintf("%s (%d)", k.Name, k.Categories))
 	}
-	fmt.Fprintf(w, "keys        %s; missing values are a category of their own\n", strings.Join(keys, ", "))
+	fmt.Fprintf(w, "keys        %s", strings.Join(keys, ", "))
+	if r.MissingKeys == "own category" { // under --missing error there are none
+		fmt.Fprint(w, "; missing values are a category of their own")
+	}
+	fmt.Fprintln(w)
 	switch {
 	case r.Weights != "":
 		fmt.Fprintf(w, "weights     %s (sampling fraction n/sum(w) = %.6g)\n", r.Weights, *r.SamplingFraction)

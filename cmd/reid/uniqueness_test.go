@@ -208,3 +208,25 @@ func TestUniquenessPopulationMustContainSample(t *testing.T) {
 		}
 	}
 }
+
+// TestUniquenessMissingKeysLine: the text says missing key values are a category of
+// their own only under --missing keep (under --missing error a missing key is refused),
+// and the JSON says which.
+func TestUniquenessMissingKeysLine(t *testing.T) {
+	sample := writeCSV(t, t.TempDir(), "s.csv", uniqSample)
+	for _, tc := range []struct {
+		missing, json string
+		says          bool
+	}{{"error", "refused", false}, {"keep", "own category", true}} {
+		code, out, stderr := runReid(t, "uniqueness", "--keys", "A,B", "--missing", tc.missing, sample)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if got := strings.Contains(out, "category of their own"); got != tc.says {
+			t.Errorf("--missing %s: says missing values are a category: %v, want %v:\n%s", tc.missing, got, tc.says, out)
+		}
+		if r := uniqJSON(t, "--keys", "A,B", "--missing", tc.missing, sample); r.MissingKeys != tc.json {
+			t.Errorf("--missing %s: missing_keys %q, want %q", tc.missing, r.MissingKeys, tc.json)
+		}
+	}
+}
