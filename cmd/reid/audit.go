@@ -601,7 +601,7 @@ func (r *auditReport) fillMeasures() {
 			}
 		}
 		if s.WorstCaseReidBound != nil && *s.WorstCaseReidDBRL > *s.WorstCaseReidBound {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("plain DBRL re-identifies %.4f of the records with a distance of the families, more than the proven bound %.4f on links with margin ≥ ε = %g: many true links here have margins below ε, which the worst-case search does not count; rerun with a smaller --epsilon (e.g. %g) to bound them", *s.WorstCaseReidDBRL, *s.WorstCaseReidBound, r.Options.Epsilon, r.Options.Epsilon/1000))
+			r.Warnings = append(r.Warnings, fmt.Sprintf("plain DBRL re-identifies %.4f of the records with a distance of the families, more than the proven bound %.4f on links with margin ≥ ε = %g: many true links here have margins below ε, which the worst-case search does not count; rerun with a smaller --epsilon (e.g. %.3g) to bound them", *s.WorstCaseReidDBRL, *s.WorstCaseReidBound, r.Options.Epsilon, r.Options.Epsilon/1000))
 		}
 	}
 	if u := r.Uniqueness; u != nil {

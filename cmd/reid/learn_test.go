@@ -69,6 +69,26 @@ func TestLearnToy(t *testing.T) {
 	if string(a) != string(b) {
 		t.Errorf("two runs differ:\n%s\n%s", a, b)
 	}
+	if _, ok := doc["warnings"]; ok {
+		t.Errorf("warnings %v where the bound (3) is above the Euclidean links (2)", doc["warnings"])
+	}
+	// ε = 10 is beyond every margin of three z-scored records (a squared difference is at
+	// most (2·1.16)² < 10 on each attribute): the bound is 0, the Euclidean distance still
+	// links 2 by plain DBRL, and the JSON says so.
+	code, out, stderr = runReid(t, "learn", "--operator", "wm", "--direction", "original-to-masked", "--format", "json", "--epsilon", "10", orig, masked)
+	if code != exitOK {
+		t.Fatalf("ε = 10: exit %d: %s", code, stderr)
+	}
+	var wide struct {
+		Bound    int      `json:"bound"`
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(out), &wide); err != nil {
+		t.Fatal(err)
+	}
+	if wide.Bound != 0 || len(wide.Warnings) != 1 || !strings.Contains(wide.Warnings[0], "re-identifies 2 records") || !strings.Contains(wide.Warnings[0], "proven bound 0") {
+		t.Errorf("ε = 10: bound %d, warnings %q", wide.Bound, wide.Warnings)
+	}
 }
 
 func TestLearnUsage(t *testing.T) {
