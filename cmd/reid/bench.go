@@ -34,7 +34,8 @@ n/a on more than 13 attributes), K.Reid (the masking read from the file name: md
 indrank_kK, rankswap_pP, argus_rankswap_pP; none otherwise), with times in seconds.
 
 The data set is DIR/NAME/original.csv with DIR/NAME/masked/*.csv (--datasets, default
-../shared/datasets; --dataset, default census). When it is absent the synthetic generator
+../shared/datasets; --dataset, default census; a --dataset given must exist). When the
+default is absent the synthetic generator
 makes --records records (seed --seed) and masks them with MDAV k=3,5,10, individual
 ranking k=3 and rank swapping p=5,15 (--records at least %d: below it some masking would
 change nothing). The table is Markdown on stdout (or --md FILE); --csv FILE writes it as
@@ -64,6 +65,15 @@ writes the table of the files done and exits 130.`, least),
 				}
 				if err := checkOutFiles(outPath{"csv", *csvOut}, outPath{"md", *mdOut}); err != nil {
 					return err
+				}
+				// A data set named on the command line must exist: a misspelt name would
+				// otherwise measure synthetic data (the fallback is for the default only).
+				named := false
+				fs.Visit(func(f *flag.Flag) { named = named || f.Name == "dataset" })
+				if named {
+					if _, err := os.Stat(filepath.Join(*dsDir, *dsName, "original.csv")); err != nil {
+						return usagef("--dataset %s: no %s", *dsName, filepath.Join(*dsDir, *dsName, "original.csv"))
+					}
 				}
 				b := benchJob{timeLimit: time.Duration(timeLimit), seed: *seed}
 				files, cleanup, err := b.files(e, *dsDir, *dsName, *records)

@@ -118,3 +118,17 @@ func TestBenchTimeLimitAndRecords(t *testing.T) {
 		}
 	}
 }
+
+// A data set named on the command line must exist; the default one may be absent (the
+// synthetic fallback).
+func TestBenchNamedDatasetMustExist(t *testing.T) {
+	dir := t.TempDir()
+	md := filepath.Join(dir, "b.md")
+	code, _, stderr := runReid(t, "bench", "--datasets", dir, "--dataset", "censsus", "--md", md)
+	if code != exitInput || !strings.Contains(stderr, "--dataset censsus: no ") {
+		t.Errorf("misspelt --dataset: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(md); err == nil {
+		t.Error("an output was written")
+	}
+}
