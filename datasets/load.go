@@ -54,25 +54,31 @@ func (f Format) String() string {
 	return "auto"
 }
 
-// formatExtensions lists every accepted extension (lower case) with its format, grouped by
-// format: FormatOf and its error message are both made from it, so they cannot disagree.
-var formatExtensions = []struct {
+// extFormat is an accepted file extension (lower case) and its format.
+type extFormat struct {
 	ext    string
 	format Format
-}{
-	{".csv", FormatCSV}, {".txt", FormatCSV},
-	{".arrow", FormatArrow}, {".feather", FormatArrow}, {".ipc", FormatArrow},
-	{".arrows", FormatArrowStream},
-	{".parquet", FormatParquet}, {".pq", FormatParquet},
+}
+
+// formatExtensions lists every accepted extension with its format, grouped by format:
+// FormatOf and its error message are both made from it, so they cannot disagree.
+func formatExtensions() []extFormat {
+	return []extFormat{
+		{".csv", FormatCSV}, {".txt", FormatCSV},
+		{".arrow", FormatArrow}, {".feather", FormatArrow}, {".ipc", FormatArrow},
+		{".arrows", FormatArrowStream},
+		{".parquet", FormatParquet}, {".pq", FormatParquet},
+	}
 }
 
 // knownExtensions is the list for messages: ".csv/.txt, .arrow/.feather/.ipc, ...".
 func knownExtensions() string {
 	var b strings.Builder
-	for i, e := range formatExtensions {
+	exts := formatExtensions()
+	for i, e := range exts {
 		switch {
 		case i == 0:
-		case formatExtensions[i-1].format == e.format:
+		case exts[i-1].format == e.format:
 			b.WriteString("/")
 		default:
 			b.WriteString(", ")
@@ -89,7 +95,7 @@ func knownExtensions() string {
 // ErrUnknownFormat error listing these: a file is never read as CSV by default.
 func FormatOf(path string) (Format, error) {
 	ext := strings.ToLower(filepath.Ext(path))
-	for _, e := range formatExtensions {
+	for _, e := range formatExtensions() {
 		if e.ext == ext {
 			return e.format, nil
 		}

@@ -21,8 +21,9 @@ const writeBatchRows = 1 << 16
 
 // Write saves t to path in the given format (FormatAuto: from the extension, see FormatOf)
 // through Arrow: .arrow/.feather/.ipc get the IPC file format and .arrows the IPC stream
-// format, each what other Arrow tools expect of that extension. Numeric columns are float64 (in CSV, plain decimals that read back exactly), categorical
-// columns dictionary-encoded strings, missing values nulls (empty fields in CSV).
+// format, each what other Arrow tools expect of that extension. Numeric columns are
+// float64 (in CSV, plain decimals that read back exactly), categorical columns
+// dictionary-encoded strings, missing values nulls (empty fields in CSV).
 //
 // The file is written to a temporary file in the same directory and renamed into place,
 // so a failed write never leaves a half-written file behind.

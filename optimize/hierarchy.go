@@ -1,6 +1,9 @@
 package optimize
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // CheckHierarchy verifies the inclusions between families on results of the same problem
 // and ε (design note §4 (6)): when family B contains family A (Family.Contains), the best
@@ -44,8 +47,12 @@ func (f Family) Lower() []Family {
 }
 
 // WarmStarts lifts the parameters of every result whose family f contains (other than f
-// itself) into f's layout (Family.Lift), for Settings.WarmStarts.
+// itself) into f's layout (Family.Lift), for Settings.WarmStarts: the most correct links
+// first (ties in the order given), since a search stopped before it starts answers with
+// the first.
 func (f Family) WarmStarts(results []Result) ([][]float64, error) {
+	results = slices.Clone(results)
+	slices.SortStableFunc(results, func(a, b Result) int { return b.CorrectLinks - a.CorrectLinks })
 	var out [][]float64
 	for _, r := range results {
 		if r.Family == f || !f.Contains(r.Family) {

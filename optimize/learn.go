@@ -214,7 +214,9 @@ type Settings struct {
 	// θ-subproblem (0: 3).
 	InitialRows int
 	// WarmStarts are parameters of the family (in the layout of Result.Params) tried as
-	// incumbents before the search, e.g. a lower family's optimum lifted by Family.Lift.
+	// incumbents before the search, e.g. a lower family's optimum lifted by Family.Lift,
+	// best first (Family.WarmStarts orders them): a search stopped before its rows are
+	// ready answers with the first, re-counted.
 	WarmStarts [][]float64
 
 	// clpSubproblems solves the θ-LPs of WM and OWA with CLP too (tests compare the two).
@@ -399,7 +401,9 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 			return true
 		default:
 		}
-		return s.TimeLimit > 0 && time.Since(start) >= s.TimeLimit
+		// An exported model needs every record's rows: only an interrupt stops them.
+		exporting := s.ExportMPS != "" || s.ExportRestrictedMPS != ""
+		return !exporting && s.TimeLimit > 0 && time.Since(start) >= s.TimeLimit
 	}
 	d, complete, err := prepareUntil(p, sp, s.Epsilon, s.Threads, stop, maxPreparedBytes)
 	if err != nil {
@@ -409,7 +413,11 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 		return Result{}, ErrNoRecords
 	}
 	if !complete {
-		return unsearched(ctx, p, d, s, start)
+		r, err := unsearched(ctx, p, d, s, start)
+		if err == nil && (s.ExportMPS != "" || s.ExportRestrictedMPS != "") {
+			err = fmt.Errorf("optimize: interrupted before every record's rows were computed: no model exported")
+		}
+		return r, err
 	}
 	sv := newSolver(d, s, start)
 	defer sv.close()
@@ -500,12 +508,12 @@ func recount(p Problem, sp space, theta []float64, eps float64, threads int) (co
 }
 
 // unsearched is the Result of a search stopped (time limit or ctx) before its rows were
-// all prepared: the first warm start (the hierarchy's best) or else the Euclidean
-// parameters, re-counted by the pairwise core, and the bound of the records found
-// impossible so far (no node, no cut: an honest answer rather than a limit overrun by the
-// reductions). One recount of the family's operator is all the time left allows (the
-// Choquet ones scan pair by pair); the Euclidean count is the weighted mean's with equal
-// weights, the same distance on the fast path.
+// all prepared: the first warm start (the best, see Settings.WarmStarts), or the
+// Euclidean parameters when they link more, re-counted by the pairwise core, and the
+// bound of the records found impossible so far (no node, no cut: an honest answer rather
+// than a limit overrun by the reductions). One recount of the family's operator is all
+// the time left allows (the Choquet ones scan pair by pair); the Euclidean count is the
+// weighted mean's with equal weights, the same distance on the fast path.
 func unsearched(ctx context.Context, p Problem, d *data, s Settings, start time.Time) (Result, error) {
 	r := Result{Family: p.Family, N: len(d.recs), Epsilon: s.Epsilon, Status: TimeLimit}
 	if ctx.Err() != nil {
@@ -527,14 +535,12 @@ func unsearched(ctx context.Context, p Problem, d *data, s Settings, start time.
 		if err != nil {
 			return r, err
 		}
-		if r.EuclideanLinks, _, err = recount(p, wm, wm.euclidean(), s.Epsilon, s.Threads); err != nil {
+		var euDBRL int
+		if r.EuclideanLinks, euDBRL, err = recount(p, wm, wm.euclidean(), s.Epsilon, s.Threads); err != nil {
 			return r, err
 		}
 		if r.EuclideanLinks > r.CorrectLinks { // a warm start worse than the Euclidean distance
-			r.Params = d.sp.euclidean()
-			if r.CorrectLinks, r.DBRLLinks, err = recount(p, d.sp, r.Params, s.Epsilon, s.Threads); err != nil {
-				return r, err
-			}
+			r.Params, r.CorrectLinks, r.DBRLLinks = d.sp.euclidean(), r.EuclideanLinks, euDBRL
 		}
 	}
 	r.Failures = r.N - r.CorrectLinks

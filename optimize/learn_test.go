@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -570,7 +571,65 @@ func TestPrepareStopped(t *testing.T) {
 	if res.Status != Interrupted || res.CorrectLinks != full.CorrectLinks || res.Bound < full.CorrectLinks || res.Failures != res.N-res.CorrectLinks {
 		t.Errorf("unsearched: %v, %d links, bound %d, %d failures of %d; the optimum is %d", res.Status, res.CorrectLinks, res.Bound, res.Failures, res.N, full.CorrectLinks)
 	}
+	// A warm start worse than the Euclidean distance (all weight on one attribute) gives
+	// way to it: the answer never falls below the Euclidean links.
+	vertex := make([]float64, len(p.Queries))
+	vertex[0] = 1
+	eu, err := unsearched(cancelled, p, d, Settings{Epsilon: DefaultEpsilon}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = unsearched(cancelled, p, d, Settings{Epsilon: DefaultEpsilon, WarmStarts: [][]float64{vertex}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := WM.Operator(vertex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := dbrlCorrect(t, p.Queries, p.Refs, p.Truth, op); v >= eu.CorrectLinks {
+		t.Fatalf("the vertex links %d, the Euclidean distance %d: not a worse start", v, eu.CorrectLinks)
+	}
+	if res.CorrectLinks != eu.CorrectLinks || res.EuclideanLinks != eu.CorrectLinks || !slices.Equal(res.Params, eu.Params) {
+		t.Errorf("worse warm start: %d links with %v, want the Euclidean %d", res.CorrectLinks, res.Params, eu.CorrectLinks)
+	}
 	if _, _, err := prepareUntil(p, sp, DefaultEpsilon, 1, func() bool { return false }, 1000); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("1000 bytes for %d records' rows: err %v, want ErrTooLarge", len(d.recs), err)
+	}
+}
+
+// The lower families' optima warm-start a search best first, whatever the order they
+// were learned in: a search stopped early answers with the first.
+func TestWarmStartsBestFirst(t *testing.T) {
+	wm := Result{Family: WM, CorrectLinks: 10, Params: []float64{0.5, 0.5}}
+	owa := Result{Family: OWA, CorrectLinks: 12, Params: []float64{0.25, 0.75}}
+	for _, order := range [][]Result{{wm, owa}, {owa, wm}} {
+		starts, err := Choquet.WarmStarts(order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Choquet.Lift(OWA, owa.Params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(starts) != 2 || !slices.Equal(starts[0], want) {
+			t.Errorf("learned %v then %v: first start %v, want OWA's lifted %v", order[0].Family, order[1].Family, starts[0], want)
+		}
+	}
+}
+
+// An exported model needs every record's rows: a time limit shorter than the reductions
+// does not stop them when a model is asked for.
+func TestExportUnderShortLimit(t *testing.T) {
+	p := randomProblem(21, 120, 5, 0.9)
+	p.Family = WM
+	path := filepath.Join(t.TempDir(), "full.mps")
+	res, err := Learn(p, Settings{TimeLimit: time.Nanosecond, ExportMPS: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Size() == 0 {
+		t.Fatalf("status %v: no model exported (%v)", res.Status, err)
 	}
 }

@@ -84,7 +84,7 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 					return usagef("--time-limit must be positive")
 				}
 				if !(*epsilon > 0) || math.IsInf(*epsilon, 0) {
-					return usagef("--epsilon must be positive")
+					return usagef("--epsilon must be a positive number")
 				}
 				if *population != "" && *keys == "" {
 					return usagef("--population needs --keys")
@@ -621,13 +621,10 @@ func writeAuditFiles(dir string, r *auditReport) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := datasets.WriteAtomic(filepath.Join(dir, "report.json"), func(f *os.File) error { return writeReportJSON(f, r) }); err != nil {
-		return err
-	}
-	if err := datasets.WriteAtomic(filepath.Join(dir, "report.md"), func(f *os.File) error { return writeReportMarkdown(f, r) }); err != nil {
-		return err
-	}
-	return datasets.WriteAtomic(filepath.Join(dir, "report.html"), func(f *os.File) error { return writeReportHTML(f, r) })
+	return writeFiles(
+		outFile{filepath.Join(dir, "report.json"), func(f *os.File) error { return writeReportJSON(f, r) }},
+		outFile{filepath.Join(dir, "report.md"), func(f *os.File) error { return writeReportMarkdown(f, r) }},
+		outFile{filepath.Join(dir, "report.html"), func(f *os.File) error { return writeReportHTML(f, r) }})
 }
 
 func writeReportJSON(w io.Writer, r *auditReport) error {

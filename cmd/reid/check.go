@@ -142,7 +142,8 @@ func (p *pairFlags) open() (*pairedFiles, error) {
 	}
 	pf := &pairedFiles{Pairing: pairing, Original: zo, Masked: zm,
 		OriginalRecords: original.Rows(), MaskedRecords: masked.Rows()}
-	if pairing.Original.Rows() != original.Rows() {
+	if *p.intruderIDs != "" || *p.sample != 0 {
+		// The intruder's records: a subset, or every record in the list's order.
 		pf.originalRows = intruderRows(original, masked, pairing, *p.id)
 	}
 	if pf.OriginalSHA256, err = fileSHA256(*p.original); err != nil {
@@ -155,7 +156,7 @@ func (p *pairFlags) open() (*pairedFiles, error) {
 }
 
 // intruderRows returns the row in the original file of each record of the pairing's
-// original, a subset of the file's records: the row of its masked partner when the true
+// original, the intruder's records (a subset, or all in another order): the row of its masked partner when the true
 // link is the row order, else the original row with its partner's id.
 func intruderRows(original, masked *datasets.Table, p *datasets.Pairing, id string) []int {
 	rows := make([]int, p.Original.Rows())

@@ -240,7 +240,8 @@ func TestLinkDistanceNeedsNumbers(t *testing.T) {
 	idO := writeCSV(t, dir, "id_o.csv", "id,a,b\n1,1,30\n2,2,50\n3,,25\n4,4,40\n")
 	idM := writeCSV(t, dir, "id_m.csv", "id,a,b\n4,4,41\n3,3,23\n2,2,20\n1,1,20\n")
 	ids := writeCSV(t, dir, "ids.txt", "4\n3\n1\n")
-	_, pOrig, pMasked := prlFiles(t) // c is categorical
+	all := writeCSV(t, dir, "all.txt", "4\n3\n2\n1\n") // every id, in another order
+	_, pOrig, pMasked := prlFiles(t)                   // c is categorical
 	cases := []struct {
 		args    []string
 		mention []string
@@ -248,6 +249,8 @@ func TestLinkDistanceNeedsNumbers(t *testing.T) {
 		{[]string{"link", "--missing", "keep", orig, missM}, []string{"miss_m.csv", `column "b"`, "row 2", "missing value", "DBRL"}},
 		{[]string{"learn", "--missing", "keep", orig, missM}, []string{"miss_m.csv", `column "b"`, "row 2", "learned distances"}},
 		{[]string{"link", "--missing", "keep", "--id", "id", "--intruder-ids", ids, idO, idM}, []string{"id_o.csv", `column "a"`, "row 3", "DBRL"}},
+		{[]string{"link", "--missing", "keep", "--id", "id", "--intruder-ids", all, idO, idM}, []string{"id_o.csv", `column "a"`, "row 3", "DBRL"}},
+		{[]string{"learn", "--epsilon", "inf", orig, masked}, []string{"--epsilon must be a positive number"}},
 		{[]string{"link", "--types", "b:categorical", orig, masked}, []string{"o.csv", `column "b"`, "categorical", "numeric", "--attrs"}},
 		{[]string{"link", "--missing", "keep", pOrig, pMasked}, []string{"o.csv", `column "c"`, "categorical", "DBRL"}},
 		{[]string{"link", "--method", "prl", "--missing", "keep", "--masking", "mdav:k=3", pOrig, pMasked}, []string{"o.csv", `column "c"`, "K.Reid"}},

@@ -338,7 +338,9 @@ type outFile struct {
 // writeFiles writes every file or none: each is written to a temporary file beside its
 // path (datasets.WriteAtomic), the next ones inside the previous one's write, so that the
 // renames into place come only after all were written. When a rename fails after later
-// files were renamed, those are removed: an error leaves none of the outputs behind.
+// files were renamed, those are removed: an error leaves none of the outputs behind,
+// though a file that stood at one of those later paths before is then gone too (a
+// rename into a checked directory failing is rare; keeping backups is not worth it).
 func writeFiles(outs ...outFile) error {
 	if len(outs) == 0 {
 		return nil

@@ -199,7 +199,9 @@ func (m *maskJob) check() error {
 			}
 			break
 		}
-		return m.checkP()
+		if err := m.checkP(); err != nil {
+			return err
+		}
 	case "":
 		return usagef("--method is required")
 	default:

@@ -44,6 +44,7 @@ func TestMaskParameterRequired(t *testing.T) {
 		{"p with mdav", []string{"--method", "mdav", "--p", "10"}, []string{"--p does not apply to mdav"}},
 		{"k with noise", []string{"--method", "noise", "--p", "10", "--k", "5"}, []string{"--k does not apply to noise"}},
 		{"p and matrix", []string{"--method", "pram", "--p", "10", "--matrix", matrix}, []string{"--p and --matrix"}},
+		{"matrix with noise", []string{"--method", "noise", "--p", "10", "--matrix", matrix}, []string{"--matrix goes with --method pram"}},
 		// 7 records: the window ⌊p·7/100⌋ is 0 for p < 100/7; the least p in hundredths is 14.29.
 		{"rankswap window 0", []string{"--method", "rankswap", "--p", "14", "--attrs", "a"}, []string{"in.csv", `column "a"`, "window of 0", "14.29"}},
 	}
