@@ -341,6 +341,10 @@ type Result struct {
 	Status  Status
 	Epsilon float64
 	Stats   Stats
+	// Note, when set, says why the search stopped before it started (Status TimeLimit or
+	// Interrupted) and what would let it run: the answer is then the Euclidean distance
+	// or the best warm start, with the bound of the records found impossible.
+	Note string
 }
 
 // ErrNoRecords is returned when no query has a true partner.
@@ -385,10 +389,12 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 			return Result{}, fmt.Errorf("optimize: warm start %d: %w", x+1, err)
 		}
 	}
+	var deadline time.Time
+	var reserve time.Duration
 	if s.TimeLimit > 0 {
 		// The final recount by the pairwise core runs after the search: reserve its time.
-		reserve, err := recountTime(p, sp, s.Threads)
-		if err != nil {
+		deadline = start.Add(s.TimeLimit)
+		if reserve, err = recountTime(p, sp, s.Threads); err != nil {
 			return Result{}, err
 		}
 		s.TimeLimit = max(s.TimeLimit-reserve, time.Millisecond)
@@ -413,7 +419,18 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 		return Result{}, ErrNoRecords
 	}
 	if !complete {
-		r, err := unsearched(ctx, p, d, s, start)
+		// The family's own recount is affordable only with its reserve left (on 20,000
+		// records the Choquet operator's takes over a minute).
+		affordable := ctx.Err() == nil && (deadline.IsZero() || time.Until(deadline) >= reserve)
+		r, err := unsearched(ctx, p, d, s, start, affordable)
+		switch limit := deadline.Sub(start).Round(time.Millisecond); {
+		case ctx.Err() != nil:
+			r.Note = "interrupted before the search started"
+		case reserve >= limit:
+			r.Note = fmt.Sprintf("re-counting an answer under the %v operator on %d records takes about %.1f s, more than the time limit of %v: the search did not start; give a time limit of at least %.0f s", p.Family, len(d.recs), reserve.Seconds(), limit, math.Ceil(2*reserve.Seconds()))
+		default:
+			r.Note = fmt.Sprintf("the reductions of the %v model of %d records (dominance, competitor rows) took the whole time limit of %v: the search did not start; give a longer time limit or fewer records", p.Family, len(d.recs), limit)
+		}
 		if err == nil && (s.ExportMPS != "" || s.ExportRestrictedMPS != "") {
 			err = fmt.Errorf("optimize: interrupted before every record's rows were computed: no model exported")
 		}
@@ -508,39 +525,34 @@ func recount(p Problem, sp space, theta []float64, eps float64, threads int) (co
 }
 
 // unsearched is the Result of a search stopped (time limit or ctx) before its rows were
-// all prepared: the first warm start (the best, see Settings.WarmStarts), or the
-// Euclidean parameters when they link more, re-counted by the pairwise core, and the
-// bound of the records found impossible so far (no node, no cut: an honest answer rather
-// than a limit overrun by the reductions). One recount of the family's operator is all
-// the time left allows (the Choquet ones scan pair by pair); the Euclidean count is the
-// weighted mean's with equal weights, the same distance on the fast path.
-func unsearched(ctx context.Context, p Problem, d *data, s Settings, start time.Time) (Result, error) {
+// all prepared: the Euclidean parameters, or the first warm start (the best, see
+// Settings.WarmStarts) when it links more, re-counted by the pairwise core, and the bound
+// of the records found impossible so far (no node, no cut: an honest answer rather than
+// a limit overrun by the reductions). The Euclidean distance is counted as the weighted
+// mean's with equal weights, the same distance on the fast path; the warm start needs the
+// family's own operator (the Choquet ones scan pair by pair), so it is re-counted only
+// when familyRecount says its time is left.
+func unsearched(ctx context.Context, p Problem, d *data, s Settings, start time.Time, familyRecount bool) (Result, error) {
 	r := Result{Family: p.Family, N: len(d.recs), Epsilon: s.Epsilon, Status: TimeLimit}
 	if ctx.Err() != nil {
 		r.Status = Interrupted
 	}
 	r.Stats.Pairs = d.pairs
-	r.Params = d.sp.euclidean()
-	if len(s.WarmStarts) > 0 {
-		r.Params = s.WarmStarts[0]
-	}
-	r.Params = append([]float64(nil), r.Params...)
-	var err error
-	if r.CorrectLinks, r.DBRLLinks, err = recount(p, d.sp, r.Params, s.Epsilon, s.Threads); err != nil {
+	wm, err := newSpace(WM, len(p.Queries))
+	if err != nil {
 		return r, err
 	}
-	r.EuclideanLinks = r.CorrectLinks
-	if len(s.WarmStarts) > 0 {
-		wm, err := newSpace(WM, len(p.Queries))
+	if r.EuclideanLinks, r.DBRLLinks, err = recount(p, wm, wm.euclidean(), s.Epsilon, s.Threads); err != nil {
+		return r, err
+	}
+	r.Params, r.CorrectLinks = d.sp.euclidean(), r.EuclideanLinks
+	if len(s.WarmStarts) > 0 && familyRecount {
+		correct, dbrl, err := recount(p, d.sp, s.WarmStarts[0], s.Epsilon, s.Threads)
 		if err != nil {
 			return r, err
 		}
-		var euDBRL int
-		if r.EuclideanLinks, euDBRL, err = recount(p, wm, wm.euclidean(), s.Epsilon, s.Threads); err != nil {
-			return r, err
-		}
-		if r.EuclideanLinks > r.CorrectLinks { // a warm start worse than the Euclidean distance
-			r.Params, r.CorrectLinks, r.DBRLLinks = d.sp.euclidean(), r.EuclideanLinks, euDBRL
+		if correct > r.CorrectLinks {
+			r.Params, r.CorrectLinks, r.DBRLLinks = append([]float64(nil), s.WarmStarts[0]...), correct, dbrl
 		}
 	}
 	r.Failures = r.N - r.CorrectLinks
@@ -550,7 +562,7 @@ func unsearched(ctx context.Context, p Problem, d *data, s Settings, start time.
 			r.Bound--
 		}
 	}
-	r.Bound = max(r.Bound, r.CorrectLinks, r.EuclideanLinks)
+	r.Bound = max(r.Bound, r.CorrectLinks)
 	if r.Bound > 0 {
 		r.Gap = float64(r.Bound-r.CorrectLinks) / float64(r.Bound)
 	}

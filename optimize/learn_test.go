@@ -564,22 +564,35 @@ func TestPrepareStopped(t *testing.T) {
 	}
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err := unsearched(cancelled, p, d, Settings{Epsilon: DefaultEpsilon, WarmStarts: [][]float64{full.Params}}, time.Now())
+	res, err := unsearched(context.Background(), p, d, Settings{Epsilon: DefaultEpsilon, WarmStarts: [][]float64{full.Params}}, time.Now(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != Interrupted || res.CorrectLinks != full.CorrectLinks || res.Bound < full.CorrectLinks || res.Failures != res.N-res.CorrectLinks {
+	if res.Status != TimeLimit || res.CorrectLinks != full.CorrectLinks || res.Bound < full.CorrectLinks || res.Failures != res.N-res.CorrectLinks {
 		t.Errorf("unsearched: %v, %d links, bound %d, %d failures of %d; the optimum is %d", res.Status, res.CorrectLinks, res.Bound, res.Failures, res.N, full.CorrectLinks)
+	}
+	// Interrupted, or without the time for the family's recount, it answers with the
+	// Euclidean distance, counted on the weighted mean's fast path.
+	res, err = unsearched(cancelled, p, d, Settings{Epsilon: DefaultEpsilon, WarmStarts: [][]float64{full.Params}}, time.Now(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	euOp, err := WM.Operator(d.sp.euclidean())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := dbrlCorrect(t, p.Queries, p.Refs, p.Truth, euOp); res.Status != Interrupted || res.CorrectLinks != v || !slices.Equal(res.Params, d.sp.euclidean()) {
+		t.Errorf("no recount: %v, %d links with %v, want the Euclidean distance's %d", res.Status, res.CorrectLinks, res.Params, v)
 	}
 	// A warm start worse than the Euclidean distance (all weight on one attribute) gives
 	// way to it: the answer never falls below the Euclidean links.
 	vertex := make([]float64, len(p.Queries))
 	vertex[0] = 1
-	eu, err := unsearched(cancelled, p, d, Settings{Epsilon: DefaultEpsilon}, time.Now())
+	eu, err := unsearched(cancelled, p, d, Settings{Epsilon: DefaultEpsilon}, time.Now(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err = unsearched(cancelled, p, d, Settings{Epsilon: DefaultEpsilon, WarmStarts: [][]float64{vertex}}, time.Now())
+	res, err = unsearched(cancelled, p, d, Settings{Epsilon: DefaultEpsilon, WarmStarts: [][]float64{vertex}}, time.Now(), true)
 	if err != nil {
 		t.Fatal(err)
 	}

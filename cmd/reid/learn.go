@@ -68,7 +68,10 @@ happen in hours: give a time limit or interrupt it.
 
 --export-mps FILE writes the full model (every record, every competitor, integer K) in
 free MPS, for any MILP solver to check reid; its size is N(M−1) rows, so keep it for a few
-hundred records. --params-out FILE writes the learned parameters in the format of 'reid
+hundred records. For bilinear the PSD constraint on W is not linear: the file holds the
+2×2-minor rows and the eigenvector cuts the search found, a relaxation, whose optimum is
+an upper bound on the links (a solver may link more with a W that is not PSD). With an
+export the reductions run to their end whatever the time limit. --params-out FILE writes the learned parameters in the format of 'reid
 link --params'.
 
 The JSON (--format json) has operator, params, epsilon, n, correct_links (records linked
@@ -103,7 +106,7 @@ seconds is identical for the same inputs.`,
 			timeLimit := new(time.Duration)
 			fs.Var((*secondsOrDuration)(timeLimit), "time-limit", "stop the search after this `duration` (e.g. 90s, 10m, or plain seconds; 0: none)")
 			epsilon := fs.Float64("epsilon", optimize.DefaultEpsilon, "margin `ε` a correct link needs")
-			exportMPS := fs.String("export-mps", "", "write the full model to this MPS `file`")
+			exportMPS := fs.String("export-mps", "", "write the full model (bilinear: a linear relaxation) to this MPS `file`")
 			paramsOut := fs.String("params-out", "", "write the learned parameters to this `file` (JSON, for reid link --params)")
 			format := fs.String("format", "text", "output format: text or json")
 			out := fs.String("out", "", "write the results to this `file` instead of stdout")
@@ -415,6 +418,9 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 			Bound: l.Bound, Gap: l.Gap, Status: l.Status.String(), Seconds: l.Stats.Seconds})
 	}
 	describeParams(r, op, p.Attributes)
+	if res.Note != "" {
+		r.Warnings = append(r.Warnings, res.Note)
+	}
 	if plain := max(r.DBRLLinks, r.EuclideanLinks); plain > r.Bound {
 		// The bound counts links with margin ≥ ε; plain DBRL counts any margin.
 		r.Warnings = append(r.Warnings, marginWarning(plain, r.Bound, r.Epsilon))
