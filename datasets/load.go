@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -121,7 +122,11 @@ type LoadOptions struct {
 	Format Format
 	// Columns selects and orders the columns to read; nil reads all.
 	Columns []string
-	// Types overrides the inferred kind of the named columns.
+	// Types overrides the kind of the named columns. A name may be any column of the
+	// file, read or not (the override of a column not in Columns is ignored); a name that
+	// is no column of the file is an ErrNoSuchColumn error. Numeric on a text, dictionary
+	// or boolean column parses its labels, failing on the row of one that is no number;
+	// Categorical on a numeric column turns its values into labels.
 	Types map[string]Kind
 	// Missing is the missing-value policy.
 	Missing MissingPolicy
@@ -135,7 +140,8 @@ type LoadOptions struct {
 // record batch at a time, into float64 and dictionary-coded columns.
 //
 // The type of a column without an override comes from the file: Arrow and Parquet numeric
-// types are numeric, strings, dictionaries and booleans categorical. In a CSV file every
+// types are numeric, strings, dictionaries and booleans categorical, whatever their labels
+// look like ("08001" and "8001" are two categories). In a CSV file every
 // column is read as text and a column is numeric when more than half of the non-missing
 // values of its first batch parse as numbers; any other value in it is then an error naming
 // its row. NaN and ±Inf are always errors.
@@ -195,12 +201,16 @@ func Load(path string, opts LoadOptions) (*Table, error) {
 
 // loader carries the state of one Load.
 type loader struct {
-	mem   memory.Allocator
-	path  string
-	opts  LoadOptions
-	cols  []*columnBuilder
-	names []string // selected column names, in output order
-	rows  int      // rows appended so far
+	mem  memory.Allocator
+	path string
+	opts LoadOptions
+	// inferText is set for CSV, whose columns all arrive as text: the kind of a column
+	// without an override is inferred from its first batch's values. In Arrow and Parquet
+	// files the column's type decides: text, dictionaries and booleans are categorical.
+	inferText bool
+	cols      []*columnBuilder
+	names     []string // selected column names, in output order
+	rows      int      // rows appended so far
 }
 
 // plan matches the file's column names against the selection and creates the builders.
@@ -236,10 +246,22 @@ func (ld *loader) plan(fileNames []string) ([]int, error) {
 		return nil, &InputError{File: ld.path, Err: ErrNoSuchColumn,
 			Detail: strings.Join(missing, ", ") + " (the file has " + quoteList(fileNames) + ")"}
 	}
+	// A type override may name any column of the file, read or not (a caller sets the
+	// types of a file once, whatever it selects); one naming no column of the file is a
+	// mistake. The names are sorted so that the message does not depend on map order.
+	var unknown []string
 	for t := range ld.opts.Types {
-		if !picked[t] {
-			return nil, &InputError{File: ld.path, Column: t, Err: ErrNoSuchColumn, Detail: "type override for a column that is not read"}
+		if _, ok := seen[t]; !ok {
+			unknown = append(unknown, t)
 		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		detail := "named in a type override"
+		if len(unknown) > 1 {
+			detail += " (also unknown: " + quoteList(unknown[1:]) + ")"
+		}
+		return nil, &InputError{File: ld.path, Column: unknown[0], Err: ErrNoSuchColumn, Detail: detail}
 	}
 	ld.names = want
 	ld.cols = make([]*columnBuilder, len(want))
@@ -331,6 +353,7 @@ func (ld *loader) csv(f *os.File) error {
 	if err != nil {
 		return err
 	}
+	ld.inferText = true
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return &InputError{File: ld.path, Err: err}
 	}
@@ -498,7 +521,7 @@ type columnBuilder struct {
 	ld         *loader
 	col        Column
 	kind       Kind
-	decided    bool // kind known (override, Arrow type, or first CSV batch)
+	decided    bool // kind known (override, Arrow/Parquet type, or first CSV batch)
 	override   bool
 	reserve    int
 	anyMissing bool
@@ -596,6 +619,15 @@ func parseNumber(s string) (float64, bool) {
 // append adds one Arrow array whose first row is the absolute row `start`.
 func (b *columnBuilder) append(arr arrow.Array, start int) error {
 	n := arr.Len()
+	switch arr.(type) {
+	case *array.String, *array.LargeString, *array.StringView, *array.Dictionary, *array.Boolean:
+		// Declared as text by the file (unless it is CSV, where everything is text): a
+		// category, even when its labels look like numbers ("08001" and "8001" differ).
+		// An override to numeric still parses the labels, naming the row of a non-number.
+		if !b.decided && !b.ld.inferText {
+			b.kind, b.decided = Categorical, true
+		}
+	}
 	switch a := arr.(type) {
 	case *array.String:
 		return b.appendText(n, start, a.IsNull, a.Value)
@@ -645,7 +677,8 @@ func (b *columnBuilder) append(arr arrow.Array, start int) error {
 	return nil
 }
 
-// appendText adds text values, deciding the kind of an undecided column from this batch.
+// appendText adds text values, deciding the kind of an undecided (CSV) column from this
+// batch: numeric when more than half of its non-missing values parse as numbers.
 func (b *columnBuilder) appendText(n, start int, isNull func(int) bool, value func(int) string) error {
 	if !b.decided {
 		parsed, present := 0, 0

@@ -97,3 +97,59 @@ func TestCheckBadInput(t *testing.T) {
 		t.Errorf("drop-constant: exit %d, %q", code, out)
 	}
 }
+
+// TestCheckTypesOfUnselectedColumns: --types may name any column of the files, also one
+// that --attrs leaves out (it was refused as "no such column"); a column in neither file
+// is still an input error naming the file and the column. audit reads its files through
+// the same flags.
+func TestCheckTypesOfUnselectedColumns(t *testing.T) {
+	dir := t.TempDir()
+	orig := writeCSV(t, dir, "o.csv", "id,a,b,sex\n1,30,27,1\n2,50,47,2\n3,25,31,1\n4,41,12,2\n5,18,60,1\n6,33,25,2\n")
+	masked := writeCSV(t, dir, "m.csv", "id,a,b,sex\n1,31,26,1\n2,49,46,2\n3,26,30,1\n4,40,13,2\n5,19,61,1\n6,32,26,2\n")
+	cases := []struct {
+		name    string
+		args    []string
+		code    int
+		types   string   // attribute:type of the check report, in order
+		mention []string // in stderr, when it fails
+	}{
+		{"override of a column not linked on", []string{"check", "--types", "sex:categorical", "--attrs", "a,b"}, exitOK, "a:numeric,b:numeric", nil},
+		{"override of the id", []string{"check", "--types", "id:categorical", "--id", "id", "--attrs", "a"}, exitOK, "a:numeric", nil},
+		{"override of a linked column", []string{"check", "--types", "sex:categorical", "--attrs", "a,sex"}, exitOK, "a:numeric,sex:categorical", nil},
+		{"unknown column", []string{"check", "--types", "sex:categorical,zz:numeric", "--attrs", "a,b"}, exitInput, "",
+			[]string{orig + `: column "zz": no such column`}},
+		{"audit key given a type", []string{"audit", "--keys", "sex", "--types", "sex:categorical", "--attrs", "a,b",
+			"--time-limit", "1s", "--out", filepath.Join(dir, "audit")}, exitOK, "", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(append([]string(nil), tc.args...), "--original", orig, "--masked", masked)
+			if tc.args[0] == "check" {
+				args = append(args, "--format", "json")
+			}
+			code, out, stderr := runReid(t, args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %q", code, tc.code, stderr)
+			}
+			for _, m := range tc.mention {
+				if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, m) {
+					t.Errorf("%q is not one line mentioning %s", stderr, m)
+				}
+			}
+			if tc.types == "" {
+				return
+			}
+			var r checkReport
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, a := range r.Attributes {
+				got = append(got, a.Name+":"+a.Type)
+			}
+			if strings.Join(got, ",") != tc.types {
+				t.Errorf("attributes %v, want %s", got, tc.types)
+			}
+		})
+	}
+}

@@ -17,7 +17,14 @@ func describeCommand() *command {
 Describe loads FILE (CSV, Arrow IPC/Feather or Parquet) exactly as the other commands do
 and prints, per column, its type as reid reads it, the number of missing values, and
 for numeric columns the mean, sample standard deviation (n-1), minimum and maximum, for
-categorical ones the number of categories. Use it to check how a file will be read.`,
+categorical ones the number of categories. Use it to check how a file will be read.
+
+In Arrow and Parquet files the type of a column is the file's: numeric types are numeric,
+strings, dictionaries and booleans categorical, even when the labels look like numbers.
+In CSV a column is numeric when more than half of the non-missing values of its first
+batch are numbers. --types NAME:numeric,OTHER:categorical overrides the type of any
+column of the file (numeric parses the labels; one that is not a number is an error
+naming its row); a name that is no column of the file is an error.`,
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			format := fs.String("format", "text", "output format: text or json")
 			load := addLoadFlags(fs)

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reid-sdc/reid/datasets"
+)
+
+// TestDescribeTypes: describe reports an Arrow or Parquet text column as categorical even
+// when its labels look like numbers ("08001" and "8001" are two categories), as mask
+// writes a categorical column; --types code:numeric reads the labels as numbers, and a
+// label that is not one is an input error naming the file, column, row and value.
+func TestDescribeTypes(t *testing.T) {
+	dir := t.TempDir()
+	codes := func(labels ...string) *datasets.Table {
+		tab := &datasets.Table{Columns: []datasets.Column{
+			{Name: "x", Kind: datasets.Numeric, Values: []float64{1, 2, 3}},
+			{Name: "code", Kind: datasets.Categorical, Levels: labels, Codes: []int32{0, 1, 0}},
+		}}
+		return tab
+	}
+	var files []string
+	for _, name := range []string{"codes.parquet", "codes.arrow", "codes.arrows", "bad.parquet", "bad.arrow"} {
+		p := filepath.Join(dir, name)
+		tab := codes("08001", "8001")
+		if strings.HasPrefix(name, "bad") {
+			tab = codes("7", "x") // rows: 7, x, 7
+		}
+		if err := datasets.Write(p, tab, datasets.FormatAuto); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	type want struct {
+		kind       string
+		categories int
+		mean       float64
+	}
+	cases := []struct {
+		file    string
+		args    []string
+		code    int
+		want    want   // of column "code"
+		mention string // in stderr, when it fails
+	}{
+		{files[0], nil, exitOK, want{"categorical", 2, 0}, ""},
+		{files[1], nil, exitOK, want{"categorical", 2, 0}, ""},
+		{files[2], nil, exitOK, want{"categorical", 2, 0}, ""},
+		// 08001, 8001, 08001 as numbers: 8001 three times.
+		{files[0], []string{"--types", "code:numeric"}, exitOK, want{"numeric", 0, 8001}, ""},
+		{files[1], []string{"--types", "code:numeric"}, exitOK, want{"numeric", 0, 8001}, ""},
+		{files[3], []string{"--types", "code:numeric"}, exitInput, want{}, files[3] + `: column "code", row 2: not a number: "x"`},
+		{files[4], []string{"--types", "code:numeric"}, exitInput, want{}, files[4] + `: column "code", row 2: not a number: "x"`},
+		{files[0], []string{"--types", "zz:numeric"}, exitInput, want{}, files[0] + `: column "zz": no such column`},
+	}
+	for _, tc := range cases {
+		t.Run(filepath.Base(tc.file)+strings.Join(tc.args, " "), func(t *testing.T) {
+			args := append(append([]string{"describe", "--format", "json"}, tc.args...), tc.file)
+			code, out, stderr := runReid(t, args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %q", code, tc.code, stderr)
+			}
+			if tc.mention != "" {
+				if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.mention) {
+					t.Errorf("%q is not one line mentioning %s", stderr, tc.mention)
+				}
+				return
+			}
+			var d fileDescription
+			if err := json.Unmarshal([]byte(out), &d); err != nil {
+				t.Fatal(err)
+			}
+			if len(d.Columns) != 2 || d.Columns[0].Type != "numeric" {
+				t.Fatalf("columns %+v", d.Columns)
+			}
+			c := d.Columns[1]
+			got := want{kind: c.Type, categories: c.Categories}
+			if c.Mean != nil {
+				got.mean = *c.Mean
+			}
+			if got != tc.want {
+				t.Errorf("code: %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
