@@ -37,16 +37,26 @@ type PRLSettings struct {
 	MaxIterations int
 	Tolerance     float64
 	// Mu = P(link | non-match) and Lambda = P(non-link | match), the error rates of the
-	// Fellegi–Sunter thresholds (0: 1e-5 and 0.05).
+	// Fellegi–Sunter thresholds (0: 1e-5 and 0.05, unless ErrorRatesGiven).
 	Mu, Lambda float64
+	// ErrorRatesGiven makes Mu and Lambda be used as given, 0 included: μ = 0 allows no
+	// false link, so only patterns without non-match mass are links (none under EM, whose
+	// u-mass is positive everywhere: the upper threshold is then +∞); λ = 0 likewise for
+	// the non-links and the lower threshold (−∞).
+	ErrorRatesGiven bool
 	// TopK is the first number of candidates per record kept for the one-to-one
 	// assignment (0: 16); it is doubled until the assignment is certified optimal for all
 	// pairs or reaches MaxTopK (0: 1024).
 	TopK, MaxTopK int
 	// NoAssignment skips the one-to-one mode.
 	NoAssignment bool
-	// Progress is called with numbers of query records done (two passes over the pairs,
-	// more when the assignment needs more candidates).
+	// Pass, when set, is called before each pass over the compared pairs with its number
+	// (1, 2, …) and what it does: 1 counts the agreement patterns, 2 weighs the pairs and
+	// keeps the top candidates, and each further pass (only when the assignment needs more
+	// candidates) keeps twice as many. With NoAssignment there are exactly two passes.
+	Pass func(pass int, what string)
+	// Progress is called with numbers of query records done in the current pass: the
+	// calls of one pass add up to the number of query records.
 	Progress func(records int)
 }
 
@@ -73,6 +83,13 @@ type ModeResult struct {
 	// thresholds (threshold mode: all compared pairs; other modes: the chosen pairs).
 	// FalseLinks are the Links that are not true pairs.
 	Links, Clerical, FalseLinks int
+	// Unassigned (assignment mode) is the number of query records the assignment leaves
+	// without a partner: none when every record can have a distinct partner among its
+	// candidates, else as few as possible (see assignPartial).
+	Unassigned int
+	// Unavailable is set when the mode could not be computed (Status says why); Reid and
+	// the counts are then 0 and mean nothing.
+	Unavailable bool
 	// Status says whether the mode ran and, for the assignment, how optimality is known.
 	Status string
 }
@@ -139,10 +156,21 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 		return nil, err
 	}
 	c.progress = s.Progress
+	pass := 0
+	startPass := func(what string) {
+		pass++
+		if s.Pass != nil {
+			s.Pass(pass, what)
+		}
+	}
+	startPass("counting the agreement patterns")
 	pc := c.count()
 	res := &PRLResult{Direction: p.Direction, Patterns: pc}
 	for k := range c.attrs {
 		res.Cuts = append(res.Cuts, slices.Clone(c.attrs[k].cuts))
+	}
+	if c.qblock != nil && pc.TruePairs == pc.Pairs && (s.Supervised || s.P == 0) {
+		return nil, c.blockingError("only true pairs to compare: the model needs non-matches too", nil)
 	}
 	tab := pc.Table()
 	trueCounts := make([]float64, len(pc.True))
@@ -155,6 +183,9 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 		prop := s.P
 		if prop == 0 {
 			if pc.TruePairs == 0 {
+				if c.qblock != nil {
+					return nil, c.blockingError("no true pair to compare: the blocking keys of every true pair differ", nil)
+				}
 				return nil, errors.New("linkage: no true pair is compared: give the match proportion")
 			}
 			prop = float64(pc.TruePairs) / float64(pc.Pairs)
@@ -164,14 +195,31 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Each record has at most one partner, so at most min(n, n') pairs are matches. An
+	// estimate far above that share is no label switch (the "match" class does favour
+	// agreement) but a fit of the two-class model to another split of the pairs, which
+	// the likelihood can prefer when attributes agree together (conditional independence
+	// fails); it is reported, not altered.
+	if s.EstimateP && !s.Supervised {
+		if maxP := float64(min(c.nq, c.nr)) / float64(pc.Pairs); res.Model.P > 2*maxP {
+			w := fmt.Sprintf("the estimated match proportion %.4g is more than twice the largest possible, %.4g (at most min(n, n') = %d of the %d pairs are matches): EM has split the pairs another way (e.g. by attributes that agree together), not into matches and non-matches; the fixed proportion (without estimating it) or supervised estimates are more meaningful",
+				res.Model.P, maxP, min(c.nq, c.nr), pc.Pairs)
+			if res.Model.Warning != "" {
+				w = res.Model.Warning + "; " + w
+			}
+			res.Model.Warning = w
+		}
+	}
 	res.Weight = PatternWeights(tab, res.Model)
 	mMass, uMass := classMasses(tab, res.Model, trueCounts)
 	mu, lambda := s.Mu, s.Lambda
-	if mu == 0 {
-		mu = 1e-5
-	}
-	if lambda == 0 {
-		lambda = 0.05
+	if !s.ErrorRatesGiven {
+		if mu == 0 {
+			mu = 1e-5
+		}
+		if lambda == 0 {
+			lambda = 0.05
+		}
 	}
 	res.Thresholds, err = FSThresholds(res.Weight, mMass, uMass, mu, lambda)
 	if err != nil {
@@ -187,6 +235,7 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 	}
 	lookup := newWeightLookup(c, pc, res.Weight)
 	var tops [][]Neighbor
+	startPass(fmt.Sprintf("weighing the pairs (top %d candidates)", k))
 	res.Records, tops = c.decide(lookup, res.Thresholds, k)
 	res.Measures = Measure(queryResults(res.Records))
 	thr := modeThreshold(res.Records)
@@ -196,18 +245,27 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 		var as ModeResult
 		for {
 			var retry bool
-			as, retry = c.assign(res.Records, tops, k, res.Thresholds)
+			as, retry = c.assign(res.Records, tops, k, res.Thresholds, maxAbs(res.Weight))
 			res.TopK = k
 			if !retry || k >= maxK || k >= c.nr {
 				break
 			}
 			k = min(2*k, maxK)
+			startPass(fmt.Sprintf("top %d candidates for the assignment", k))
 			_, tops = c.decide(lookup, res.Thresholds, k)
 		}
 		modes = append(modes, as)
 	}
 	res.Modes = modes
 	return res, nil
+}
+
+func maxAbs(x []float64) float64 {
+	m := 0.0
+	for _, v := range x {
+		m = max(m, math.Abs(v))
+	}
+	return m
 }
 
 // CountPatterns compares every pair (or every blocked pair) of p and counts the agreement
@@ -251,8 +309,10 @@ func classMasses(t PatternTable, r EMResult, trueCounts []float64) (m, u []float
 		if r.Supervised {
 			m[x], u[x] = trueCounts[x], n-trueCounts[x]
 		} else {
-			g := t.Posterior(x, r.M, r.U, r.P)
-			m[x], u[x] = n*g, n*(1-g)
+			// 1 − g from its own log-odds: g rounds to 1 for strong patterns, yet their
+			// u-mass is positive, which μ = 0 must see.
+			g, h := t.posteriors(x, r.M, r.U, r.P)
+			m[x], u[x] = n*g, n*h
 		}
 	}
 	normalise(m)
@@ -530,15 +590,18 @@ func modeBest(recs []PRLRecord, th Thresholds) ModeResult {
 // assignment; weights closer than that count as equal.
 const assignScale = 1 << 16
 
-// assign links records one to one by maximum total weight over the candidate lists
-// (every record of the query file gets a distinct partner; needs no more queries than
-// references in each block). Ties between optimal assignments are broken against the
-// intruder, like a tie at the best weight: the integer weight of a pair is
+// assign links records one to one by maximum total weight over the candidate lists.
+// Every record of the query file gets a distinct partner when its candidates allow it;
+// otherwise (blocks with more query records than references, records whose block has no
+// reference, more query records than references) as many records as possible are
+// assigned, with maximum total weight among those assignments, and the others are left
+// unassigned (not linked): see assignPartial. Ties between optimal assignments are broken
+// against the intruder, like a tie at the best weight: the integer weight of a pair is
 // round(w·2^16)·(n+1) − [true pair], so among the assignments of maximum rounded weight
 // the one with the fewest correct links is chosen (n < n + 1 keeps the penalty from
-// outweighing any real difference). retry asks for more candidates: the candidate graph
-// has no complete assignment, or the dual does not certify optimality over all pairs.
-func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thresholds) (ModeResult, bool) {
+// outweighing any real difference). maxW bounds |w| over all compared pairs. retry asks
+// for more candidates: the dual does not certify optimality over all compared pairs.
+func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thresholds, maxW float64) (ModeResult, bool) {
 	m := ModeResult{Mode: ModeAssignment}
 	n := int64(c.nq + 1)
 	arcs := make([][]arc, c.nq)
@@ -561,23 +624,49 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 			bound[i] = int64(math.Round(top[len(top)-1].Distance*assignScale)) * n
 		}
 	}
-	match, u, _, ok := assignMax(c.nq, c.nr, arcs)
+	match, u, v, ok := assignMax(c.nq, c.nr, arcs)
 	if !ok {
-		m.Status = fmt.Sprintf("no one-to-one assignment of every record among the top %d candidates", k)
-		if c.nq > c.nr {
-			m.Status = "skipped: more query records than references (link the other direction)"
+		// Every integer weight of a compared pair is at most wMax in absolute value.
+		wMax := (math.Round(maxW*assignScale) + 1) * float64(n)
+		if wMax*float64(c.nq) > assignLimit {
+			m.Unavailable = true
+			m.Status = fmt.Sprintf("not available: no one-to-one assignment gives every record a partner, and the partial assignment of %d records with weights up to %.4g bits exceeds the exact integer range", c.nq, maxW)
 			return m, false
 		}
-		return m, true
+		match, u, v = assignPartial(c.nq, c.nr, arcs, int64(wMax))
+	}
+	// Certificate (LP duality, see assignMax): an arc (i, j) left out of row i's
+	// candidates has w_ij ≤ bound_i, and v_j is at least the least v over row i's block,
+	// so u_i + min v ≥ bound_i keeps the dual feasible for every compared pair.
+	minV := map[int]int64{}
+	for key, tiles := range c.byBlock {
+		mv := int64(math.MaxInt64)
+		for _, ti := range tiles {
+			for _, j := range c.tiles[ti].refs {
+				mv = min(mv, v[j])
+			}
+		}
+		minV[key] = mv
 	}
 	certified := true
 	for i := range u {
-		if full[i] && u[i] < bound[i] {
+		if !full[i] {
+			continue
+		}
+		key := 0
+		if c.qblock != nil {
+			key = c.qblock[i]
+		}
+		if u[i] < bound[i]-minV[key] {
 			certified = false
 			break
 		}
 	}
 	for i, j := range match {
+		if j < 0 {
+			m.Unassigned++
+			continue
+		}
 		recs[i].Assigned = j
 		w := 0.0
 		for _, nb := range tops[i] {
@@ -593,6 +682,9 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 		m.Status = fmt.Sprintf("optimal over all compared pairs (top %d candidates per record, certified by the LP dual)", k)
 	} else {
 		m.Status = fmt.Sprintf("optimal over the top %d candidates per record; not certified over all pairs", k)
+	}
+	if m.Unassigned > 0 {
+		m.Status += fmt.Sprintf("; %d unassigned (no one-to-one assignment gives every record a partner among its candidates: as many records as possible are assigned)", m.Unassigned)
 	}
 	return m, !certified
 }

@@ -1,6 +1,9 @@
 package linkage
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // arc is a candidate pair of the assignment: reference j with integer weight w.
 type arc struct {
@@ -113,6 +116,43 @@ func assignMax(rows, cols int, arcs [][]arc) (match []int, u, v []int64, ok bool
 		}
 	}
 	return match, u, v, true
+}
+
+// assignLimit bounds rows·max|w| in assignPartial, so that its big M and the potentials
+// and path lengths of assignMax (a few times the big M) stay far inside int64.
+const assignLimit = math.MaxInt64 / 64
+
+// assignPartial finds a one-to-one assignment over the given arcs that leaves as few rows
+// as possible unassigned and, among those, has the largest total weight; match[i] = −1
+// when row i is unassigned. It is the linear sum assignment of record linkage (Jaro 1989,
+// "Advances in record-linkage methodology as applied to matching the 1985 Census of
+// Tampa, Florida", JASA 84:414–420: maximise Σ w_ij x_ij with Σ_j x_ij ≤ 1 and
+// Σ_i x_ij ≤ 1, a record without a partner being a non-link), with the number of links
+// maximised first so that, like the best-weight mode, a record is linked whenever it can
+// be, whatever the sign of its weight.
+//
+// Reduction to assignMax (the usual one of a rectangular, incomplete assignment to a
+// complete one; Burkard, Dell'Amico & Martello, Assignment Problems, SIAM 2009): each row
+// i gets a private column cols+i of weight −M, M = 2·rows·wMax + 1, where |w| ≤ wMax on
+// every arc. Every row then has a partner. Of two assignments with c+1 and c real arcs,
+// the totals differ by W₁ − W₂ + M > 0, as |W₁ − W₂| ≤ 2·rows·wMax, so the optimum has
+// the most real arcs and, among those, the largest real weight. The returned dual u, v
+// (v restricted to the real columns) is that of the extended problem: u_i + v_j ≥ w_ij on
+// every arc, v_j ≥ 0, so the certificate of assignMax applies unchanged. The caller keeps
+// rows·wMax ≤ assignLimit.
+func assignPartial(rows, cols int, arcs [][]arc, wMax int64) (match []int, u, v []int64) {
+	bigM := 2*int64(rows)*wMax + 1
+	ext := make([][]arc, rows)
+	for i := range rows {
+		ext[i] = append(slices.Clip(arcs[i]), arc{int32(cols + i), -bigM})
+	}
+	match, u, v, _ = assignMax(rows, cols+rows, ext) // always complete: every row has its own column
+	for i, j := range match {
+		if j >= cols {
+			match[i] = -1
+		}
+	}
+	return match, u, v[:cols]
 }
 
 type heapItem struct {

@@ -127,6 +127,10 @@ type comparator struct {
 	tileOf, localOf []int32
 	threads         int
 	progress        func(int)
+	// With blocking: the numbers of distinct keys of the query and reference files and
+	// the pairs with equal keys, all and true.
+	qBlocks, rBlocks           int
+	blockPairs, blockTruePairs uint64
 }
 
 type refTile struct {
@@ -230,18 +234,70 @@ func newComparator(p *PRLProblem, threads int) (*comparator, error) {
 		c.attrs = append(c.attrs, ac)
 	}
 	c.buildTiles(rb)
+	if c.qblock != nil {
+		keys := map[int]bool{}
+		for i := range c.nq {
+			keys[c.qblock[i]] = true
+			for _, ti := range c.tilesOf(i) {
+				c.blockPairs += uint64(len(c.tiles[ti].refs))
+			}
+			if j := c.truth[i]; j >= 0 && c.sameBlock(i, j) {
+				c.blockTruePairs++
+			}
+		}
+		c.qBlocks, c.rBlocks = len(keys), len(c.byBlock)
+		if c.blockPairs == 0 {
+			return nil, c.blockingError("no pair to compare: no record shares its blocking key with a record of the other file", nil)
+		}
+	}
 	// Quantile thresholds need the blocks, so they are resolved last.
 	for k, a := range p.Attributes {
 		ac := &c.attrs[k]
 		if a.Rule.Kind == RuleBands && a.Rule.Thresholds == nil {
-			cuts, err := c.quantileCuts(k, a.Rule.Quantiles)
+			cuts, err := c.quantileCuts(k, a.Rule.Quantiles, true)
 			if err != nil {
+				// The blocking's fault when the same quantiles work on all pairs.
+				if c.qblock != nil {
+					if _, err2 := c.quantileCuts(k, a.Rule.Quantiles, false); err2 == nil {
+						reason := fmt.Sprintf("too few pairs with values of attribute %q to set its bands at quantiles %v of |Δz|", a.Name, a.Rule.Quantiles)
+						if c.blockTruePairs == c.blockPairs {
+							reason = "only true pairs to compare: the model needs non-matches too"
+						}
+						return nil, c.blockingError(reason, fmt.Errorf("attribute %q: %w", a.Name, err))
+					}
+				}
 				return nil, fmt.Errorf("linkage: attribute %q: %w", a.Name, err)
 			}
 			ac.cuts = cuts
 		}
 	}
 	return c, nil
+}
+
+// BlockingError reports blocking keys that leave no pair, or too few, to fit the model;
+// a caller that knows which attributes give the keys can name them and suggest a coarser
+// blocking.
+type BlockingError struct {
+	// Reason says what the blocking leaves.
+	Reason string
+	// QueryBlocks and ReferenceBlocks are the numbers of distinct keys in the query and
+	// reference files; Pairs and TruePairs count the pairs with equal keys.
+	QueryBlocks, ReferenceBlocks int
+	Pairs, TruePairs             uint64
+	// Err is the underlying error, if any.
+	Err error
+}
+
+func (e *BlockingError) Error() string {
+	return fmt.Sprintf("linkage: the blocking leaves %s (%d query and %d reference keys, %d pairs with equal keys, %d of them true)",
+		e.Reason, e.QueryBlocks, e.ReferenceBlocks, e.Pairs, e.TruePairs)
+}
+
+func (e *BlockingError) Unwrap() error { return e.Err }
+
+func (c *comparator) blockingError(reason string, err error) error {
+	return &BlockingError{Reason: reason, QueryBlocks: c.qBlocks, ReferenceBlocks: c.rBlocks,
+		Pairs: c.blockPairs, TruePairs: c.blockTruePairs, Err: err}
 }
 
 // ErrShapePRL reports inputs of inconsistent sizes.

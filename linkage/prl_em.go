@@ -284,6 +284,13 @@ func posterior(a, b float64) (g, lse float64) {
 
 // Posterior is g(γ) of pattern x.
 func (t *PatternTable) Posterior(x int, m, u [][]float64, p float64) float64 {
+	g, _ := t.posteriors(x, m, u, p)
+	return g
+}
+
+// posteriors returns g(γ) of pattern x and 1 − g(γ), each from the log-odds, so that
+// 1 − g keeps its precision when g rounds to 1.
+func (t *PatternTable) posteriors(x int, m, u [][]float64, p float64) (g, h float64) {
 	K := len(t.Levels)
 	a, b := math.Log(p), math.Log1p(-p)
 	for k, l := range t.Pattern[x*K : x*K+K] {
@@ -292,8 +299,9 @@ func (t *PatternTable) Posterior(x int, m, u [][]float64, p float64) float64 {
 			b += math.Log(u[k][l])
 		}
 	}
-	g, _ := posterior(a, b)
-	return g
+	g, _ = posterior(a, b)
+	h, _ = posterior(b, a)
+	return g, h
 }
 
 // Supervised estimates m and u from the pairs known to be true (trueCount[p] of the

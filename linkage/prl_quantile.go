@@ -8,8 +8,9 @@ import (
 )
 
 // quantileCuts returns, for each q in qs, the exact q-quantile of |Δz| of attribute k over
-// every compared pair where neither value is missing: the ⌈q·P⌉-th smallest of the P
-// values (the inverse of the empirical distribution function, type 1 of Hyndman & Fan).
+// every compared pair where neither value is missing (blocked false: over all pairs,
+// whatever the blocking): the ⌈q·P⌉-th smallest of the P values (the inverse of the
+// empirical distribution function, type 1 of Hyndman & Fan).
 //
 // No pair is enumerated. For sorted query values x and reference values y (per block),
 // the number of pairs with fl(|x − y|) ≤ t is found with two pointers in O(N + M): for a
@@ -17,7 +18,7 @@ import (
 // ends move right as x grows. The smallest t with count ≥ ⌈q·P⌉ is then found by
 // bisection on the bit patterns of non-negative float64 values (ordered like the values),
 // at most 64 counts; it is a value |x − y| actually attained, so the result is exact.
-func (c *comparator) quantileCuts(k int, qs []float64) ([]float64, error) {
+func (c *comparator) quantileCuts(k int, qs []float64, blocked bool) ([]float64, error) {
 	a := &c.attrs[k]
 	// Per block: sorted non-missing query values and sorted reference values.
 	type block struct{ x, y []float64 }
@@ -28,7 +29,7 @@ func (c *comparator) quantileCuts(k int, qs []float64) ([]float64, error) {
 			continue
 		}
 		key := 0
-		if c.qblock != nil {
+		if c.qblock != nil && blocked {
 			key = c.qblock[i]
 		}
 		b := byKey[key]
@@ -36,7 +37,14 @@ func (c *comparator) quantileCuts(k int, qs []float64) ([]float64, error) {
 			b = &block{}
 			byKey[key] = b
 			keys = append(keys, key)
-			for _, ti := range c.byBlock[key] {
+			tiles := c.byBlock[key]
+			if c.qblock != nil && !blocked {
+				tiles = make([]int, len(c.tiles))
+				for ti := range tiles {
+					tiles[ti] = ti
+				}
+			}
+			for _, ti := range tiles {
 				b.y = append(b.y, c.tiles[ti].attr[k].val...)
 			}
 			slices.Sort(b.y)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -23,9 +24,14 @@ counted by agreement pattern, EM on the counts estimates m, u and the match prop
 (fixed at |true pairs| / |pairs| unless --estimate-p; --supervised takes them from the true
 and false pairs: the worst case), weights are log2(m/u) summed over attributes, and the
 Fellegi-Sunter thresholds follow from --mu = P(link | non-match) and --lambda =
-P(non-link | match). Records are linked three ways, each with its Reid: threshold (exactly
-one pair above the upper threshold, and it is true), best (unique best weight, the 'reid'
-field) and assignment (one-to-one, maximum total weight). Comparison:
+P(non-link | match) (0 is allowed: with EM, --mu 0 leaves no link and --lambda 0 no
+non-link, the threshold being "none"). Records are linked three ways, each with its Reid:
+threshold (exactly one pair above the upper threshold, and it is true), best (unique best
+weight, the 'reid' field) and assignment (one-to-one, maximum total weight; when blocks
+hold more records of one file than of the other, or the files differ in size, as many
+records as possible are assigned and the others count as not linked: 'unassigned').
+A --block that leaves no pair, or too few, to fit the model is an error naming it.
+Comparison:
   --quantiles Q1,Q2   numeric bands on |dz| at these exact quantiles of all pairs (0.01,0.1)
   --bands T1,T2       numeric bands at these |dz| thresholds instead
   --rank P1[,P2]      rank-window rule (agree when ranks differ by at most P % of n) for
@@ -57,8 +63,8 @@ func addPRLFlags(fs *flag.FlagSet) *prlFlags {
 		block:      fs.String("block", "", "prl: compare only pairs with equal values of these `attributes`"),
 		supervised: fs.Bool("supervised", false, "prl: m and u from the true and false pairs instead of EM"),
 		estimateP:  fs.Bool("estimate-p", false, "prl: estimate the match proportion by EM"),
-		mu:         fs.Float64("mu", 1e-5, "prl: error rate P(link | non-match) of the upper threshold"),
-		lambda:     fs.Float64("lambda", 0.05, "prl: error rate P(non-link | match) of the lower threshold"),
+		mu:         fs.Float64("mu", 1e-5, "prl: error rate P(link | non-match) of the upper threshold (0: no false link)"),
+		lambda:     fs.Float64("lambda", 0.05, "prl: error rate P(non-link | match) of the lower threshold (0: no missed match)"),
 		topK:       fs.Int("top-k", 16, "prl: first number of candidates per record for the assignment"),
 		maxIter:    fs.Int("max-iterations", 1000, "prl: EM iterations at most"),
 	}
@@ -70,14 +76,18 @@ type linkOptions struct {
 	records, threads                            int
 }
 
+// prlMode is one link mode in the JSON. reid is null when the mode could not be computed
+// (status says why); unassigned counts the records the assignment leaves without a
+// partner (they count as not re-identified).
 type prlMode struct {
-	Reid       float64 `json:"reid"`
-	Correct    int     `json:"correct"`
-	Chosen     int     `json:"chosen"`
-	Links      int     `json:"links"`
-	Clerical   int     `json:"clerical"`
-	FalseLinks int     `json:"false_links"`
-	Status     string  `json:"status"`
+	Reid       *float64 `json:"reid"`
+	Correct    int      `json:"correct"`
+	Chosen     int      `json:"chosen"`
+	Links      int      `json:"links"`
+	Clerical   int      `json:"clerical"`
+	FalseLinks int      `json:"false_links"`
+	Unassigned int      `json:"unassigned,omitempty"`
+	Status     string   `json:"status"`
 }
 
 type prlThresholds struct {
@@ -116,7 +126,7 @@ type prlReport struct {
 	LabelSwitched   bool                 `json:"label_switched"`
 	Warning         string               `json:"warning,omitempty"`
 	Thresholds      prlThresholds        `json:"thresholds"`
-	ReidByMode      map[string]float64   `json:"reid_by_mode"`
+	ReidByMode      map[string]*float64  `json:"reid_by_mode"`
 	Modes           map[string]prlMode   `json:"modes"`
 	TopK            int                  `json:"top_k"`
 }
@@ -201,10 +211,14 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	if dir == linkage.OriginalToMasked {
 		nq = len(prob.TrueMasked)
 	}
-	prog := newProgress(e, "linking (prl)", int64(2*nq))
+	pass, add, finish := prlProgress(e, nq)
 	res, err := linkage.PRL(prob, linkage.PRLSettings{Threads: o.threads, Supervised: *f.supervised, EstimateP: *f.estimateP,
-		Mu: *f.mu, Lambda: *f.lambda, TopK: *f.topK, MaxIterations: *f.maxIter, Progress: func(n int) { prog.Add(int64(n)) }})
-	prog.Finish()
+		Mu: *f.mu, Lambda: *f.lambda, ErrorRatesGiven: true, TopK: *f.topK, MaxIterations: *f.maxIter, Pass: pass, Progress: add})
+	finish()
+	var be *linkage.BlockingError
+	if errors.As(err, &be) {
+		return asInput(prlBlockingError(be, *f.block, dir))
+	}
 	if err != nil {
 		return asInput(err)
 	}
@@ -212,7 +226,7 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 		Patterns: len(res.Patterns.Codes), M: map[string][]float64{}, U: map[string][]float64{},
 		MatchProportion: res.Model.P, Iterations: res.Model.Iterations, Converged: res.Model.Converged,
 		LogLikelihood: res.Model.LogLikelihood, LabelSwitched: res.Model.LabelSwitched, Warning: res.Model.Warning,
-		ReidByMode: map[string]float64{}, Modes: map[string]prlMode{}, TopK: res.TopK}
+		ReidByMode: map[string]*float64{}, Modes: map[string]prlMode{}, TopK: res.TopK}
 	th := res.Thresholds
 	r.Thresholds = prlThresholds{finite(th.Upper), finite(th.Lower), th.Mu, th.Lambda, th.MuAchieved, th.LambdaAchieved}
 	for k, c := range comps {
@@ -224,8 +238,12 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 		r.M[c.Attribute], r.U[c.Attribute] = res.Model.M[k], res.Model.U[k]
 	}
 	for _, m := range res.Modes {
-		r.ReidByMode[m.Mode] = m.Reid
-		r.Modes[m.Mode] = prlMode{m.Reid, m.Correct, m.Chosen, m.Links, m.Clerical, m.FalseLinks, m.Status}
+		reid := &m.Reid
+		if m.Unavailable {
+			reid = nil
+		}
+		r.ReidByMode[m.Mode] = reid
+		r.Modes[m.Mode] = prlMode{reid, m.Correct, m.Chosen, m.Links, m.Clerical, m.FalseLinks, m.Unassigned, m.Status}
 	}
 	ms := res.Measures
 	attrs := make([]string, len(comps))
@@ -256,6 +274,53 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 		return printPRL(w, r)
 	}, o.recordsOut, prlRecordsTable(res, knownOf))
 }
+
+// prlProgress reports PRL's progress one pass over the pairs at a time (counting the
+// patterns, weighing the pairs, each further pass for the assignment's candidates), each
+// out of the nq query records, so that no line goes past 100 %: how many passes the
+// assignment needs is known only at its end. Without a terminal, a pass that starts once
+// the run has taken plainEvery gets a line of its own, as its progress lines come only
+// after plainEvery within the pass. PRL calls pass before a pass's goroutines start and
+// after the previous pass's end, so add never sees a progress being replaced.
+func prlProgress(e *env, nq int) (pass func(int, string), add func(int), finish func()) {
+	var cur *progress
+	start := time.Now()
+	finish = func() {
+		if cur != nil {
+			cur.Finish()
+		}
+	}
+	pass = func(n int, what string) {
+		finish()
+		label := fmt.Sprintf("linking (prl), pass %d: %s", n, what)
+		if el := time.Since(start); !e.interactive && el >= plainEvery {
+			fmt.Fprintf(e.stderr, "reid: %s: started after %s\n", label, el.Round(time.Second))
+		}
+		cur = newProgress(e, label, int64(nq))
+	}
+	add = func(n int) { cur.Add(int64(n)) }
+	return pass, add, finish
+}
+
+// prlBlockingError names the --block attributes of a blocking that leaves no pair, or too
+// few, and suggests a coarser one.
+func prlBlockingError(be *linkage.BlockingError, block string, dir linkage.Direction) error {
+	q, r := "masked", "original"
+	if dir == linkage.OriginalToMasked {
+		q, r = r, q
+	}
+	return &prlWrapped{fmt.Sprintf("--block %s: the blocking leaves %s (%d distinct keys in the %s file, %d in the %s file; %d pairs with equal keys, %d of them true): block on a coarser attribute (fewer distinct values, unchanged by the masking), or drop --block",
+		block, be.Reason, be.QueryBlocks, q, be.ReferenceBlocks, r, be.Pairs, be.TruePairs), be}
+}
+
+// prlWrapped is an error with its own message that still unwraps to its cause.
+type prlWrapped struct {
+	msg string
+	err error
+}
+
+func (w *prlWrapped) Error() string { return w.msg }
+func (w *prlWrapped) Unwrap() error { return w.err }
 
 // prlProblem turns the paired, standardised files into a PRL problem: numeric attributes
 // by bands (or the rank rule), categorical ones by equality on a dictionary common to both
@@ -436,8 +501,13 @@ func printPRL(w io.Writer, r *prlReport) error {
 	fmt.Fprintf(tw, "Reid (best weight)\t%.4f\t(%d unique correct links)\n", r.Reid, r.Correct)
 	fmt.Fprintf(tw, "Reid with anonymity sets\t%.4f\t\n", r.ReidSets)
 	for _, mode := range []string{"threshold", "best", "assignment"} {
-		if m, ok := r.Modes[mode]; ok {
-			fmt.Fprintf(tw, "Reid (%s)\t%.4f\t(links %d, clerical %d, false links %d; %s)\n", mode, m.Reid, m.Links, m.Clerical, m.FalseLinks, m.Status)
+		m, ok := r.Modes[mode]
+		switch {
+		case !ok:
+		case m.Reid == nil:
+			fmt.Fprintf(tw, "Reid (%s)\tn/a\t(%s)\n", mode, m.Status)
+		default:
+			fmt.Fprintf(tw, "Reid (%s)\t%.4f\t(links %d, clerical %d, false links %d; %s)\n", mode, *m.Reid, m.Links, m.Clerical, m.FalseLinks, m.Status)
 		}
 	}
 	fmt.Fprintf(tw, "K.Reid\t%.4f\t(%d known links; %s)\n", r.KReid, r.KnownLinks, r.Knowledge)

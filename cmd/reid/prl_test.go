@@ -122,3 +122,71 @@ func TestLinkPRLBadInput(t *testing.T) {
 		t.Errorf("exit %d, %q", code, stderr)
 	}
 }
+
+// TestLinkPRLPartialAssignment: blocks of unequal sizes in the two files. Originals x =
+// 0, 10, 20, 30 in blocks a, a, b, b; the masked file has the same x but record 2's block
+// changed to b. Block b then has three masked records for two originals: no one-to-one
+// assignment links them all. Supervised weights are +log2(10⁶) for the exact agreements
+// (the true pairs) and −log2(10⁶) for the others (|Δz| ≥ 0.77 > 0.5), so the assignment
+// links masked 1 → 1, 3 → 3, 4 → 4 and leaves masked 2 out: Reid 3/4, where a complete
+// assignment was required before (Reid 0).
+func TestLinkPRLPartialAssignment(t *testing.T) {
+	dir := t.TempDir()
+	orig := writeCSV(t, dir, "o.csv", "x,c\n0,a\n10,a\n20,b\n30,b\n")
+	masked := writeCSV(t, dir, "m.csv", "x,c\n0,a\n10,b\n20,b\n30,b\n")
+	code, out, stderr := runReid(t, "link", "--method", "prl", "--supervised", "--bands", "0.1,0.5", "--block", "c", "--format", "json", orig, masked)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Modes map[string]struct {
+			Reid       *float64 `json:"reid"`
+			Correct    int      `json:"correct"`
+			Unassigned int      `json:"unassigned"`
+		} `json:"modes"`
+		ReidByMode map[string]*float64 `json:"reid_by_mode"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	as, byMode := doc.Modes["assignment"], doc.ReidByMode["assignment"]
+	if as.Reid == nil || *as.Reid != 0.75 || as.Correct != 3 || as.Unassigned != 1 || byMode == nil || *byMode != 0.75 {
+		t.Errorf("assignment: %s", out)
+	}
+}
+
+// TestLinkPRLZeroErrorRates: --mu 0 and --lambda 0 are used as given (not replaced by the
+// defaults). Under EM every agreement pattern has some non-match and some match mass, so
+// μ = 0 leaves no link (upper threshold null) and λ = 0 no non-link (lower null).
+func TestLinkPRLZeroErrorRates(t *testing.T) {
+	_, orig, masked := prlFiles(t)
+	for _, c := range []struct {
+		flag, field, threshold string
+	}{{"--mu", "mu", "upper"}, {"--lambda", "lambda", "lower"}} {
+		code, out, stderr := runReid(t, "link", "--method", "prl", "--missing", "keep", "--format", "json", c.flag, "0", orig, masked)
+		if code != exitOK {
+			t.Fatalf("%s 0: exit %d: %s", c.flag, code, stderr)
+		}
+		var doc struct {
+			Thresholds map[string]any `json:"thresholds"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Thresholds[c.field] != 0.0 || doc.Thresholds[c.threshold] != nil {
+			t.Errorf("%s 0: thresholds %v, want %s 0 and %s null", c.flag, doc.Thresholds, c.field, c.threshold)
+		}
+	}
+}
+
+// TestLinkPRLBlockTooFine: blocking on an attribute the masking changed everywhere (x has
+// noise added) leaves no pair to compare: an input error naming --block, not a complaint
+// about another attribute.
+func TestLinkPRLBlockTooFine(t *testing.T) {
+	_, orig, masked := prlFiles(t)
+	code, _, stderr := runReid(t, "link", "--method", "prl", "--missing", "keep", "--block", "x", orig, masked)
+	want := "reid link: --block x: the blocking leaves no pair to compare"
+	if code != exitInput || !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, "coarser") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want exit %d and a line starting %q", code, stderr, exitInput, want)
+	}
+}
