@@ -419,20 +419,24 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 		return Result{}, ErrNoRecords
 	}
 	if !complete {
-		// The family's own recount is affordable only with its reserve left (on 20,000
-		// records the Choquet operator's takes over a minute).
-		affordable := ctx.Err() == nil && (deadline.IsZero() || time.Until(deadline) >= reserve)
+		// The reductions stopped with the recount's reserve left, which pays for the
+		// family's own recount of the best warm start, unless the reserve is the whole
+		// limit (on 20,000 records the Choquet operator's recount takes over a minute) or
+		// an interrupt asks for a prompt answer (within about a second).
+		limit := deadline.Sub(start)
+		affordable := (deadline.IsZero() || reserve < limit) && (ctx.Err() == nil || reserve < time.Second)
 		r, err := unsearched(ctx, p, d, s, start, affordable)
-		switch limit := deadline.Sub(start).Round(time.Millisecond); {
+		limit = limit.Round(time.Millisecond)
+		switch {
 		case ctx.Err() != nil:
 			r.Note = "interrupted before the search started"
+			if s.ExportMPS != "" || s.ExportRestrictedMPS != "" {
+				r.Note += ": no model exported"
+			}
 		case reserve >= limit:
-			r.Note = fmt.Sprintf("re-counting an answer under the %v operator on %d records takes about %.1f s, more than the time limit of %v: the search did not start; give a time limit of at least %.0f s", p.Family, len(d.recs), reserve.Seconds(), limit, math.Ceil(2*reserve.Seconds()))
+			r.Note = fmt.Sprintf("re-counting an answer under the %v operator on %d records takes about %.1f s, more than this search's time limit of %v: the search did not start (it needs a time limit of its own of at least about %.0f s)", p.Family, len(d.recs), reserve.Seconds(), limit, math.Ceil(2*reserve.Seconds()))
 		default:
-			r.Note = fmt.Sprintf("the reductions of the %v model of %d records (dominance, competitor rows) took the whole time limit of %v: the search did not start; give a longer time limit or fewer records", p.Family, len(d.recs), limit)
-		}
-		if err == nil && (s.ExportMPS != "" || s.ExportRestrictedMPS != "") {
-			err = fmt.Errorf("optimize: interrupted before every record's rows were computed: no model exported")
+			r.Note = fmt.Sprintf("the reductions of the %v model of %d records (dominance, competitor rows) took this search's whole time limit of %v: the search did not start; give it a longer time limit or fewer records", p.Family, len(d.recs), limit)
 		}
 		return r, err
 	}

@@ -416,6 +416,9 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 	for _, l := range lower {
 		r.Hierarchy = append(r.Hierarchy, hierarchyEntry{Operator: l.Family.String(), Params: l.Params, CorrectLinks: l.CorrectLinks,
 			Bound: l.Bound, Gap: l.Gap, Status: l.Status.String(), Seconds: l.Stats.Seconds})
+		if l.Note != "" {
+			r.Warnings = append(r.Warnings, l.Family.String()+" (warm start): "+l.Note)
+		}
 	}
 	describeParams(r, op, p.Attributes)
 	if res.Note != "" {
