@@ -424,6 +424,11 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 		// limit (on 20,000 records the Choquet operator's recount takes over a minute) or
 		// an interrupt asks for a prompt answer (within about a second).
 		limit := deadline.Sub(start)
+		if deadline.IsZero() { // interrupted without a time limit: the reserve is unknown
+			if reserve, err = recountTime(p, sp, s.Threads); err != nil {
+				return Result{}, err
+			}
+		}
 		affordable := (deadline.IsZero() || reserve < limit) && (ctx.Err() == nil || reserve < time.Second)
 		r, err := unsearched(ctx, p, d, s, start, affordable)
 		limit = limit.Round(time.Millisecond)
