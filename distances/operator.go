@@ -76,7 +76,9 @@ func checkSimplex(what string, w []float64) error {
 		}
 		sum += v
 	}
-	if math.Abs(sum-1) > 1e-9 {
+	// 1e-5: weights written by hand to six decimals (0.333333 three times) are meant to
+	// sum to 1; the scale does not change which record is nearest.
+	if math.Abs(sum-1) > 1e-5 {
 		return invalidf("%s: weights sum to %v (want 1)", what, sum)
 	}
 	return nil
@@ -175,6 +177,11 @@ func newBilinear(name string, w *mat.SymDense) (*Bilinear, error) {
 	scale := math.Max(1, math.Abs(vals[len(vals)-1]))
 	if vals[0] < -psdTolerance*scale {
 		return nil, invalidf("bilinear: W is not positive semi-definite (smallest eigenvalue %.6g)", vals[0])
+	}
+	if !(vals[len(vals)-1] > 0) {
+		// Every distance would be 0: every candidate tied, no link (the weighted mean
+		// refuses weights summing to 0 likewise).
+		return nil, invalidf("bilinear: W is zero (want a positive semi-definite W of trace 1)")
 	}
 	var vecs mat.Dense
 	eig.VectorsTo(&vecs)

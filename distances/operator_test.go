@@ -262,6 +262,8 @@ func TestValidation(t *testing.T) {
 		{"owa negative", func() error { _, err := distances.NewOWA([]float64{-0.1, 1.1}); return err }, []string{"weight 1 is -0.1"}},
 		{"owa NaN", func() error { _, err := distances.NewOWA([]float64{math.NaN(), 1}); return err }, []string{"NaN"}},
 		{"owa empty", func() error { _, err := distances.NewOWA([]float64{}); return err }, []string{"no weights"}},
+		{"wm sum off by 1e-4", func() error { _, err := distances.NewWeightedMean([]float64{0.3333, 0.3333, 0.3333}); return err }, []string{"sum to 0.9999"}},
+		{"bilinear zero", func() error { _, err := distances.NewBilinear(mat.NewSymDense(2, nil)); return err }, []string{"bilinear", "W is zero"}},
 		// [[1,2],[2,1]] has eigenvalues 1 ± 2 = 3 and −1.
 		{"bilinear not PSD", func() error {
 			_, err := distances.NewBilinear(mat.NewSymDense(2, []float64{1, 2, 2, 1}))
@@ -305,5 +307,13 @@ func TestValidation(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Weights written by hand to six decimals are accepted: 0.333333 three times sums to
+// 0.999999, within 1e-5 of 1.
+func TestWeightsToSixDecimals(t *testing.T) {
+	if _, err := distances.NewWeightedMean([]float64{0.333333, 0.333333, 0.333333}); err != nil {
+		t.Error(err)
 	}
 }

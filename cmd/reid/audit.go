@@ -77,8 +77,10 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 				if err != nil {
 					return usagef("--masking: %v", err)
 				}
-				if *records < 0 {
-					return usagef("--records must be positive")
+				if *records < 0 || *records == 1 {
+					// One record has nothing to be told apart from: PRL's EM needs pairs
+					// of both classes.
+					return usagef("--records must be 0 (all) or at least 2, got %d", *records)
 				}
 				if timeLimit < 0 {
 					return usagef("--time-limit must be positive")
@@ -445,13 +447,11 @@ func (a *auditJob) defaultAttributes() error {
 	if err != nil {
 		return err
 	}
-	skip := map[string]bool{*a.pf.id: true}
-	for _, k := range a.keys {
-		skip[k] = true
-	}
+	// Every numeric attribute but the id, the --keys included: an intruder links on the
+	// keys too, and leaving numeric keys out lowered the Reid a policy judges.
 	var attrs []string
 	for _, c := range t.Columns {
-		if c.Kind == datasets.Numeric && !skip[c.Name] {
+		if c.Kind == datasets.Numeric && c.Name != *a.pf.id {
 			attrs = append(attrs, c.Name)
 		}
 	}
