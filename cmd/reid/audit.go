@@ -32,7 +32,8 @@ func auditCommand() *command {
 		Short:     "run every measure on a masked file, write the report and check a policy",
 		Long: `
 Audit is the job to run before releasing a masked file, and the one a CI pipeline runs on
-every masked file. It pairs the files as 'reid check' does and runs:
+every masked file. It pairs the files as 'reid check' does (on every numeric attribute
+but the id unless --attrs chooses) and runs:
 
   DBRL        distance-based record linkage, Euclidean distance, both directions
   PRL         probabilistic record linkage (Fellegi-Sunter), EM and supervised (worst case)
@@ -63,7 +64,7 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			pf := addPairFlags(fs)
 			masking := fs.String("masking", "none", "intruder's `knowledge` of the masking, for K.Reid (rankswap:p=P, mdav:k=K, indrank:k=K, none)")
-			keys := fs.String("keys", "", "comma-separated categorical key `attributes` for uniqueness")
+			keys := fs.String("keys", "", "comma-separated key `attributes` for uniqueness (numeric keys are linked on too, as every numeric attribute unless --attrs)")
 			population := fs.String("population", "", "population `file` for uniqueness (F_j counted in it)")
 			policyFile := fs.String("policy", "", "policy `file` (JSON) with the thresholds of the gate")
 			timeLimit := secondsOrDuration(time.Minute)
