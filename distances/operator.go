@@ -64,7 +64,8 @@ func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidParams, fmt.Sprintf(format, args...))
 }
 
-// checkSimplex verifies that w is a probability vector: w_i ≥ 0, Σ w_i = 1 (to 1e-9).
+// checkSimplex verifies that w is a probability vector: w_i ≥ 0, Σ w_i = 1 (to 1e-5, see
+// onSimplex).
 func checkSimplex(what string, w []float64) error {
 	if len(w) == 0 {
 		return invalidf("%s: no weights", what)
@@ -97,7 +98,26 @@ func NewWeightedMean(p []float64) (*WeightedMean, error) {
 	if err := checkSimplex("weighted mean", p); err != nil {
 		return nil, err
 	}
-	return &WeightedMean{name: "wm", p: append([]float64(nil), p...)}, nil
+	return &WeightedMean{name: "wm", p: onSimplex(p)}, nil
+}
+
+// onSimplex returns a copy of w, a probability vector by checkSimplex, divided by its sum
+// when that is more than 1e-9 from 1 (weights written by hand to a few decimals), so that
+// distances and margins are those of weights summing to 1. Sums within 1e-9 (the
+// optimiser's) are kept as they are: re-scaling them would move margins by an ulp and
+// could flip a link counted at exactly ε.
+func onSimplex(w []float64) []float64 {
+	out := append([]float64(nil), w...)
+	sum := 0.0
+	for _, v := range w {
+		sum += v
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		for i := range out {
+			out[i] /= sum
+		}
+	}
+	return out
 }
 
 // NewEuclidean returns the Euclidean distance on m attributes, the mean of the diffs:
@@ -181,7 +201,7 @@ func newBilinear(name string, w *mat.SymDense) (*Bilinear, error) {
 	if !(vals[len(vals)-1] > 0) {
 		// Every distance would be 0: every candidate tied, no link (the weighted mean
 		// refuses weights summing to 0 likewise).
-		return nil, invalidf("bilinear: W is zero (want a positive semi-definite W of trace 1)")
+		return nil, invalidf("bilinear: W is zero (want a non-zero positive semi-definite W)")
 	}
 	var vecs mat.Dense
 	eig.VectorsTo(&vecs)

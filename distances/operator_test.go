@@ -313,7 +313,12 @@ func TestValidation(t *testing.T) {
 // Weights written by hand to six decimals are accepted: 0.333333 three times sums to
 // 0.999999, within 1e-5 of 1.
 func TestWeightsToSixDecimals(t *testing.T) {
-	if _, err := distances.NewWeightedMean([]float64{0.333333, 0.333333, 0.333333}); err != nil {
-		t.Error(err)
+	wm, err := distances.NewWeightedMean([]float64{0.333333, 0.333333, 0.333333})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Divided by their sum: the distance of (3, 0, 0) to 0 is 3² × 1/3 = 3, not 2.999997.
+	if d := wm.Distance([]float64{3, 0, 0}, []float64{0, 0, 0}); math.Abs(d-3) > 1e-12 {
+		t.Errorf("distance %v, want 3 (weights re-scaled to sum 1)", d)
 	}
 }

@@ -23,7 +23,7 @@ func NewOWA(w []float64) (*OWA, error) {
 	if err := checkSimplex("owa", w); err != nil {
 		return nil, err
 	}
-	return &OWA{w: append([]float64(nil), w...)}, nil
+	return &OWA{w: onSimplex(w)}, nil
 }
 
 func (o *OWA) Name() string      { return "owa" }

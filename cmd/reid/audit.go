@@ -70,7 +70,7 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 			timeLimit := secondsOrDuration(time.Minute)
 			fs.Var(&timeLimit, "time-limit", "time for the worst-case search, split between the operators (`duration`, e.g. 30s, 2m; 0: none)")
 			out := fs.String("out", "reid-audit", "write report.json, report.md and report.html into this `directory`")
-			records := fs.Int("records", 0, "keep the first `N` records of both files after standardising (0: all)")
+			records := fs.Int("records", 0, "keep the first `N` records of both files after standardising (0: all; else at least 2)")
 			threads := fs.Int("threads", 0, "goroutines (0: all cores)")
 			epsilon := fs.Float64("epsilon", optimize.DefaultEpsilon, "margin `ε` a correct link of the worst-case search needs (as reid learn's)")
 			return func(args []string) error {
@@ -435,7 +435,8 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 }
 
 // defaultAttributes sets --attrs, when not given, to the numeric columns of the original
-// but the id and the keys: linkage needs numbers, and a categorical column is a key.
+// but the id (numeric --keys included): linkage needs numbers, and an intruder links on
+// the keys too.
 func (a *auditJob) defaultAttributes() error {
 	if *a.pf.attrs != "" {
 		return nil

@@ -190,3 +190,13 @@ func TestLinkPRLBlockTooFine(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want exit %d and a line starting %q", code, stderr, exitInput, want)
 	}
 }
+
+// One record is refused up front for PRL, with the flag named (its EM needs pairs of both
+// classes; the message was about quantile thresholds).
+func TestLinkPRLOneRecord(t *testing.T) {
+	_, orig, masked := prlFiles(t)
+	code, _, stderr := runReid(t, "link", "--method", "prl", "--missing", "keep", "--records", "1", orig, masked)
+	if code != exitInput || !strings.Contains(stderr, "--records must be 0 (all) or at least 2, got 1") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
