@@ -71,6 +71,10 @@ type Pairing struct {
 	// TrueOriginal[j] is the row of Original that masked row j comes from, or -1 when
 	// that record is not in the (possibly subsetted) original.
 	TrueOriginal []int
+	// OriginalRows[i] is the 0-based row in the original file of Original's row i when
+	// Original is not the file's records in file order (intruder ids, a sample), nil
+	// otherwise: errors about Original's values name the file's rows with it.
+	OriginalRows []int
 }
 
 // Pair aligns an original and a masked table.
@@ -243,6 +247,7 @@ func (p *Pairing) linkByID(original, masked *Table, opts PairOptions) error {
 	// reorders the original too (TrueMasked follows keep).
 	if !slices.Equal(keep, identity(original.Rows())) {
 		p.Original = p.Original.Subset(keep)
+		p.OriginalRows = keep
 	}
 	p.TrueOriginal = make([]int, masked.Rows())
 	for j := range p.TrueOriginal {
@@ -263,6 +268,7 @@ func (p *Pairing) sample(fraction float64, seed uint64) {
 	keep := rng.Perm(n)[:k]
 	slices.Sort(keep)
 	p.Original = p.Original.Subset(keep)
+	p.OriginalRows = keep
 	trueMasked := make([]int, k)
 	for i := range p.TrueOriginal {
 		p.TrueOriginal[i] = -1

@@ -178,6 +178,9 @@ func TestPairByID(t *testing.T) {
 	if want := []int{2, -1, 0, 1}; !equalInts(p.TrueOriginal, want) {
 		t.Errorf("TrueOriginal %v, want %v", p.TrueOriginal, want)
 	}
+	if p.OriginalRows != nil {
+		t.Errorf("OriginalRows %v for the whole original in file order, want nil", p.OriginalRows)
+	}
 	if strings.Join(p.Attributes, ",") != "a" {
 		t.Errorf("attributes %v: the id column must not be an attribute", p.Attributes)
 	}
@@ -193,6 +196,10 @@ func TestPairByID(t *testing.T) {
 	p, err = Pair(o, m, PairOptions{ID: "id", IntruderIDs: []string{"r", "p", "q"}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// r, p, q are the file's rows 2, 0, 1.
+	if !equalInts(p.OriginalRows, []int{2, 0, 1}) {
+		t.Errorf("every id reordered: OriginalRows %v, want [2 0 1]", p.OriginalRows)
 	}
 	if !equalInts(p.TrueMasked, []int{0, 2, 3}) || !slices.Equal(p.Original.Columns[0].Values, []float64{30, 10, 20}) {
 		t.Errorf("every id reordered: TrueMasked %v original %v", p.TrueMasked, p.Original.Columns[0].Values)

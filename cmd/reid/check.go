@@ -48,10 +48,6 @@ type pairedFiles struct {
 	Original, Masked               *datasets.Standardized
 	OriginalSHA256, MaskedSHA256   string
 	OriginalRecords, MaskedRecords int
-	// originalRows[i] is the 0-based row in the original file of the pairing's original
-	// record i, when the intruder knows only some records (--intruder-ids, --sample);
-	// nil when the pairing holds every record in file order. Errors name file rows.
-	originalRows []int
 }
 
 // positionalFiles lets ORIGINAL and MASKED be given as arguments instead of flags.
@@ -142,10 +138,6 @@ func (p *pairFlags) open() (*pairedFiles, error) {
 	}
 	pf := &pairedFiles{Pairing: pairing, Original: zo, Masked: zm,
 		OriginalRecords: original.Rows(), MaskedRecords: masked.Rows()}
-	if *p.intruderIDs != "" || *p.sample != 0 {
-		// The intruder's records: a subset, or every record in the list's order.
-		pf.originalRows = intruderRows(original, masked, pairing, *p.id)
-	}
 	if pf.OriginalSHA256, err = fileSHA256(*p.original); err != nil {
 		return nil, err
 	}
@@ -153,26 +145,6 @@ func (p *pairFlags) open() (*pairedFiles, error) {
 		return nil, err
 	}
 	return pf, nil
-}
-
-// intruderRows returns the row in the original file of each record of the pairing's
-// original, the intruder's records (a subset, or all in another order): the row of its masked partner when the true
-// link is the row order, else the original row with its partner's id.
-func intruderRows(original, masked *datasets.Table, p *datasets.Pairing, id string) []int {
-	rows := make([]int, p.Original.Rows())
-	if id == "" {
-		copy(rows, p.TrueMasked)
-		return rows
-	}
-	oc, mc := original.Column(id), masked.Column(id)
-	byID := make(map[string]int, oc.Len())
-	for i := range oc.Len() {
-		byID[oc.String(i)] = i
-	}
-	for i, j := range p.TrueMasked {
-		rows[i] = byID[mc.String(j)]
-	}
-	return rows
 }
 
 // numericUse is what a matrix of numbers is for, as numericColumns' errors say it: what
@@ -194,7 +166,7 @@ func distanceUse() numericUse {
 // a missing value among the records kept (--missing keep), is an error naming the file,
 // column and row (see numericColumns).
 func (f *pairedFiles) standardised(records int) (om, mm [][]float64, trueMasked, trueOriginal []int, err error) {
-	if om, err = numericColumns(f.Original.Table, f.originalRows, records, distanceUse()); err != nil {
+	if om, err = numericColumns(f.Original.Table, f.Pairing.OriginalRows, records, distanceUse()); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	if mm, err = numericColumns(f.Masked.Table, nil, records, distanceUse()); err != nil {

@@ -425,7 +425,7 @@ func (j *linkJob) knownLinks() (*linkage.KnownResult, error) {
 	if j.knowledge.Method == "" || j.knowledge.Method == "none" {
 		return nil, nil
 	}
-	if j.files.originalRows != nil || len(p.TrueOriginal) != p.Original.Rows() || p.Original.Rows() != p.Masked.Rows() {
+	if p.OriginalRows != nil || len(p.TrueOriginal) != p.Original.Rows() || p.Original.Rows() != p.Masked.Rows() {
 		// The attack re-runs the masking on the original as the owner did: its records
 		// and their order (MDAV's ties) must be the file's.
 		return nil, usagef("--masking needs the whole original file in its order (no --intruder-ids or --sample)")
