@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reid-sdc/reid/datasets"
+	"github.com/reid-sdc/reid/datasets/mask"
 	"github.com/reid-sdc/reid/datasets/synth"
 	"github.com/reid-sdc/reid/distances"
 	"github.com/reid-sdc/reid/linkage"
@@ -257,7 +258,7 @@ func minRecords(jobs []maskJob) (int, string) {
 		switch j.method {
 		case "rankswap":
 			m = int(math.Ceil(100 / j.p))
-			for int(math.Floor(j.p*float64(m)/100)) < 1 { // the window of datasets/mask
+			for mask.RankSwapWindow(j.p, m) < 1 {
 				m++
 			}
 			w = fmt.Sprintf("rank swapping with p=%g needs %d records for a window of one rank", j.p, m)

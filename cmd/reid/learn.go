@@ -71,8 +71,8 @@ free MPS, for any MILP solver to check reid; its size is N(M−1) rows, so keep 
 hundred records. For bilinear the PSD constraint on W is not linear: the file holds the
 2×2-minor rows and the eigenvector cuts the search found, a relaxation, whose optimum is
 an upper bound on the links (a solver may link more with a W that is not PSD). With an
-export the reductions run to their end whatever the time limit. --params-out FILE writes the learned parameters in the format of 'reid
-link --params'.
+export the reductions run to their end whatever the time limit. --params-out FILE
+writes the learned parameters in the format of 'reid link --params'.
 
 The JSON (--format json) has operator, params, epsilon, n, correct_links (records linked
 with margin ≥ ε under params, re-counted by the pairwise core: n − Σ K), dbrl_links (plain

@@ -362,7 +362,7 @@ func (m *maskJob) maskColumn(file string, c *datasets.Column, rng *rand.Rand) er
 		out, err = mask.IndividualRanking(in, m.k)
 	case "rankswap":
 		// A window under one rank swaps nothing: refuse rather than copy the column.
-		if n := len(values); n >= 2 && math.Floor(m.p*float64(n)/100) < 1 {
+		if n := len(values); n >= 2 && mask.RankSwapWindow(m.p, n) < 1 {
 			return &datasets.InputError{File: file, Column: c.Name, Err: fmt.Errorf(
 				"rankswap p = %g gives a window of 0 ranks on %d values, which swaps nothing; p must be at least %g here", m.p, n, minRankSwapP(n))}
 		}
@@ -407,7 +407,7 @@ func scatter[T any](values []T, rows []int, n int) []T {
 // ⌊p·n/100⌋ is at least one rank on n values.
 func minRankSwapP(n int) float64 {
 	p := math.Ceil(10000/float64(n)) / 100
-	for math.Floor(p*float64(n)/100) < 1 { // rounding in p·n/100
+	for mask.RankSwapWindow(p, n) < 1 { // rounding in p·n/100
 		p += 0.01
 	}
 	return p

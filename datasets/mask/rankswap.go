@@ -35,7 +35,7 @@ func RankSwap(data [][]float64, percent float64, rng *rand.Rand) ([][]float64, e
 	if rng == nil {
 		return nil, newErr(op, ErrNilRNG, "")
 	}
-	window := int(math.Floor(percent * float64(n) / 100))
+	window := RankSwapWindow(percent, n)
 	out := cloneData(data)
 	if window == 0 {
 		return out, nil
@@ -131,4 +131,10 @@ func (f *fenwick) find(m int) int {
 		}
 	}
 	return pos // 0-based rank = (1-based pos+1) − 1
+}
+
+// RankSwapWindow is the window of RankSwap on n records: ⌊percent/100 · n⌋ ranks (0:
+// nothing is swapped).
+func RankSwapWindow(percent float64, n int) int {
+	return int(math.Floor(percent * float64(n) / 100))
 }
