@@ -108,20 +108,10 @@ writes the table of the files done and exits 130.`, least, optimize.DefaultEpsil
 				if sig != nil {
 					title += fmt.Sprintf("; interrupted after %d of %d files", len(rows), len(files))
 				}
-				var outs []outFile
-				if *csvOut != "" {
-					outs = append(outs, outFile{*csvOut, func(f *os.File) error { return writeBenchCSV(f, rows) }})
-				}
-				if *mdOut != "" {
-					outs = append(outs, outFile{*mdOut, func(f *os.File) error { return writeBenchMarkdown(f, title, rows) }})
-				}
-				if err := writeFiles(outs...); err != nil {
+				markdown := func(w io.Writer) error { return writeBenchMarkdown(w, title, rows) }
+				csvFile := outFile{*csvOut, func(f *os.File) error { return writeBenchCSV(f, rows) }}
+				if err := writeResults(e, *mdOut, markdown, csvFile); err != nil {
 					return err
-				}
-				if *mdOut == "" {
-					if err := writeBenchMarkdown(e.stdout, title, rows); err != nil {
-						return err
-					}
 				}
 				if sig != nil {
 					return &interruptedError{sig}

@@ -170,28 +170,18 @@ seconds is identical for the same inputs.`,
 					}
 					return printLearn(w, r)
 				}
-				var outs []outFile
+				var model outFile
 				if mps != "" {
 					// No model is written when there was nothing to search.
 					if _, err := os.Stat(mps); err == nil {
-						outs = append(outs, outFile{*exportMPS, func(f *os.File) error { return copyFile(f, mps) }})
+						model = outFile{*exportMPS, func(f *os.File) error { return copyFile(f, mps) }}
 					}
 				}
-				if *paramsOut != "" {
-					outs = append(outs, outFile{*paramsOut, func(f *os.File) error {
-						return distances.WriteParams(f, op, files.Pairing.Attributes)
-					}})
-				}
-				if *out != "" {
-					outs = append(outs, outFile{*out, func(f *os.File) error { return results(f) }})
-				}
-				if err := writeFiles(outs...); err != nil {
+				params := outFile{*paramsOut, func(f *os.File) error {
+					return distances.WriteParams(f, op, files.Pairing.Attributes)
+				}}
+				if err := writeResults(e, *out, results, model, params); err != nil {
 					return err
-				}
-				if *out == "" {
-					if err := results(e.stdout); err != nil {
-						return err
-					}
 				}
 				if sig != nil {
 					return &interruptedError{sig}

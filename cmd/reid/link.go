@@ -128,7 +128,7 @@ linked record.` + prlHelp,
 						return writeJSON(w, report)
 					}
 					return printLink(w, report)
-				}, *recordsOut, perRecord)
+				}, recordsFile(*recordsOut, perRecord))
 			}
 		},
 	}
@@ -182,23 +182,10 @@ func checkMethodFlags(method string, given map[string]bool, prl *prlFlags) error
 // dbrlOnlyFlags are the flags of `reid link` that only --method dbrl uses.
 func dbrlOnlyFlags() []string { return []string{"operator", "params"} }
 
-// writeResults writes a linkage's results to out (stdout when empty) and its per-record
-// table to recordsOut (none when empty), both files or neither (see writeFiles).
-func writeResults(e *env, out string, results func(io.Writer) error, recordsOut string, records *datasets.Table) error {
-	var outs []outFile
-	if recordsOut != "" {
-		outs = append(outs, outFile{recordsOut, func(f *os.File) error { return datasets.Encode(f, records, datasets.FormatAuto, recordsOut) }})
-	}
-	if out != "" {
-		outs = append(outs, outFile{out, func(f *os.File) error { return results(f) }})
-	}
-	if err := writeFiles(outs...); err != nil {
-		return err
-	}
-	if out == "" {
-		return results(e.stdout)
-	}
-	return nil
+// recordsFile is the per-record table of a linkage as an output file (none when path is
+// empty).
+func recordsFile(path string, records *datasets.Table) outFile {
+	return outFile{path, func(f *os.File) error { return datasets.Encode(f, records, datasets.FormatAuto, path) }}
 }
 
 // writeJSON writes v as indented JSON, the one encoding of every command's machine

@@ -365,6 +365,28 @@ func writeFiles(outs ...outFile) error {
 	return err
 }
 
+// writeResults writes a command's results to out (stdout when out is empty) together
+// with its other output files, those whose path is not empty: every file or none (see
+// writeFiles).
+func writeResults(e *env, out string, results func(io.Writer) error, others ...outFile) error {
+	var outs []outFile
+	for _, o := range others {
+		if o.path != "" {
+			outs = append(outs, o)
+		}
+	}
+	if out != "" {
+		outs = append(outs, outFile{out, func(f *os.File) error { return results(f) }})
+	}
+	if err := writeFiles(outs...); err != nil {
+		return err
+	}
+	if out == "" {
+		return results(e.stdout)
+	}
+	return nil
+}
+
 // parseInterspersed lets flags follow positional arguments ("reid mask in.csv --k 3"),
 // which the flag package alone does not.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {

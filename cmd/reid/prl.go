@@ -273,7 +273,7 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 			return writeJSON(w, r)
 		}
 		return printPRL(w, r)
-	}, o.recordsOut, prlRecordsTable(res, knownOf))
+	}, recordsFile(o.recordsOut, prlRecordsTable(res, knownOf)))
 }
 
 // prlProgress reports PRL's progress one pass over the pairs at a time (counting the
