@@ -192,21 +192,15 @@ func numericColumns(t *datasets.Table, fileRows []int, records int, use numericU
 		rows = min(rows, records)
 	}
 	m := make([][]float64, len(t.Columns))
-	first, firstCol := -1, ""
 	for j := range t.Columns {
 		c := &t.Columns[j]
 		if c.Kind != datasets.Numeric {
 			return nil, &datasets.InputError{File: t.Source, Column: c.Name,
 				Err: fmt.Errorf("categorical attribute: %s needs numeric attributes", use.what), Detail: use.categorical}
 		}
-		if c.HasMissing() {
-			if i := slices.Index(c.Valid[:rows], false); i >= 0 && (first < 0 || i < first) {
-				first, firstCol = i, c.Name
-			}
-		}
 		m[j] = c.Values
 	}
-	if first >= 0 {
+	if first, firstCol, ok := firstMissing(t, rows); ok {
 		if fileRows != nil {
 			first = fileRows[first]
 		}
@@ -214,6 +208,22 @@ func numericColumns(t *datasets.Table, fileRows []int, records int, use numericU
 			Err: fmt.Errorf("missing value, which %s cannot handle", use.what), Detail: use.missing}
 	}
 	return m, nil
+}
+
+// firstMissing returns the first missing cell of t's first rows records in reading order
+// (row by row, columns left to right): its 0-based row and its column.
+func firstMissing(t *datasets.Table, rows int) (row int, column string, ok bool) {
+	row = -1
+	for j := range t.Columns {
+		c := &t.Columns[j]
+		if !c.HasMissing() {
+			continue
+		}
+		if i := slices.Index(c.Valid[:rows], false); i >= 0 && (row < 0 || i < row) {
+			row, column = i, c.Name
+		}
+	}
+	return row, column, row >= 0
 }
 
 func dropBoth(p *datasets.Pairing, drop []string, so datasets.StandardizeOptions) (*datasets.Standardized, *datasets.Standardized, error) {

@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -279,7 +278,7 @@ func (m *maskJob) apply(tab *datasets.Table) (*maskSummary, error) {
 		}
 		return s, nil
 	}
-	if i, name, ok := firstMissing(sel); ok {
+	if i, name, ok := firstMissing(sel, sel.Rows()); ok {
 		return nil, &datasets.InputError{File: tab.Source, Column: name, Row: i + 1, Err: &wholeRecordError{m.method}}
 	}
 	data, err := sel.NumericMatrix()
@@ -312,22 +311,6 @@ func (e *wholeRecordError) Error() string {
 }
 
 func (e *wholeRecordError) Unwrap() error { return datasets.ErrMissingValue }
-
-// firstMissing returns the first missing cell of t in reading order (row by row, columns
-// left to right): its 0-based row and its column.
-func firstMissing(t *datasets.Table) (row int, column string, ok bool) {
-	row = -1
-	for j := range t.Columns {
-		c := &t.Columns[j]
-		if c.Valid == nil {
-			continue
-		}
-		if i := slices.Index(c.Valid, false); i >= 0 && (row < 0 || i < row) {
-			row, column = i, c.Name
-		}
-	}
-	return row, column, row >= 0
-}
 
 // present returns the rows of c that are not missing, or nil when none is missing.
 func present(c *datasets.Column) []int {
