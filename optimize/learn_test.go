@@ -568,7 +568,7 @@ func TestPrepareStopped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != TimeLimit || res.CorrectLinks != full.CorrectLinks || res.Bound < full.CorrectLinks || res.Failures != res.N-res.CorrectLinks {
+	if res.Status != TimeLimit || res.CorrectLinks != full.CorrectLinks || !slices.Equal(res.Params, full.Params) || res.Bound < full.CorrectLinks || res.Failures != res.N-res.CorrectLinks {
 		t.Errorf("unsearched: %v, %d links, bound %d, %d failures of %d; the optimum is %d", res.Status, res.CorrectLinks, res.Bound, res.Failures, res.N, full.CorrectLinks)
 	}
 	// Interrupted, or without the time for the family's recount, it answers with the
@@ -577,11 +577,7 @@ func TestPrepareStopped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	euOp, err := WM.Operator(d.sp.euclidean())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v := dbrlCorrect(t, p.Queries, p.Refs, p.Truth, euOp); res.Status != Interrupted || res.CorrectLinks != v || !slices.Equal(res.Params, d.sp.euclidean()) {
+	if v := marginLinks(t, p, WM, d.sp.euclidean()); res.Status != Interrupted || res.CorrectLinks != v || !slices.Equal(res.Params, d.sp.euclidean()) {
 		t.Errorf("no recount: %v, %d links with %v, want the Euclidean distance's %d", res.Status, res.CorrectLinks, res.Params, v)
 	}
 	// A warm start worse than the Euclidean distance (all weight on one attribute) gives
@@ -596,11 +592,7 @@ func TestPrepareStopped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	op, err := WM.Operator(vertex)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v := dbrlCorrect(t, p.Queries, p.Refs, p.Truth, op); v >= eu.CorrectLinks {
+	if v := marginLinks(t, p, WM, vertex); v >= eu.CorrectLinks {
 		t.Fatalf("the vertex links %d, the Euclidean distance %d: not a worse start", v, eu.CorrectLinks)
 	}
 	if res.CorrectLinks != eu.CorrectLinks || res.EuclideanLinks != eu.CorrectLinks || !slices.Equal(res.Params, eu.Params) {
@@ -653,12 +645,12 @@ func TestExportUnderShortLimit(t *testing.T) {
 func TestShortLimitKeepsWarmStart(t *testing.T) {
 	p := randomProblem(31, 3000, 6, 1.2)
 	p.Family = WM
-	eu := dbrlCorrectTheta(t, p, WM, []float64{1. / 6, 1. / 6, 1. / 6, 1. / 6, 1. / 6, 1. / 6})
+	eu := marginLinks(t, p, WM, []float64{1. / 6, 1. / 6, 1. / 6, 1. / 6, 1. / 6, 1. / 6})
 	// A start better than the Euclidean distance: the best of a few weightings.
 	var start []float64
 	best := eu
 	for _, theta := range [][]float64{{0.3, 0.3, 0.1, 0.1, 0.1, 0.1}, {0.1, 0.1, 0.3, 0.3, 0.1, 0.1}, {0.1, 0.1, 0.1, 0.1, 0.3, 0.3}, {0.4, 0.2, 0.1, 0.1, 0.1, 0.1}, {0.1, 0.1, 0.1, 0.1, 0.2, 0.4}} {
-		if v := dbrlCorrectTheta(t, p, WM, theta); v > best {
+		if v := marginLinks(t, p, WM, theta); v > best {
 			start, best = theta, v
 		}
 	}
@@ -675,18 +667,37 @@ func TestShortLimitKeepsWarmStart(t *testing.T) {
 	}
 }
 
-// dbrlCorrectTheta counts the links of f's parameters theta with margin ≥ ε, by the
-// pairwise core (recount, which result and unsearched also use: this compares answers
-// on the search's own terms, not the count).
-func dbrlCorrectTheta(t *testing.T, p Problem, f Family, theta []float64) int {
+// marginLinks counts, by brute force over every pair (no code of the search or the
+// pairwise core's scan), the records that f's parameters theta link with margin ≥ ε:
+// Distance(q, r_j) − Distance(q, r_t) ≥ ε for every competitor j of the true partner t.
+func marginLinks(t *testing.T, p Problem, f Family, theta []float64) int {
 	t.Helper()
-	sp, err := newSpace(f, len(p.Queries))
+	op, err := f.Operator(theta)
 	if err != nil {
 		t.Fatal(err)
 	}
-	correct, _, err := recount(p, sp, theta, DefaultEpsilon, 0)
-	if err != nil {
-		t.Fatal(err)
+	m, nr := len(p.Queries), len(p.Refs[0])
+	q, r := make([]float64, m), make([]float64, m)
+	row := func(x [][]float64, i int, dst []float64) []float64 {
+		for k := range m {
+			dst[k] = x[k][i]
+		}
+		return dst
 	}
-	return correct
+	links := 0
+	for i, tr := range p.Truth {
+		if tr < 0 {
+			continue
+		}
+		row(p.Queries, i, q)
+		dt := op.Distance(q, row(p.Refs, tr, r))
+		linked := true
+		for j := 0; j < nr && linked; j++ {
+			linked = j == tr || op.Distance(q, row(p.Refs, j, r))-dt >= DefaultEpsilon
+		}
+		if linked {
+			links++
+		}
+	}
+	return links
 }
