@@ -78,17 +78,7 @@ func TestCheckBadInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := runReid(t, append([]string{"check"}, tc.args...)...)
-			if code != exitInput {
-				t.Errorf("exit %d, want %d: %q", code, exitInput, stderr)
-			}
-			if strings.Count(stderr, "\n") != 1 {
-				t.Errorf("not one line: %q", stderr)
-			}
-			for _, m := range tc.mention {
-				if !strings.Contains(stderr, m) {
-					t.Errorf("%q does not mention %s", stderr, m)
-				}
-			}
+			expectInputError(t, code, stderr, tc.mention...)
 		})
 	}
 	// --drop-constant turns the constant column into a note.

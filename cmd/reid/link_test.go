@@ -196,14 +196,7 @@ func TestLinkMethodFlags(t *testing.T) {
 			}
 			continue
 		}
-		if code != exitInput || strings.Count(stderr, "\n") != 1 {
-			t.Errorf("%v: exit %d, stderr %q; want %d, one line", tc.args, code, stderr, exitInput)
-		}
-		for _, m := range tc.mention {
-			if !strings.Contains(stderr, m) {
-				t.Errorf("%v: %q does not mention %s", tc.args, stderr, m)
-			}
-		}
+		expectInputError(t, code, stderr, tc.mention...)
 	}
 }
 
@@ -257,13 +250,6 @@ func TestLinkDistanceNeedsNumbers(t *testing.T) {
 	}
 	for _, tc := range cases {
 		code, _, stderr := runReid(t, tc.args...)
-		if code != exitInput || strings.Count(stderr, "\n") != 1 {
-			t.Errorf("%v: exit %d, stderr %q; want %d, one line", tc.args, code, stderr, exitInput)
-		}
-		for _, m := range tc.mention {
-			if !strings.Contains(stderr, m) {
-				t.Errorf("%v: %q does not mention %s", tc.args, stderr, m)
-			}
-		}
+		expectInputError(t, code, stderr, tc.mention...)
 	}
 }

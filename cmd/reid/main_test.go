@@ -162,17 +162,7 @@ func TestBadInputCLI(t *testing.T) {
 				args = append(args, "--out", out)
 			}
 			code, _, stderr := runReid(t, args...)
-			if code != exitInput {
-				t.Errorf("exit %d, want %d; stderr %q", code, exitInput, stderr)
-			}
-			if strings.Count(stderr, "\n") != 1 {
-				t.Errorf("stderr is not one line: %q", stderr)
-			}
-			for _, m := range tc.mention {
-				if !strings.Contains(stderr, m) {
-					t.Errorf("stderr %q does not mention %s", stderr, m)
-				}
-			}
+			expectInputError(t, code, stderr, tc.mention...)
 			if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
 				t.Errorf("left behind: %v", entries)
 			}
@@ -417,5 +407,22 @@ func TestDemoJSONSameBytes(t *testing.T) {
 	var r demoResult
 	if err := json.Unmarshal([]byte(outs[0]), &r); err != nil || r.Original != "original.csv" {
 		t.Errorf("original %q: %v", r.Original, err)
+	}
+}
+
+// expectInputError checks the contract of a usage or input error: exit code 2 and one
+// line on stderr that mentions each of mention.
+func expectInputError(t *testing.T, code int, stderr string, mention ...string) {
+	t.Helper()
+	if code != exitInput {
+		t.Errorf("exit %d, want %d; stderr %q", code, exitInput, stderr)
+	}
+	if strings.Count(stderr, "\n") != 1 {
+		t.Errorf("stderr is not one line: %q", stderr)
+	}
+	for _, m := range mention {
+		if !strings.Contains(stderr, m) {
+			t.Errorf("stderr %q does not mention %s", stderr, m)
+		}
 	}
 }

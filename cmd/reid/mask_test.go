@@ -53,17 +53,7 @@ func TestMaskParameterRequired(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.csv")
 			args := append([]string{"mask", "--out", out, in}, tc.args...)
 			code, _, stderr := runReid(t, args...)
-			if code != exitInput {
-				t.Errorf("exit %d, want %d; stderr %q", code, exitInput, stderr)
-			}
-			if strings.Count(stderr, "\n") != 1 {
-				t.Errorf("stderr is not one line: %q", stderr)
-			}
-			for _, m := range tc.mention {
-				if !strings.Contains(stderr, m) {
-					t.Errorf("stderr %q does not mention %s", stderr, m)
-				}
-			}
+			expectInputError(t, code, stderr, tc.mention...)
 			if _, err := os.Stat(out); err == nil {
 				t.Error("output written")
 			}
@@ -171,11 +161,19 @@ func TestMaskMissingKeepNoise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	job := maskJob{seed: 4}
-	want, err := mask.AdditiveNoise([][]float64{{1, 3, 10, 12, 20}, {10, 20, 40, 50, 60}}, 20, job.rng())
+	// The property: each column is masked as if its missing records were absent, so the
+	// present cells equal the masking of a file holding only the present values (each
+	// column's five, in order).
+	complete := writeCSV(t, dir, "complete.csv", "a,b\n1,10\n3,20\n10,40\n12,50\n20,60\n")
+	completeOut := filepath.Join(dir, "complete_out.csv")
+	if code, _, stderr := runReid(t, "mask", "--method", "noise", "--p", "20", "--seed", "4", "--out", completeOut, complete); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	ref, err := datasets.Load(completeOut, datasets.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	want := [][]float64{ref.Column("a").Values, ref.Column("b").Values}
 	for j, c := range []*datasets.Column{got.Column("a"), got.Column("b")} {
 		missing := []int{1, 2}[j] // 0-based row of the column's missing cell
 		r := 0
@@ -204,14 +202,7 @@ func TestMaskMissingKeepWholeRecord(t *testing.T) {
 	for _, args := range [][]string{{"--method", "mdav", "--k", "2"}, {"--method", "corrnoise", "--p", "10"}} {
 		out := filepath.Join(t.TempDir(), "out.csv")
 		code, _, stderr := runReid(t, append([]string{"mask", "--missing", "keep", "--out", out, in}, args...)...)
-		if code != exitInput || strings.Count(stderr, "\n") != 1 {
-			t.Errorf("%s: exit %d, stderr %q", args[1], code, stderr)
-		}
-		for _, m := range []string{"m.csv", `column "b"`, "row 2", args[1] + " cannot mask"} {
-			if !strings.Contains(stderr, m) {
-				t.Errorf("stderr %q does not mention %s", stderr, m)
-			}
-		}
+		expectInputError(t, code, stderr, "m.csv", `column "b"`, "row 2", args[1]+" cannot mask")
 		if _, err := os.Stat(out); err == nil {
 			t.Error("output written")
 		}
