@@ -50,12 +50,8 @@ func TestPRLAssignPartialHand(t *testing.T) {
 			if len(v) != c.cols {
 				t.Errorf("%d column duals for %d columns", len(v), c.cols)
 			}
-			for i := range c.arcs {
-				for _, x := range c.arcs[i] {
-					if u[i]+v[x.j] < x.w || v[x.j] < 0 {
-						t.Errorf("dual infeasible on arc %d→%d", i, x.j)
-					}
-				}
+			if !dualFeasible(c.arcs, u, v) {
+				t.Error("dual infeasible")
 			}
 		})
 	}
@@ -69,38 +65,8 @@ func TestPRLAssignPartialBruteForce(t *testing.T) {
 	for trial := range 3000 {
 		rows := 1 + rng.IntN(6)
 		cols := 1 + rng.IntN(6)
-		arcs := make([][]arc, rows)
-		w := make([][]int64, rows)
-		for i := range rows {
-			w[i] = make([]int64, cols)
-			for j := range cols {
-				w[i][j] = math.MinInt64
-				if rng.Float64() < 0.6 {
-					w[i][j] = int64(rng.IntN(9) - 4)
-					arcs[i] = append(arcs[i], arc{int32(j), w[i][j]})
-				}
-			}
-		}
-		bestN, bestW := -1, int64(math.MinInt64)
-		used := make([]bool, cols)
-		var rec func(i, n int, s int64)
-		rec = func(i, n int, s int64) {
-			if i == rows {
-				if n > bestN || (n == bestN && s > bestW) {
-					bestN, bestW = n, s
-				}
-				return
-			}
-			rec(i+1, n, s) // row i unassigned
-			for j := range cols {
-				if !used[j] && w[i][j] != math.MinInt64 {
-					used[j] = true
-					rec(i+1, n+1, s+w[i][j])
-					used[j] = false
-				}
-			}
-		}
-		rec(0, 0, 0)
+		arcs, w := randomArcs(rng, rows, cols, 0.6, -4, 4)
+		bestN, bestW := bruteAssign(rows, cols, func(i, j int) (int64, bool) { return w[i][j], w[i][j] != math.MinInt64 })
 		match, u, v := assignPartial(rows, cols, arcs, 4)
 		n, total := 0, int64(0)
 		seen := map[int]bool{}
@@ -118,12 +84,8 @@ func TestPRLAssignPartialBruteForce(t *testing.T) {
 		if n != bestN || total != bestW {
 			t.Fatalf("trial %d: %d links of total %d, brute force %d of %d (%v)", trial, n, total, bestN, bestW, w)
 		}
-		for i := range rows {
-			for _, a := range arcs[i] {
-				if u[i]+v[a.j] < a.w || v[a.j] < 0 {
-					t.Fatalf("trial %d: dual infeasible", trial)
-				}
-			}
+		if !dualFeasible(arcs, u, v) {
+			t.Fatalf("trial %d: dual infeasible", trial)
 		}
 	}
 }
@@ -394,28 +356,21 @@ func TestPRLPartialAssignmentOptimal(t *testing.T) {
 		c, _ := newComparator(&p, 1)
 		lk := newWeightLookup(c, res.Patterns, res.Weight)
 		W := func(i, j int) int64 { return int64(math.Round(lk.weight(c.pairCode(i, j)) * assignScale)) }
-		bestN, bestW := -1, int64(math.MinInt64)
-		used := make([]bool, c.nr)
-		var rec func(i, n int, s int64)
-		rec = func(i, n int, s int64) {
-			if i == c.nq {
-				if n > bestN || (n == bestN && s > bestW) {
-					bestN, bestW = n, s
-				}
-				return
-			}
-			rec(i+1, n, s)
+		candidate := make([]map[int]bool, c.nq)
+		for i := range c.nq {
+			candidate[i] = map[int]bool{}
 			for _, ti := range c.tilesOf(i) {
 				for _, j := range c.tiles[ti].refs {
-					if !used[j] {
-						used[j] = true
-						rec(i+1, n+1, s+W(i, int(j)))
-						used[j] = false
-					}
+					candidate[i][int(j)] = true
 				}
 			}
 		}
-		rec(0, 0, 0)
+		bestN, bestW := bruteAssign(c.nq, c.nr, func(i, j int) (int64, bool) {
+			if !candidate[i][j] {
+				return 0, false
+			}
+			return W(i, j), true
+		})
 		n, got := 0, int64(0)
 		for i, r := range res.Records {
 			if r.Assigned >= 0 {

@@ -420,37 +420,13 @@ func TestAssignBruteForce(t *testing.T) {
 	for trial := range 3000 {
 		rows := 1 + rng.IntN(6)
 		cols := rows + rng.IntN(3)
-		dense := trial%2 == 0
-		arcs := make([][]arc, rows)
-		w := make([][]int64, rows)
-		for i := range rows {
-			w[i] = make([]int64, cols)
-			for j := range cols {
-				w[i][j] = math.MinInt64
-				if dense || rng.Float64() < 0.5 {
-					w[i][j] = int64(rng.IntN(7) - 3)
-					arcs[i] = append(arcs[i], arc{int32(j), w[i][j]})
-				}
-			}
+		density := 0.5
+		if trial%2 == 0 {
+			density = 1
 		}
-		best, feasible := int64(math.MinInt64), false
-		used := make([]bool, cols)
-		var rec func(i int, s int64)
-		rec = func(i int, s int64) {
-			if i == rows {
-				feasible = true
-				best = max(best, s)
-				return
-			}
-			for j := range cols {
-				if !used[j] && w[i][j] != math.MinInt64 {
-					used[j] = true
-					rec(i+1, s+w[i][j])
-					used[j] = false
-				}
-			}
-		}
-		rec(0, 0)
+		arcs, w := randomArcs(rng, rows, cols, density, -3, 3)
+		links, best := bruteAssign(rows, cols, func(i, j int) (int64, bool) { return w[i][j], w[i][j] != math.MinInt64 })
+		feasible := links == rows
 		match, u, v, ok := assignMax(rows, cols, arcs)
 		if ok != feasible {
 			t.Fatalf("trial %d: ok %v, brute force feasible %v", trial, ok, feasible)
@@ -470,14 +446,70 @@ func TestAssignBruteForce(t *testing.T) {
 		if total != best {
 			t.Fatalf("trial %d: total %d, brute force %d (%v)", trial, total, best, w)
 		}
-		for i := range rows {
-			for _, a := range arcs[i] {
-				if u[i]+v[a.j] < a.w || v[a.j] < 0 {
-					t.Fatalf("trial %d: dual infeasible", trial)
-				}
+		if !dualFeasible(arcs, u, v) {
+			t.Fatalf("trial %d: dual infeasible", trial)
+		}
+	}
+}
+
+// randomArcs draws a rows×cols assignment instance: each arc present with probability
+// density (no draw when density is 1), of integer weight uniform in [lo, hi]; w[i][j]
+// is the weight, math.MinInt64 where there is no arc.
+func randomArcs(rng *rand.Rand, rows, cols int, density float64, lo, hi int) ([][]arc, [][]int64) {
+	arcs := make([][]arc, rows)
+	w := make([][]int64, rows)
+	for i := range rows {
+		w[i] = make([]int64, cols)
+		for j := range cols {
+			w[i][j] = math.MinInt64
+			if density >= 1 || rng.Float64() < density {
+				w[i][j] = int64(rng.IntN(hi-lo+1) + lo)
+				arcs[i] = append(arcs[i], arc{int32(j), w[i][j]})
 			}
 		}
 	}
+	return arcs, w
+}
+
+// bruteAssign enumerates every partial injective map of rows to cols over the arcs that
+// arc reports (ok false: no arc) and returns the lexicographic maximum of (links, total
+// weight). A complete assignment exists when links == rows, and total is then the
+// largest total weight of one.
+func bruteAssign(rows, cols int, arc func(i, j int) (int64, bool)) (links int, total int64) {
+	links, total = -1, math.MinInt64
+	used := make([]bool, cols)
+	var rec func(i, n int, s int64)
+	rec = func(i, n int, s int64) {
+		if i == rows {
+			if n > links || (n == links && s > total) {
+				links, total = n, s
+			}
+			return
+		}
+		rec(i+1, n, s) // row i unassigned
+		for j := range cols {
+			if w, ok := arc(i, j); ok && !used[j] {
+				used[j] = true
+				rec(i+1, n+1, s+w)
+				used[j] = false
+			}
+		}
+	}
+	rec(0, 0, 0)
+	return links, total
+}
+
+// dualFeasible reports whether u, v certify an assignment's optimality bound: u_i + v_j ≥
+// w on every arc and v ≥ 0.
+func dualFeasible(arcs [][]arc, u, v []int64) bool {
+	for i := range arcs {
+		for _, a := range arcs[i] {
+			if u[i]+v[a.j] < a.w || v[a.j] < 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // TestPRLAssignmentOptimal: on small random problems the PRL assignment (top-k candidates,
