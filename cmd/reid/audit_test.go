@@ -672,8 +672,10 @@ func TestAuditInterrupted(t *testing.T) {
 // --keys, 0.4667 with two numeric keys).
 func TestAuditNumericKeysLinked(t *testing.T) {
 	dir := t.TempDir()
-	orig := writeCSV(t, dir, "o.csv", "a,b,c\n1,10,5\n2,20,3\n3,30,8\n4,40,1\n5,50,9\n6,60,2\n")
-	masked := writeCSV(t, dir, "m.csv", "a,b,c\n1,11,5\n2,19,3\n3,31,8\n4,41,1\n5,49,9\n6,61,2\n")
+	// b and c pair the records up (1 and 2, 3 and 4, 5 and 6 share them): without the key
+	// a every record ties with its twin and Euclidean DBRL links none; with a, all six.
+	orig := writeCSV(t, dir, "o.csv", "a,b,c\n1,10,5\n2,10,5\n3,30,8\n4,30,8\n5,50,9\n6,50,9\n")
+	masked := orig
 	out := filepath.Join(dir, "audit")
 	code, _, stderr := runReid(t, "audit", "--keys", "a", "--time-limit", "2s", "--out", out, orig, masked)
 	if code != exitOK {
@@ -687,12 +689,18 @@ func TestAuditNumericKeysLinked(t *testing.T) {
 		Options struct {
 			Attributes []string `json:"attributes"`
 		} `json:"options"`
+		Linkage []auditLinkage `json:"linkage"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(doc.Options.Attributes, ","); got != "a,b,c" {
 		t.Errorf("attributes linked on %q, want a,b,c (the key a included)", got)
+	}
+	for _, l := range doc.Linkage {
+		if l.ID == "dbrl/euclidean/masked-to-original" && l.Reid != 1 {
+			t.Errorf("Euclidean DBRL Reid %v, want 1 (a tells the twins apart)", l.Reid)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -124,6 +125,24 @@ func TestCheckTypesOfUnselectedColumns(t *testing.T) {
 			for _, m := range tc.mention {
 				if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, m) {
 					t.Errorf("%q is not one line mentioning %s", stderr, m)
+				}
+			}
+			if tc.args[0] == "audit" && code == exitOK {
+				// The key was read as the category it was declared: uniqueness ran on it.
+				data, err := os.ReadFile(filepath.Join(dir, "audit", "report.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var rep struct {
+					Uniqueness *struct {
+						Classes int `json:"classes"`
+					} `json:"uniqueness"`
+				}
+				if err := json.Unmarshal(data, &rep); err != nil {
+					t.Fatal(err)
+				}
+				if rep.Uniqueness == nil || rep.Uniqueness.Classes < 1 {
+					t.Errorf("no uniqueness on the key sex: %s", data)
 				}
 			}
 			if tc.types == "" {
