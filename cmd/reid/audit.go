@@ -78,16 +78,14 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 				if err != nil {
 					return usagef("--masking: %v", err)
 				}
-				if *records < 0 || *records == 1 {
-					// One record has nothing to be told apart from: PRL's EM needs pairs
-					// of both classes.
-					return usagef("--records must be 0 (all) or at least 2, got %d", *records)
+				if err := checkPRLRecords(*records); err != nil {
+					return err
 				}
 				if timeLimit < 0 {
 					return usagef("--time-limit must be positive")
 				}
-				if !(*epsilon > 0) || math.IsInf(*epsilon, 0) {
-					return usagef("--epsilon must be a positive number")
+				if err := checkEpsilon(*epsilon); err != nil {
+					return err
 				}
 				if *population != "" && *keys == "" {
 					return usagef("--population needs --keys")

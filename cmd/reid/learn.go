@@ -129,8 +129,8 @@ seconds is identical for the same inputs.`,
 				if *timeLimit < 0 {
 					return usagef("--time-limit must be positive")
 				}
-				if !(*epsilon > 0) || math.IsInf(*epsilon, 0) {
-					return usagef("--epsilon must be a positive number")
+				if err := checkEpsilon(*epsilon); err != nil {
+					return err
 				}
 				if err := checkOutFiles(outPath{"export-mps", *exportMPS}, outPath{"params-out", *paramsOut}, outPath{"out", *out}); err != nil {
 					return err

@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -363,6 +364,25 @@ func writeFiles(outs ...outFile) error {
 		}
 	}
 	return err
+}
+
+// checkEpsilon refuses an --epsilon that is not a positive number: the margin of a
+// correct link in the worst-case search (reid learn, reid audit).
+func checkEpsilon(eps float64) error {
+	if !(eps > 0) || math.IsInf(eps, 0) {
+		return usagef("--epsilon must be a positive number")
+	}
+	return nil
+}
+
+// checkPRLRecords refuses a --records of which PRL cannot fit its model (reid link
+// --method prl, reid audit): one record has no other to be told apart from, and EM needs
+// pairs of both classes.
+func checkPRLRecords(n int) error {
+	if n < 0 || n == 1 {
+		return usagef("--records must be 0 (all) or at least 2, got %d", n)
+	}
+	return nil
 }
 
 // writeResults writes a command's results to out (stdout when out is empty) together

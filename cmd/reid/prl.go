@@ -166,9 +166,8 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	if err != nil {
 		return usagef("--masking: %v", err)
 	}
-	if o.records < 0 || o.records == 1 {
-		// EM needs pairs of both classes: one record has no other to be told apart from.
-		return usagef("--records must be 0 (all) or at least 2, got %d", o.records)
+	if err := checkPRLRecords(o.records); err != nil {
+		return err
 	}
 	if !(*f.mu >= 0 && *f.mu < 1) || !(*f.lambda >= 0 && *f.lambda < 1) {
 		return usagef("--mu and --lambda must be in [0, 1)")
