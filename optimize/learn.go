@@ -401,14 +401,14 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 	}
 	// The reductions alone can outlast a short limit on a large file (10 s for 4,580
 	// records whose coded attributes tie many competitors): they stop with it too.
+	// An exported model needs every record's rows: only an interrupt stops them.
+	exporting := s.ExportMPS != "" || s.ExportRestrictedMPS != ""
 	stop := func() bool {
 		select {
 		case <-ctx.Done():
 			return true
 		default:
 		}
-		// An exported model needs every record's rows: only an interrupt stops them.
-		exporting := s.ExportMPS != "" || s.ExportRestrictedMPS != ""
 		return !exporting && s.TimeLimit > 0 && time.Since(start) >= s.TimeLimit
 	}
 	d, complete, err := prepareUntil(p, sp, s.Epsilon, s.Threads, stop, maxPreparedBytes)
@@ -435,7 +435,7 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 		switch {
 		case ctx.Err() != nil:
 			r.Note = "interrupted before the search started"
-			if s.ExportMPS != "" || s.ExportRestrictedMPS != "" {
+			if exporting {
 				r.Note += ": no model exported"
 			}
 		case reserve >= limit:
