@@ -72,7 +72,8 @@ type Settings struct {
 	// separation oracle of the worst-case optimiser).
 	Closer bool
 	Margin float64
-	// Generic forces the portable Go kernel.
+	// Generic forces the portable Go kernel (embedded operators) and the pair-by-pair
+	// path (OWA): the same results, for tests and benchmarks.
 	Generic bool
 	// Progress, when set, is called after each block of queries with the number of
 	// queries it finished; calls may come from several goroutines at once.
@@ -112,9 +113,11 @@ var ErrShape = errors.New("distances: inconsistent input sizes")
 // kernel after transforming both files once; a candidate that could matter (best, tie,
 // rank of the true partner, top-k, closer list) is then re-evaluated in the direct form
 // Σ_k (Tq − Tr)_k², so cancellation in the kernel's expanded form never flips a link
-// (the kernel's error bound decides what to re-evaluate). Other operators (OWA, Choquet)
-// are evaluated pair by pair with Operator.Distance. The N×M matrix is never stored, and
-// the results are identical for every number of threads.
+// (the kernel's error bound decides what to re-evaluate). OWA (up to kernel.MaxSorted
+// attributes) runs on blocks of references with a sorting-network kernel whose distances
+// are bit-identical to OWA.Distance; other operators (Choquet) are evaluated pair by pair
+// with Operator.Distance. The N×M matrix is never stored, and the results are identical
+// for every number of threads.
 func Search(queries, refs [][]float64, truth []int, op Operator, s Settings) ([]QueryResult, error) {
 	m := op.Attributes()
 	if len(queries) != m || len(refs) != m {
@@ -169,6 +172,10 @@ type scanner struct {
 	qRows      []float64 // pairwise: row-major raw records
 	rRows      []float64
 	attributes int
+	// OWA (pairwise, on blocks): its weights and sorting network; the raw references
+	// are then also in r, attribute-major with stride.
+	owaW   []float64
+	owaNet []int32
 }
 
 func (sc *scanner) prepareEmbedded(queries, refs [][]float64, t *mat.Dense) {
@@ -329,6 +336,17 @@ func (sc *scanner) preparePairwise(queries, refs [][]float64, op Operator) {
 	sc.nr = nr
 	sc.qRows = rowMajor(queries, nq, m)
 	sc.rRows = rowMajor(refs, nr, m)
+	if o, ok := op.(*OWA); ok && m <= kernel.MaxSorted && !sc.settings.Generic {
+		// OWA on blocks of references: the kernel sorts eight pairs' diffs at once with
+		// a sorting network, bit-identical to Distance (which still gives the true
+		// partner's distance).
+		sc.owaW, sc.owaNet = o.w, kernel.SortingNetwork(m)
+		sc.stride = kernel.Stride(nr)
+		sc.r = make([]float64, m*sc.stride)
+		for k, col := range refs {
+			copy(sc.r[k*sc.stride:], col)
+		}
+	}
 }
 
 func rowMajor(cols [][]float64, n, m int) []float64 {
@@ -399,6 +417,8 @@ func newWorkspace(sc *scanner) *workspace {
 	ws := &workspace{sc: sc}
 	if sc.embedded {
 		ws.out = make([]float64, queryBlock*refBlock)
+	} else if sc.owaW != nil {
+		ws.out = make([]float64, kernel.Pad(owaBlock))
 	}
 	return ws
 }
@@ -528,6 +548,10 @@ func (ws *workspace) block(results []QueryResult, lo, hi int) {
 		}
 		ws.state[i-lo].reset(&results[i], t, trueD, s)
 	}
+	if sc.owaW != nil {
+		ws.owaBlocks(lo, hi)
+		return
+	}
 	if !sc.embedded {
 		for i := lo; i < hi; i++ {
 			st := &ws.state[i-lo]
@@ -563,6 +587,48 @@ func (ws *workspace) block(results []QueryResult, lo, hi int) {
 	for qi := 0; qi < nq; qi++ {
 		ws.state[qi].finish()
 	}
+}
+
+// owaBlock is the number of references whose OWA distances to one query the OWA kernel
+// computes in a call: their attributes (40 KiB for 13) stay in L2 for the query block.
+const owaBlock = 384
+
+// owaBlocks runs queries lo ≤ i < hi against every reference with the OWA kernel. Its
+// distances are exact (the direct form), so a candidate farther than the query's
+// threshold can change nothing in its state (see threshold) and is skipped in bulk.
+func (ws *workspace) owaBlocks(lo, hi int) {
+	sc := ws.sc
+	m := sc.attributes
+	for j0 := 0; j0 < sc.nr; j0 += owaBlock {
+		n := min(owaBlock, sc.nr-j0)
+		out := ws.out[:kernel.Pad(n)]
+		for i := lo; i < hi; i++ {
+			st := &ws.state[i-lo]
+			kernel.OWADistances(out, sc.qRows[i*m:i*m+m], sc.owaW, sc.owaNet, sc.r[j0:], sc.stride, n)
+			seg := out[:n]
+			limit := st.threshold(st.bestUpper())
+			for j := 0; ; j++ {
+				j += kernel.FirstAtMost(seg[j:], limit)
+				if j >= n {
+					break
+				}
+				st.consider(j0+j, seg[j])
+				limit = st.threshold(st.bestUpper())
+			}
+		}
+	}
+	for i := lo; i < hi; i++ {
+		ws.state[i-lo].finish()
+	}
+}
+
+// bestUpper is an upper bound on the query's final best distance: its best so far, or
+// its true partner's distance when smaller (the true partner is a candidate too).
+func (st *queryState) bestUpper() float64 {
+	if st.hasTrue && st.trueD < st.best {
+		return st.trueD
+	}
+	return st.best
 }
 
 // setLimit sets the kernel's row limit of query i (the qi-th of the block) from its

@@ -172,6 +172,73 @@ func TestSearchAgainstBruteForce(t *testing.T) {
 	}
 }
 
+// TestSearchOWABlocks: the OWA kernel's path (a sorting network on blocks of
+// references, candidates above the query's threshold skipped in bulk) gives exactly the
+// results of the pair-by-pair path (Settings.Generic) for every combination of the
+// outputs that set the threshold, and the brute force's with every output on.
+func TestSearchOWABlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 40))
+	for _, m := range []int{2, 13} {
+		q, r, truth := searchData(rng, 200, 1100, m)
+		w := make([]float64, m)
+		for k := range w {
+			if k%3 != 1 { // zero weights leave some diffs out
+				w[k] = rng.Float64()
+			}
+		}
+		sum := 0.0
+		for _, v := range w {
+			sum += v
+		}
+		for k := range w {
+			w[k] /= sum
+		}
+		op, err := NewOWA(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name  string
+			s     Settings
+			truth []int
+		}{
+			{"plain", Settings{}, truth},
+			{"no truth", Settings{}, nil},
+			{"top-k", Settings{TopK: 3}, truth},
+			{"closer", Settings{Closer: true, Margin: 0.3}, truth},
+			{"all", Settings{TopK: 4, Closer: true, Margin: 0.05}, truth},
+		} {
+			slow := c.s
+			slow.Generic, slow.Threads = true, 1
+			want, err := Search(q, r, c.truth, op, slow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Search(q, r, c.truth, op, c.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(want, got) {
+				for i := range want {
+					if !reflect.DeepEqual(want[i], got[i]) {
+						t.Errorf("m=%d %s: query %d: %+v, pair by pair %+v", m, c.name, i, got[i], want[i])
+						break
+					}
+				}
+			}
+			if c.name == "all" {
+				brute := bruteForce(q, r, truth, op, c.s.TopK, c.s.Margin)
+				for i := range brute {
+					if msg := compareResult(&brute[i], &got[i]); msg != "" {
+						t.Errorf("m=%d: query %d: %s", m, i, msg)
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
 func close12(a, b float64) bool {
 	return a == b || math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b)) || (math.IsNaN(a) && math.IsNaN(b))
 }

@@ -241,7 +241,14 @@ func run(cfg *config) {
 		for _, op := range ops {
 			name := op.Name()
 			if _, embedded := op.(distances.Embedder); !embedded {
-				rows = append(rows, timePairwise(cfg, data, op, n))
+				if name == "owa" {
+					// The sorting-network kernel, then the pair-by-pair path it replaced
+					// (Settings.Generic), in the same run for their ratio.
+					rows = append(rows, timePairwise(cfg, data, op, n, distances.Settings{}, "sorting network on blocks, all cores"))
+					rows = append(rows, timePairwise(cfg, data, op, n, distances.Settings{Generic: true}, "pair by pair, all cores"))
+					continue
+				}
+				rows = append(rows, timePairwise(cfg, data, op, n, distances.Settings{}, "pair by pair, all cores"))
 				continue
 			}
 			res, t := mainRes[x], mainTimes[x]
@@ -406,12 +413,12 @@ func timeSetup(data *dataset, op distances.Operator, reps int) timing {
 
 // timePairwise times a pair-by-pair operator once, after a pilot on cfg.pilot queries
 // whose extrapolation decides whether the full run fits in the budget.
-func timePairwise(cfg *config, data *dataset, op distances.Operator, n int) row {
+func timePairwise(cfg *config, data *dataset, op distances.Operator, n int, s distances.Settings, variant string) row {
 	name := op.Name()
-	r := row{n: n, op: name, variant: "pair by pair, all cores"}
+	r := row{n: n, op: name, variant: variant}
 	if p := min(cfg.pilot, data.n); p < data.n {
 		sub := data.head(p)
-		_, t := timeSearch(sub, op, distances.Settings{}, 1, 1, true)
+		_, t := timeSearch(sub, op, s, 1, 1, true)
 		est := t.secs * float64(data.n) / float64(p)
 		logf("  %-11s pilot of %d queries: %.3f s, full run estimated %.0f s", name, p, t.secs, est)
 		if est > cfg.budget.Seconds() {
@@ -422,7 +429,7 @@ func timePairwise(cfg *config, data *dataset, op distances.Operator, n int) row 
 			return r
 		}
 	}
-	_, t := timeSearch(data, op, distances.Settings{}, 1, 1, true)
+	_, t := timeSearch(data, op, s, 1, 1, true)
 	logf("  %-11s %-38s %.3f s (other load %s cores)", name, r.variant, t.secs, load(t.others))
 	r.t, r.pairsPS = t, pairs(data.n, data.m)/t.secs
 	r.note = "one run"

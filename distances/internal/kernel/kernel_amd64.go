@@ -22,6 +22,9 @@ func init() {
 		impl.between = countBetweenAVX512
 		impl.firstNotBetween = firstNotBetweenAVX512
 	}
+	if f := acceleratedOWA(); f != nil {
+		impl.owa = f
+	}
 }
 
 // accelerated lists the assembly kernels this CPU can run, best first.

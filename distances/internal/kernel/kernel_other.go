@@ -4,3 +4,6 @@ package kernel
 
 // accelerated lists the assembly kernels this build can run: none.
 func accelerated() []implementation { return nil }
+
+// acceleratedOWA returns the assembly OWA kernel this build can run: none.
+func acceleratedOWA() owaFunc { return nil }
