@@ -71,7 +71,7 @@ writes the table of the files done and exits 130.`, least, optimize.DefaultEpsil
 				if *records < least {
 					return usagef("--records must be at least %d, got %d: %s", least, *records, why)
 				}
-				if err := checkOutFiles(outPath{"csv", *csvOut}, outPath{"md", *mdOut}); err != nil {
+				if err := checkOutFiles(nil, outPath{"csv", *csvOut}, outPath{"md", *mdOut}); err != nil {
 					return err
 				}
 				// A data set named on the command line must exist: a misspelt name would

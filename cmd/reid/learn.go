@@ -132,7 +132,7 @@ seconds is identical for the same inputs.`,
 				if err := checkEpsilon(*epsilon); err != nil {
 					return err
 				}
-				if err := checkOutFiles(outPath{"export-mps", *exportMPS}, outPath{"params-out", *paramsOut}, outPath{"out", *out}); err != nil {
+				if err := checkOutFiles(pf.inputs(args), outPath{"export-mps", *exportMPS}, outPath{"params-out", *paramsOut}, outPath{"out", *out}); err != nil {
 					return err
 				}
 				if err := pf.positionalFiles(args); err != nil {

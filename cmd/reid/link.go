@@ -78,7 +78,7 @@ linked record.` + prlHelp,
 				if err := checkMethodFlags(*method, given, prlf); err != nil {
 					return err
 				}
-				if err := checkOutFiles(outPath{"records-out", *recordsOut}, outPath{"out", *out}); err != nil {
+				if err := checkOutFiles(append(pf.inputs(args), *params), outPath{"records-out", *recordsOut}, outPath{"out", *out}); err != nil {
 					return err
 				}
 				switch *method {

@@ -250,10 +250,12 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 type outPath struct{ flag, path string }
 
 // checkOutFiles refuses, with a usage error, an output path that cannot receive a file
-// (see checkOutFile) and two flags naming the same file, the second of whose writes would
-// replace the first. Commands call it before their work: a typo in an output path must
-// not cost a long search, nor end it with an error after some outputs were written.
-func checkOutFiles(outs ...outPath) error {
+// (see checkOutFile), one that is also an input of the command (os.SameFile, so another
+// spelling or a link is caught too: the write would replace the data being read), and two
+// flags naming the same file, the second of whose writes would replace the first.
+// Commands call it before their work: a typo in an output path must not cost a long
+// search, nor end it with an error after some outputs were written.
+func checkOutFiles(inputs []string, outs ...outPath) error {
 	seen := map[string]string{}
 	for _, o := range outs {
 		if o.path == "" {
@@ -262,6 +264,9 @@ func checkOutFiles(outs ...outPath) error {
 		if err := checkOutFile(o.flag, o.path); err != nil {
 			return err
 		}
+		if in, same := sameFileAs(o.path, inputs); same {
+			return usagef("--%s %s is the input file %s: it would be overwritten", o.flag, o.path, in)
+		}
 		clean := filepath.Clean(o.path)
 		if other, dup := seen[clean]; dup {
 			return usagef("--%s and --%s both name %s", other, o.flag, o.path)
@@ -269,6 +274,23 @@ func checkOutFiles(outs ...outPath) error {
 		seen[clean] = o.flag
 	}
 	return nil
+}
+
+// sameFileAs returns the first of inputs that is the same file as path, when path exists.
+func sameFileAs(path string, inputs []string) (string, bool) {
+	out, err := os.Stat(path)
+	if err != nil {
+		return "", false
+	}
+	for _, in := range inputs {
+		if in == "" {
+			continue
+		}
+		if fi, err := os.Stat(in); err == nil && os.SameFile(out, fi) {
+			return in, true
+		}
+	}
+	return "", false
 }
 
 // checkOutFile refuses, with a usage error, a path given to --flagName that cannot

@@ -426,3 +426,43 @@ func expectInputError(t *testing.T, code int, stderr string, mention ...string) 
 		}
 	}
 }
+
+// TestOutputIsInputRefused: an output flag naming one of the command's inputs (the same
+// path, another spelling or a hard link) is a usage error before any work, and the input
+// is left as it was; the reviewer's cases overwrote it with exit 0.
+func TestOutputIsInputRefused(t *testing.T) {
+	dir := t.TempDir()
+	orig := writeCSV(t, dir, "o.csv", smallCSV)
+	masked := writeCSV(t, dir, "m.csv", smallCSV)
+	link := filepath.Join(dir, "link.csv")
+	if err := os.Link(orig, link); err != nil {
+		t.Fatal(err)
+	}
+	spelt := filepath.Join(dir, ".", "sub", "..", "o.csv")
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		flag string
+	}{
+		{"link records-out", []string{"link", "--attrs", "a,b", "--records-out", orig, orig, masked}, "--records-out"},
+		{"link out, hard link", []string{"link", "--attrs", "a,b", "--out", link, orig, masked}, "--out"},
+		{"link out, flags", []string{"link", "--attrs", "a,b", "--out", spelt, "--original", orig, "--masked", masked}, "--out"},
+		{"learn out", []string{"learn", "--operator", "wm", "--attrs", "a,b", "--out", masked, orig, masked}, "--out"},
+		{"mask out", []string{"mask", "--method", "noise", "--p", "10", "--attrs", "a", "--out", orig, orig}, "--out"},
+		{"uniqueness records-out", []string{"uniqueness", "--keys", "region", "--records-out", orig, orig}, "--records-out"},
+		{"uniqueness population", []string{"uniqueness", "--keys", "region", "--population", masked, "--records-out", masked, orig}, "--records-out"},
+	} {
+		code, _, errOut := runReid(t, c.args...)
+		if code != exitInput || !strings.Contains(errOut, c.flag) || !strings.Contains(errOut, "input file") {
+			t.Errorf("%s: exit %d, stderr %q; want %d naming %s as an input file", c.name, code, errOut, exitInput, c.flag)
+		}
+		for _, p := range []string{orig, masked} {
+			if b, err := os.ReadFile(p); err != nil || string(b) != smallCSV {
+				t.Fatalf("%s: %s changed (err %v)", c.name, p, err)
+			}
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -70,7 +71,7 @@ A summary of what was done is printed on stdout (--format text|json).`,
 				if _, err := datasets.FormatOf(*out); err != nil {
 					return err
 				}
-				if err := checkOutFiles(outPath{"out", *out}); err != nil {
+				if err := checkOutFiles(append(slices.Clone(args), *matrix), outPath{"out", *out}); err != nil {
 					return err
 				}
 				given := map[string]bool{}
