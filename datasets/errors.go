@@ -3,6 +3,7 @@ package datasets
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -24,16 +25,21 @@ var (
 	ErrSchemaMismatch  = errors.New("the files have different attributes")
 	ErrRowMismatch     = errors.New("the files have different numbers of records")
 	ErrUnsupportedType = errors.New("unsupported column type")
+	ErrInexactInteger  = errors.New("integer beyond the exact range of a number (±2^53)")
 )
 
 // InputError is a problem with an input file. Column and Row (1-based data row, header not
-// counted) are set where they apply. Its message is one line:
+// counted) are set where they apply; Line (1-based line of a text file) where the row does
+// not locate it, such as after blank lines or quoted fields spanning lines. Its message is
+// one line:
 //
 //	census.csv: column "AGI", row 17: not a number: "abc"
+//	census.csv, row 3 (line 6): corrupt or truncated file: wrong number of fields
 type InputError struct {
 	File   string
 	Column string
 	Row    int
+	Line   int
 	Detail string // extra words after the error, such as the offending value
 	Err    error
 }
@@ -48,6 +54,14 @@ func (e *InputError) Error() string {
 	if e.Row > 0 {
 		b.WriteString(", row ")
 		b.WriteString(strconv.Itoa(e.Row))
+		if e.Line > 0 {
+			b.WriteString(" (line ")
+			b.WriteString(strconv.Itoa(e.Line))
+			b.WriteString(")")
+		}
+	} else if e.Line > 0 {
+		b.WriteString(", line ")
+		b.WriteString(strconv.Itoa(e.Line))
 	}
 	b.WriteString(": ")
 	b.WriteString(oneLine(e.Err.Error()))
@@ -65,7 +79,16 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-func formatFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+// formatFloat writes v as a plain decimal that reads back as v. From 2^53 on every float64
+// is an integer; up to 2^64 (the ids of int64/uint64 columns) it is written with all its
+// digits: the shortest decimal would end in made-up zeros (2^60 as 1152921504606847000),
+// which an integer reader takes for another id.
+func formatFloat(v float64) string {
+	if a := math.Abs(v); a >= 1<<53 && a < 1<<64 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
 
 // errorf builds an InputError with a formatted detail.
 func errorf(file, column string, row int, err error, format string, args ...any) *InputError {

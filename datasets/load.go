@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"slices"
@@ -143,9 +144,27 @@ type LoadOptions struct {
 // types are numeric, strings, dictionaries and booleans categorical, whatever their labels
 // look like ("08001" and "8001" are two categories). In a CSV file every
 // column is read as text and a column is numeric when more than half of the non-missing
-// values of its first batch parse as numbers; any other value in it is then an error naming
-// its row. NaN and ±Inf are always errors.
+// values of its first batch parse as plain decimal numbers; any other value in it is then
+// an error naming its row. NaN and ±Inf are always errors. Header names are trimmed of
+// surrounding blanks; a leading byte-order mark is skipped; lines may end in LF, CRLF or
+// CR alone (classic Mac OS).
+//
+// Integers that float64 cannot hold exactly (beyond ±2^53: a CSV value of digits alone, an
+// Arrow or Parquet int64 or uint64) are identifiers, which as float64 would collide: a
+// column (CSV, or of such an integer type) with one in its first batch is categorical,
+// labelled by the exact integers, and one in a later batch of a column read as numbers is
+// an ErrInexactInteger error naming its row. A type override decides instead (numeric
+// rounds them).
 func Load(path string, opts LoadOptions) (*Table, error) {
+	// Arrow's buffers come from C malloc and are freed as each batch is released, so they
+	// never pile up as garbage on the Go heap: with the columns (the live heap) already
+	// allocated, Go's GC would otherwise let that much garbage accumulate before collecting,
+	// and loading would peak above twice the size of the data.
+	return load(path, opts, mallocator.NewMallocator())
+}
+
+// load is Load with Arrow's buffers taken from mem (tests measure them).
+func load(path string, opts LoadOptions, mem memory.Allocator) (*Table, error) {
 	format := opts.Format
 	if format == FormatAuto {
 		var err error
@@ -168,14 +187,10 @@ func Load(path string, opts LoadOptions) (*Table, error) {
 	if st.Size() == 0 {
 		return nil, &InputError{File: path, Err: ErrEmptyFile}
 	}
-	// Arrow's buffers come from C malloc and are freed as each batch is released, so they
-	// never pile up as garbage on the Go heap: with the columns (the live heap) already
-	// allocated, Go's GC would otherwise let that much garbage accumulate before collecting,
-	// and loading would peak above twice the size of the data.
-	ld := &loader{path: path, opts: opts, mem: mallocator.NewMallocator()}
+	ld := &loader{path: path, opts: opts, mem: mem}
 	switch format {
 	case FormatCSV:
-		err = ld.csv(f)
+		err = ld.csv(f, st.Size())
 	case FormatArrow, FormatArrowStream:
 		err = ld.arrow(f)
 	case FormatParquet:
@@ -333,19 +348,42 @@ func (ld *loader) reserve(rows int) {
 
 // csv reads the header with encoding/csv (to learn the number of columns), then the body
 // with Arrow's CSV reader as text columns.
-func (ld *loader) csv(f *os.File) error {
-	header, err := csv.NewReader(bufio.NewReader(f)).Read()
+func (ld *loader) csv(f *os.File, size int64) error {
+	start, crOnly, err := csvPrologue(f)
+	if err != nil {
+		return &InputError{File: ld.path, Err: err}
+	}
+	// body positions f after the byte-order mark (which is no part of the first name, and
+	// before a quoted name would make it a bare quote) and turns classic Mac line ends into
+	// LF, the only line end encoding/csv knows besides CRLF.
+	body := func() (io.Reader, error) {
+		if _, err := f.Seek(start, io.SeekStart); err != nil {
+			return nil, &InputError{File: ld.path, Err: err}
+		}
+		if crOnly {
+			return crToLF{f}, nil
+		}
+		return f, nil
+	}
+	in, err := body()
+	if err != nil {
+		return err
+	}
+	header, err := csv.NewReader(bufio.NewReader(in)).Read()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return &InputError{File: ld.path, Err: ErrEmptyFile}
 		}
-		return &InputError{File: ld.path, Row: 0, Err: ErrCorrupt, Detail: err.Error()}
-	}
-	if len(header) > 0 {
-		header[0] = strings.TrimPrefix(header[0], "\ufeff") // a byte-order mark is not part of the name
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return csvParseError(ld.path, 0, pe)
+		}
+		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
 	}
 	for i, h := range header {
-		if h == "" {
+		// Options name columns with surrounding spaces trimmed, so the header must be too.
+		header[i] = strings.TrimSpace(h)
+		if header[i] == "" {
 			return &InputError{File: ld.path, Err: errors.New("empty column name in the header"), Detail: fmt.Sprintf("column %d", i+1)}
 		}
 	}
@@ -354,8 +392,8 @@ func (ld *loader) csv(f *os.File) error {
 		return err
 	}
 	ld.inferText = true
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return &InputError{File: ld.path, Err: err}
+	if in, err = body(); err != nil {
+		return err
 	}
 	fields := make([]arrow.Field, len(header))
 	for i, h := range header {
@@ -369,7 +407,11 @@ func (ld *loader) csv(f *os.File) error {
 	if batchRows <= 0 {
 		batchRows = 1 << 16
 	}
-	r := arrowcsv.NewReader(bufio.NewReaderSize(f, 1<<20), arrow.NewSchema(fields, nil),
+	// Arrow reserves a whole batch in every column up front; a record takes at least one
+	// byte per field (its commas and line end), so the file cannot hold more rows than
+	// this and a wide, short file does not reserve 64Ki rows per column.
+	batchRows = int(min(int64(batchRows), size/int64(len(header))+1))
+	r := arrowcsv.NewReader(bufio.NewReaderSize(in, 1<<20), arrow.NewSchema(fields, nil),
 		arrowcsv.WithHeader(true), arrowcsv.WithChunk(batchRows), arrowcsv.WithAllocator(ld.mem),
 		arrowcsv.WithNullReader(true, tokens...))
 	defer r.Release()
@@ -379,14 +421,82 @@ func (ld *loader) csv(f *os.File) error {
 		}
 	}
 	if err := r.Err(); err != nil {
+		// On a parse error the reader still hands over the records before the bad one as
+		// a last batch, so ld.rows records precede it.
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
-			// Line 1 is the header; quoted fields spanning lines make this approximate.
-			return &InputError{File: ld.path, Row: pe.Line - 1, Err: ErrCorrupt, Detail: pe.Err.Error()}
+			return csvParseError(ld.path, ld.rows+1, pe)
 		}
 		return &InputError{File: ld.path, Row: ld.rows + 1, Err: ErrCorrupt, Detail: err.Error()}
 	}
 	return nil
+}
+
+// csvParseError reports a syntax error of data row row (0: the header, named by its line).
+// The file line is given too when it is not the one the row implies (blank lines, quoted
+// fields spanning lines), and the error's own line and column when the record started
+// earlier.
+func csvParseError(path string, row int, pe *csv.ParseError) *InputError {
+	e := &InputError{File: path, Row: row, Err: ErrCorrupt, Detail: pe.Err.Error()}
+	if row == 0 || pe.StartLine != row+1 {
+		e.Line = pe.StartLine
+	}
+	switch {
+	case errors.Is(pe.Err, csv.ErrFieldCount):
+	case pe.Line != pe.StartLine:
+		e.Detail += fmt.Sprintf(" (line %d, column %d)", pe.Line, pe.Column)
+	default:
+		e.Detail += fmt.Sprintf(" (column %d)", pe.Column)
+	}
+	return e
+}
+
+// csvPrologue looks at the start of a CSV file: the length of a UTF-8 byte-order mark, and
+// whether the header line ends in a lone CR (classic Mac OS line ends). A CR or LF inside
+// a quoted header name does not count.
+func csvPrologue(f *os.File) (start int64, crOnly bool, err error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0, false, err
+	}
+	br := bufio.NewReader(f)
+	if b, _ := br.Peek(3); string(b) == "\ufeff" {
+		start = 3
+		br.Discard(3)
+	}
+	quoted := false
+	for {
+		c, err := br.ReadByte()
+		if err == io.EOF {
+			return start, false, nil
+		}
+		if err != nil {
+			return 0, false, err
+		}
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '\n':
+			return start, false, nil
+		case c == '\r':
+			next, err := br.Peek(1)
+			return start, err != nil || next[0] != '\n', nil
+		}
+	}
+}
+
+// crToLF turns every CR into LF, for a file whose lines end in CR alone: encoding/csv would
+// read it as one line. A CR inside a quoted field of such a file is a line break too.
+type crToLF struct{ r io.Reader }
+
+func (c crToLF) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for i, b := range p[:n] {
+		if b == '\r' {
+			p[i] = '\n'
+		}
+	}
+	return n, err
 }
 
 // arrow reads an Arrow IPC file (Feather v2), or failing that an IPC stream.
@@ -602,10 +712,17 @@ func (b *columnBuilder) category(row int, label string) {
 	}
 }
 
-// parseNumber accepts decimal numbers as written by CSV tools (leading/trailing blanks
-// allowed, no thousands separators).
+// parseNumber accepts decimal numbers as written by CSV tools: an optional sign, digits
+// with an optional decimal point, an optional exponent, and blanks around (no thousands
+// separators). Go's own syntax beyond that (1_000, 0x1p4) is text, such as a period
+// 2020_01. NaN, Inf and Infinity in any case, and numbers out of range, are accepted so
+// that the caller reports them as not finite.
 func parseNumber(s string) (float64, bool) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	s = strings.TrimSpace(s)
+	if !isDecimal(s) && !isNonFinite(s) {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		var ne *strconv.NumError
 		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
@@ -614,6 +731,79 @@ func parseNumber(s string) (float64, bool) {
 		return 0, false
 	}
 	return v, true
+}
+
+// isDecimal reports whether s is [+-] digits [. digits] [(e|E) [+-] digits], with at
+// least one digit before the exponent (".5" and "5." are numbers, "." is not).
+func isDecimal(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := func() int {
+		j := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i - j
+	}
+	n := digits()
+	if i < len(s) && s[i] == '.' {
+		i++
+		n += digits()
+	}
+	if n == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
+}
+
+// isNonFinite reports whether s is NaN, Inf or Infinity (any case, optionally signed).
+func isNonFinite(s string) bool {
+	s = strings.ToLower(strings.TrimLeft(s, "+-"))
+	return s == "nan" || s == "inf" || s == "infinity"
+}
+
+// inexactInteger reports whether s (a number by parseNumber) is an integer, written as
+// digits alone, that float64 cannot hold exactly. Such long integers are identifiers: as
+// float64, 90071992547409921 and 90071992547409922 would be one value.
+func inexactInteger(s string) bool {
+	s = strings.TrimSpace(s)
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	s = strings.TrimLeft(s, "0")
+	if len(s) <= 15 { // below 2^53 ≈ 9.007e15 every integer is exact
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	n, _ := new(big.Int).SetString(s, 10)
+	_, acc := new(big.Float).SetInt(n).Float64() // SetInt keeps every bit of n
+	return acc != big.Exact
+}
+
+// exactInt64 and exactUint64 report whether float64 holds v exactly.
+func exactInt64(v int64) bool {
+	f := float64(v)
+	return f < math.MaxInt64 && int64(f) == v // f == 2^63 is above every int64
+}
+
+func exactUint64(v uint64) bool {
+	f := float64(v)
+	return f < math.MaxUint64 && uint64(f) == v
 }
 
 // append adds one Arrow array whose first row is the absolute row `start`.
@@ -648,20 +838,26 @@ func (b *columnBuilder) append(arr arrow.Array, start int) error {
 	case *array.Boolean:
 		return b.appendText(n, start, a.IsNull, func(i int) string { return strconv.FormatBool(a.Value(i)) })
 	}
-	get, isInt, ok := numericGetter(arr)
+	num, ok := numericGetter(arr)
 	if !ok {
 		return b.fail(0, ErrUnsupportedType, arr.DataType().String())
 	}
 	if !b.decided {
 		b.kind, b.decided = Numeric, true
-	}
-	if b.kind == Categorical { // numbers read as categories by override
-		return b.appendText(n, start, arr.IsNull, func(i int) string {
-			if isInt {
-				return strconv.FormatInt(int64(get(i)), 10)
+		// An integer float64 cannot hold is an identifier (see inexactInteger): the
+		// column is categorical, labelled by the exact integers.
+		for i := 0; num.inexact != nil && i < n; i++ {
+			if !arr.IsNull(i) && num.inexact(i) {
+				b.kind = Categorical
+				break
 			}
-			return formatFloat(get(i))
-		})
+		}
+	}
+	if b.kind == Categorical { // numbers read as categories
+		if num.text != nil {
+			return b.appendText(n, start, arr.IsNull, num.text)
+		}
+		return b.appendText(n, start, arr.IsNull, func(i int) string { return formatFloat(num.get(i)) })
 	}
 	for i := 0; i < n; i++ {
 		if arr.IsNull(i) {
@@ -670,31 +866,43 @@ func (b *columnBuilder) append(arr arrow.Array, start int) error {
 			}
 			continue
 		}
-		if err := b.numeric(start+i, get(i)); err != nil {
+		if num.inexact != nil && !b.override && num.inexact(i) {
+			return b.inexact(start+i, num.text(i))
+		}
+		if err := b.numeric(start+i, num.get(i)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// inexact reports an integer float64 cannot hold in a column whose first batch made it
+// numeric: rounding it could merge two identifiers.
+func (b *columnBuilder) inexact(row int, text string) error {
+	return b.fail(row+1, ErrInexactInteger, strconv.Quote(text)+
+		" (read the column as categorical if it holds identifiers, or as numeric to round it)")
+}
+
 // appendText adds text values, deciding the kind of an undecided (CSV) column from this
-// batch: numeric when more than half of its non-missing values parse as numbers.
+// batch: numeric when more than half of its non-missing values parse as numbers and none
+// is an integer float64 cannot hold (an identifier, see inexactInteger).
 func (b *columnBuilder) appendText(n, start int, isNull func(int) bool, value func(int) string) error {
 	if !b.decided {
-		parsed, present := 0, 0
+		parsed, present, ids := 0, 0, false
 		for i := 0; i < n; i++ {
 			if isNull(i) {
 				continue
 			}
 			present++
-			if _, ok := parseNumber(value(i)); ok {
+			if v, ok := parseNumber(value(i)); ok {
 				parsed++
+				ids = ids || (math.Abs(v) >= 1<<53 && inexactInteger(value(i)))
 			}
 		}
 		if present > 0 {
 			b.decided = true
 			b.kind = Categorical
-			if 2*parsed > present {
+			if 2*parsed > present && !ids {
 				b.kind = Numeric
 			}
 		}
@@ -715,6 +923,9 @@ func (b *columnBuilder) appendText(n, start int, isNull func(int) bool, value fu
 		if !ok {
 			return b.fail(start+i+1, ErrNotNumeric, strconv.Quote(s))
 		}
+		if !b.override && math.Abs(v) >= 1<<53 && inexactInteger(s) {
+			return b.inexact(start+i, strings.TrimSpace(s))
+		}
 		if err := b.numeric(start+i, v); err != nil {
 			return err
 		}
@@ -722,29 +933,53 @@ func (b *columnBuilder) appendText(n, start int, isNull func(int) bool, value fu
 	return nil
 }
 
-// numericGetter returns a float64 accessor for Arrow's numeric arrays.
-func numericGetter(arr arrow.Array) (get func(int) float64, isInt, ok bool) {
+// numericArray reads an Arrow numeric array: get as float64; for integer types text, the
+// exact integer; for 64-bit integer types inexact, whether float64 rounds the value.
+type numericArray struct {
+	get     func(int) float64
+	text    func(int) string
+	inexact func(int) bool
+}
+
+// numericGetter returns the accessors of Arrow's numeric arrays.
+func numericGetter(arr arrow.Array) (numericArray, bool) {
 	switch a := arr.(type) {
 	case *array.Float64:
-		return a.Value, false, true
+		return numericArray{get: a.Value}, true
 	case *array.Float32:
-		return func(i int) float64 { return float64(a.Value(i)) }, false, true
+		return numericArray{get: func(i int) float64 { return float64(a.Value(i)) }}, true
 	case *array.Int8:
-		return func(i int) float64 { return float64(a.Value(i)) }, true, true
+		return smallInt(a.Value), true
 	case *array.Int16:
-		return func(i int) float64 { return float64(a.Value(i)) }, true, true
+		return smallInt(a.Value), true
 	case *array.Int32:
-		return func(i int) float64 { return float64(a.Value(i)) }, true, true
-	case *array.Int64:
-		return func(i int) float64 { return float64(a.Value(i)) }, true, true
+		return smallInt(a.Value), true
 	case *array.Uint8:
-		return func(i int) float64 { return float64(a.Value(i)) }, true, true
+		return smallInt(a.Value), true
 	case *array.Uint16:
-		return func(i int) float64 { return float64(a.Value(i)) }, true, true
+		return smallInt(a.Value), true
 	case *array.Uint32:
-		return func(i int) float64 { return float64(a.Value(i)) }, true, true
+		return smallInt(a.Value), true
+	case *array.Int64:
+		return numericArray{
+			get:     func(i int) float64 { return float64(a.Value(i)) },
+			text:    func(i int) string { return strconv.FormatInt(a.Value(i), 10) },
+			inexact: func(i int) bool { return !exactInt64(a.Value(i)) },
+		}, true
 	case *array.Uint64:
-		return func(i int) float64 { return float64(a.Value(i)) }, true, true
+		return numericArray{
+			get:     func(i int) float64 { return float64(a.Value(i)) },
+			text:    func(i int) string { return strconv.FormatUint(a.Value(i), 10) },
+			inexact: func(i int) bool { return !exactUint64(a.Value(i)) },
+		}, true
 	}
-	return nil, false, false
+	return numericArray{}, false
+}
+
+// smallInt reads an integer array of at most 32 bits, which float64 always holds exactly.
+func smallInt[T int8 | int16 | int32 | uint8 | uint16 | uint32](value func(int) T) numericArray {
+	return numericArray{
+		get:  func(i int) float64 { return float64(value(i)) },
+		text: func(i int) string { return strconv.FormatInt(int64(value(i)), 10) },
+	}
 }

@@ -312,11 +312,11 @@ func Standardize(t *Table, opts StandardizeOptions) (*Standardized, error) {
 			out.SD = append(out.SD, 0)
 			continue
 		}
-		mean, sd, n := meanSD(&c)
-		if n < 2 {
+		st := meanSD(&c)
+		if st.n < 2 {
 			return nil, &InputError{File: t.Source, Column: c.Name, Err: ErrTooFewRecords, Detail: "non-missing values"}
 		}
-		if sd == 0 {
+		if st.scaledSD == 0 {
 			if opts.DropConstant {
 				out.Dropped = append(out.Dropped, c.Name)
 				continue
@@ -327,13 +327,14 @@ func Standardize(t *Table, opts StandardizeOptions) (*Standardized, error) {
 		z := make([]float64, len(c.Values))
 		for i, v := range c.Values {
 			if !c.Missing(i) {
-				z[i] = (v - mean) / sd
+				// On the scaled values: v − mean and sd may overflow where these do not.
+				z[i] = (v*st.scale - st.scaledMean) / st.scaledSD
 			}
 		}
 		c.Values = z
 		out.Table.Columns = append(out.Table.Columns, c)
-		out.Mean = append(out.Mean, mean)
-		out.SD = append(out.SD, sd)
+		out.Mean = append(out.Mean, st.mean)
+		out.SD = append(out.SD, st.sd)
 	}
 	if len(out.Table.Columns) == 0 {
 		return nil, &InputError{File: t.Source, Err: errors.New("no attributes left after dropping constant columns")}
@@ -350,27 +351,45 @@ func firstValid(c *Column) float64 {
 	return 0
 }
 
-// meanSD returns the mean and sample standard deviation of the non-missing values and
-// their count; sd is exactly 0 when all values are equal (a two-pass mean of equal values
-// need not reproduce them exactly, so equality is tested directly).
-func meanSD(c *Column) (mean, sd float64, n int) {
+// moments are the mean and sample standard deviation of a column's non-missing values and
+// their count, with the same statistics of the values times scale, a power of two that
+// brings the largest |value| into [1/2, 1): squares of values beyond about 1e154 overflow
+// (and below 1e-154 underflow) where the scaled ones do not. Scaling by a power of two is
+// exact, so for ordinary data the z-scores are those of the unscaled formula, bit for bit.
+type moments struct {
+	mean, sd             float64
+	scale                float64
+	scaledMean, scaledSD float64
+	n                    int
+}
+
+// meanSD returns the moments of c; sd is exactly 0 when all values are equal (a two-pass
+// mean of equal values need not reproduce them exactly, so equality is tested directly).
+func meanSD(c *Column) moments {
 	lo, hi := math.Inf(1), math.Inf(-1)
-	var sum float64
+	n := 0
 	for i, v := range c.Values {
 		if c.Missing(i) {
 			continue
 		}
 		n++
-		sum += v
 		lo, hi = min(lo, v), max(hi, v)
 	}
 	if n == 0 {
-		return 0, 0, 0
+		return moments{scale: 1}
 	}
-	mean = sum / float64(n)
 	if lo == hi {
-		return lo, 0, n
+		return moments{mean: lo, scale: 1, scaledMean: lo, n: n}
 	}
+	_, e := math.Frexp(max(math.Abs(lo), math.Abs(hi)))
+	scale := math.Ldexp(1, -e)
+	var sum float64
+	for i, v := range c.Values {
+		if !c.Missing(i) {
+			sum += v * scale
+		}
+	}
+	mean := sum / float64(n)
 	// Second pass with the compensated (corrected two-pass) formula of Chan, Golub &
 	// LeVeque (1983), the one gonum's stat.Variance uses.
 	var ss, comp float64
@@ -378,12 +397,16 @@ func meanSD(c *Column) (mean, sd float64, n int) {
 		if c.Missing(i) {
 			continue
 		}
-		d := v - mean
+		d := v*scale - mean
 		ss += d * d
 		comp += d
 	}
 	ss -= comp * comp / float64(n)
 	// comp/n is the rounding error of the first-pass mean; folding it back makes the
 	// z-scores average to zero to within rounding even with a large offset.
-	return mean + comp/float64(n), math.Sqrt(ss / float64(n-1)), n
+	m := moments{scale: scale, scaledMean: mean + comp/float64(n), scaledSD: math.Sqrt(ss / float64(n-1)), n: n}
+	// The unscaled sd overflows only for values near the largest float64 (two values
+	// ±1.3e308 are 2.6e308 apart).
+	m.mean, m.sd = m.scaledMean/scale, m.scaledSD/scale
+	return m
 }

@@ -1,0 +1,454 @@
+package datasets
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// TestParseNumberPlainDecimal: only plain decimals (and the non-finite words the caller
+// reports) are numbers; Go's underscores and hex floats are text. Values by hand.
+func TestParseNumberPlainDecimal(t *testing.T) {
+	cases := []struct {
+		in   string
+		want float64
+		ok   bool
+	}{
+		{"12", 12, true},
+		{" -3.5 ", -3.5, true},
+		{"+.5", 0.5, true},
+		{"5.", 5, true},
+		{"1E+3", 1000, true},
+		{"2.5e-2", 0.025, true},
+		{"08001", 8001, true},
+		{"2020_01", 0, false},
+		{"1_2.5", 0, false},
+		{"1e5_0", 0, false},
+		{"0x_1p4", 0, false},
+		{"0x1p4", 0, false},
+		{"0x10", 0, false},
+		{".", 0, false},
+		{"-", 0, false},
+		{"1e", 0, false},
+		{"e5", 0, false},
+		{"1.2.3", 0, false},
+		{"1,5", 0, false},
+		{"", 0, false},
+		// Accepted so that the loader reports them as not finite.
+		{"NaN", math.NaN(), true},
+		{"-inf", math.Inf(-1), true},
+		{"Infinity", math.Inf(1), true},
+		{"1e999", math.Inf(1), true},
+	}
+	for _, tc := range cases {
+		got, ok := parseNumber(tc.in)
+		same := got == tc.want || (math.IsNaN(got) && math.IsNaN(tc.want))
+		if ok != tc.ok || (ok && !same) {
+			t.Errorf("parseNumber(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestLoadCSVInference: the kind a CSV column gets, and its labels or values, for the
+// reviewer's cases: Go number syntax is text, and integers float64 cannot hold exactly
+// (beyond 2^53) are identifiers.
+func TestLoadCSVInference(t *testing.T) {
+	cases := []struct {
+		name    string
+		column  []string // values of column "v"; column "x" is 1, 2, ...
+		opts    LoadOptions
+		kind    Kind
+		labels  []string  // categorical: the labels row by row
+		numbers []float64 // numeric: the values row by row
+	}{
+		{"underscore periods", []string{"2020_01", "2020_02"}, LoadOptions{}, Categorical, []string{"2020_01", "2020_02"}, nil},
+		{"underscore decimals", []string{"1_2.5", "3_4.5", "7"}, LoadOptions{}, Categorical, []string{"1_2.5", "3_4.5", "7"}, nil},
+		{"hex floats", []string{"0x_1p4", "0x1p1"}, LoadOptions{}, Categorical, []string{"0x_1p4", "0x1p1"}, nil},
+		{"plain decimals", []string{"1", "-2.5", "3e2"}, LoadOptions{}, Numeric, nil, []float64{1, -2.5, 300}},
+		// 2^53+1 = 9007199254740993 and 90071992547409921 are no float64.
+		{"ids beyond 2^53", []string{"90071992547409920", "90071992547409921", "90071992547409922"}, LoadOptions{}, Categorical,
+			[]string{"90071992547409920", "90071992547409921", "90071992547409922"}, nil},
+		{"one id beyond 2^53", []string{"1", "2", "-9007199254740993"}, LoadOptions{}, Categorical, []string{"1", "2", "-9007199254740993"}, nil},
+		// 2^60 and 10^19 = 2^19·5^19 (5^19 < 2^53) are float64s exactly: numbers.
+		{"exact large integers", []string{"1152921504606846976", "10000000000000000000", "3"}, LoadOptions{}, Numeric, nil,
+			[]float64{1 << 60, 1e19, 3}},
+		{"long decimal is a number", []string{"90071992547409921.0", "1"}, LoadOptions{}, Numeric, nil, []float64{90071992547409920, 1}},
+		{"numeric override rounds", []string{"9007199254740993", "2"}, LoadOptions{Types: map[string]Kind{"v": Numeric}}, Numeric, nil,
+			[]float64{9007199254740992, 2}},
+	}
+	dir := t.TempDir()
+	for k, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString("x,v\n")
+			for i, v := range tc.column {
+				fmt.Fprintf(&b, "%d,%s\n", i+1, v)
+			}
+			tab, err := Load(writeFile(t, dir, fmt.Sprintf("c%d.csv", k), b.String()), tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := tab.Column("v")
+			if c.Kind != tc.kind {
+				t.Fatalf("kind %v, want %v", c.Kind, tc.kind)
+			}
+			for i := range tc.column {
+				if tc.kind == Categorical && c.String(i) != tc.labels[i] {
+					t.Errorf("row %d: %q, want %q", i+1, c.String(i), tc.labels[i])
+				}
+				if tc.kind == Numeric && c.Values[i] != tc.numbers[i] {
+					t.Errorf("row %d: %v, want %v", i+1, c.Values[i], tc.numbers[i])
+				}
+			}
+		})
+	}
+}
+
+// TestLoadCSVHeaderTrimmed: header names lose their surrounding blanks, as the names
+// callers select with do; " b" and "b" are then one name twice.
+func TestLoadCSVHeaderTrimmed(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "sp.csv", "a, b,c \n1,2,5\n3,5,1\n")
+	tab, err := Load(p, LoadOptions{Columns: []string{"b", "c"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(tab.Names(), "|"); got != "b|c" {
+		t.Errorf("names %q, want b|c", got)
+	}
+	if b := tab.Column("b"); b == nil || b.Values[1] != 5 {
+		t.Errorf("b = %+v, want 2, 5", b)
+	}
+	_, err = Load(writeFile(t, dir, "dup.csv", "b, b\n1,2\n3,4\n"), LoadOptions{})
+	if !errors.Is(err, ErrDuplicateColumn) || !strings.Contains(err.Error(), `column "b"`) {
+		t.Errorf("b and \" b\": err = %v, want a duplicate column \"b\"", err)
+	}
+	_, err = Load(writeFile(t, dir, "blank.csv", "a,  ,c\n1,2,3\n4,5,6\n"), LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "empty column name in the header: column 2") {
+		t.Errorf("blank name: err = %v", err)
+	}
+}
+
+// TestCSVParseErrorRows: a syntax error names the data row (records before it + 1) and,
+// where blank lines or quoted line breaks move it, the file line; both counted by hand.
+func TestCSVParseErrorRows(t *testing.T) {
+	cases := []struct {
+		name, content, want string
+	}{
+		// Record 1 spans lines 2-4, record 2 is line 5, the short record 3 is line 6.
+		{"quoted field over lines", "a,b,c\n1,2,\"x\ny\nz\"\n3,5,y\n4,1\n6,2,z\n",
+			"row 3 (line 6): corrupt or truncated file: wrong number of fields"},
+		// Lines 2 and 3 are blank: records 1-3 are lines 4-6.
+		{"blank lines", "a,b,c\n\n\n1,2,x\n3,5,y\n4,1\n",
+			"row 3 (line 6): corrupt or truncated file: wrong number of fields"},
+		{"no shift", "a,b\n1,2\n3,4,5\n", "row 2: corrupt or truncated file: wrong number of fields"},
+		// The bare quote is in record 2 (line 4), column 3 of that line.
+		{"bare quote after a multi-line field", "a,b\n\"p\nq\",1\nx,y\"z\n", `row 2 (line 4): corrupt or truncated file: bare " in non-quoted-field (column 4)`},
+		// Record 2 starts on line 3; its quote is never closed: the error is at the end of
+		// the file, after the 4 bytes "5,6\n" of line 4.
+		{"unterminated quote", "a,b\n1,2\n3,\"4\n5,6\n", `row 2: corrupt or truncated file: extraneous or missing " in quoted-field (line 4, column 5)`},
+		{"header", "a,b\"\n1,2\n3,4\n", `line 1: corrupt or truncated file: bare " in non-quoted-field (column 4)`},
+	}
+	dir := t.TempDir()
+	for k, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeFile(t, dir, fmt.Sprintf("e%d.csv", k), tc.content)
+			for _, batch := range []int{0, 1, 2} { // the row must not depend on the batches
+				_, err := Load(p, LoadOptions{BatchRows: batch})
+				if want := p + ", " + tc.want; err == nil || err.Error() != want || !errors.Is(err, ErrCorrupt) {
+					t.Errorf("batch %d: err = %v\nwant %s", batch, err, want)
+				}
+			}
+		})
+	}
+}
+
+// TestLoadCSVByteOrderMarkAndLineEnds: a byte-order mark (before a quoted or unquoted
+// header) and CR, CRLF or LF line ends all give the table of the plain file.
+func TestLoadCSVByteOrderMarkAndLineEnds(t *testing.T) {
+	dir := t.TempDir()
+	want, err := Load(writeFile(t, dir, "plain.csv", "a,b\n1,x\n3,y\n"), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	quotedNL, err := Load(writeFile(t, dir, "qnl.csv", "a,b\n1,\"x\ny\"\n3,y\n"), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, content string
+		want          *Table
+	}{
+		{"BOM, quoted header", "\ufeff\"a\",b\n1,x\n3,y\n", want},
+		{"BOM, quoted header, both quoted", "\ufeff\"a\",\"b\"\n1,x\n3,y\n", want},
+		{"BOM, unquoted header", "\ufeffa,b\n1,x\n3,y\n", want},
+		{"CR only", "a,b\r1,x\r3,y\r", want},
+		{"CR only, no final line end", "a,b\r1,x\r3,y", want},
+		{"CR only with BOM and quotes", "\ufeff\"a\",\"b\"\r1,\"x\"\r3,y\r", want},
+		{"CR only, line break in a quoted field", "a,b\r1,\"x\ry\"\r3,y\r", quotedNL},
+		{"CRLF", "a,b\r\n1,x\r\n3,y\r\n", want},
+		{"quoted header, LF", "\"a\",b\n1,x\n3,y\n", want},
+	}
+	for k, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Load(writeFile(t, dir, fmt.Sprintf("f%d.csv", k), tc.content), LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !Equal(got, tc.want) {
+				t.Errorf("got %+v, want %+v", got.Columns, tc.want.Columns)
+			}
+		})
+	}
+	// A CR inside a quoted header name is no line end: the file's lines end in LF.
+	got, err := Load(writeFile(t, dir, "crname.csv", "\"a\rz\",b\n1,x\n3,y\n"), LoadOptions{})
+	if err != nil || got.Names()[0] != "a\rz" || got.Rows() != 2 {
+		t.Errorf("CR in a quoted name: %v, %v", got, err)
+	}
+}
+
+// TestStandardizeHugeAndTinyValues: values whose squares overflow or underflow float64
+// are standardised like 1..5: mean 3, deviations −2..2, s² = 10/4, z = (k−3)/√2.5.
+func TestStandardizeHugeAndTinyValues(t *testing.T) {
+	for _, unit := range []float64{1e160, 1e300, 1e-170, 1e-300} {
+		v := []float64{1 * unit, 2 * unit, 3 * unit, 4 * unit, 5 * unit}
+		s, err := Standardize(numTable("x", map[string][]float64{"v": v}, "v"), StandardizeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(s.Mean[0]/(3*unit)-1) > 1e-15 || math.Abs(s.SD[0]/(math.Sqrt(2.5)*unit)-1) > 1e-15 {
+			t.Errorf("unit %g: mean %v sd %v, want %v %v", unit, s.Mean[0], s.SD[0], 3*unit, math.Sqrt(2.5)*unit)
+		}
+		for k, z := range s.Table.Columns[0].Values {
+			if want := float64(k+1-3) / math.Sqrt(2.5); math.Abs(z-want) > 1e-15 {
+				t.Errorf("unit %g: z[%d] = %v, want %v", unit, k, z, want)
+			}
+		}
+	}
+	// The extremes of float64: ±1e308 have mean 0, but v − mean and sd = √2·1e308 overflow
+	// unscaled; the z-scores are still ±1/√2.
+	s, err := Standardize(numTable("x", map[string][]float64{"v": {1e308, -1e308}}, "v"), StandardizeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if z := s.Table.Columns[0].Values; math.Abs(z[0]-math.Sqrt2/2) > 1e-15 || math.Abs(z[1]+math.Sqrt2/2) > 1e-15 {
+		t.Errorf("±1e308: z = %v, want ±%v", z, math.Sqrt2/2)
+	}
+}
+
+// int64Record makes a batch with an int64 (or uint64) column "id" and a float64 column "x".
+func int64Record(t *testing.T, ids []int64, unsigned bool) arrow.RecordBatch {
+	t.Helper()
+	mem := memory.NewGoAllocator()
+	typ := arrow.DataType(arrow.PrimitiveTypes.Int64)
+	if unsigned {
+		typ = arrow.PrimitiveTypes.Uint64
+	}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: typ}, {Name: "x", Type: arrow.PrimitiveTypes.Float64}}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	for i, id := range ids {
+		switch ib := b.Field(0).(type) {
+		case *array.Int64Builder:
+			ib.Append(id)
+		case *array.Uint64Builder:
+			ib.Append(uint64(id))
+		}
+		b.Field(1).(*array.Float64Builder).Append(float64(i))
+	}
+	rec := b.NewRecordBatch()
+	t.Cleanup(rec.Release)
+	return rec
+}
+
+// TestLargeIntegerIDs: ids beyond 2^53 keep their exact integers, in CSV and in Arrow and
+// Parquet int64/uint64 columns, so pairing by id finds each record's partner instead of
+// reporting false duplicates. The masked file lists the ids in reverse: TrueMasked is
+// n−1−i by construction.
+func TestLargeIntegerIDs(t *testing.T) {
+	const base = 90071992547409920 // 10·2^53: its neighbours are no float64
+	n := 6
+	ids := make([]int64, n)
+	for i := range ids {
+		ids[i] = base + int64(i)
+	}
+	reversed := slices.Clone(ids)
+	slices.Reverse(reversed)
+	dir := t.TempDir()
+	type pair struct{ name, original, masked string }
+	var pairs []pair
+	csvOf := func(ids []int64) string {
+		var b strings.Builder
+		b.WriteString("id,x\n")
+		for i, id := range ids {
+			fmt.Fprintf(&b, "%d,%d\n", id, i)
+		}
+		return b.String()
+	}
+	pairs = append(pairs, pair{"csv", writeFile(t, dir, "o.csv", csvOf(ids)), writeFile(t, dir, "m.csv", csvOf(reversed))})
+	for _, c := range containers() {
+		for _, unsigned := range []bool{false, true} {
+			name := fmt.Sprintf("%s unsigned=%v", c.name, unsigned)
+			o := filepath.Join(dir, fmt.Sprintf("o%v%s", unsigned, c.ext))
+			m := filepath.Join(dir, fmt.Sprintf("m%v%s", unsigned, c.ext))
+			c.write(t, o, int64Record(t, ids, unsigned))
+			c.write(t, m, int64Record(t, reversed, unsigned))
+			pairs = append(pairs, pair{name, o, m})
+		}
+	}
+	for _, p := range pairs {
+		t.Run(p.name, func(t *testing.T) {
+			o, err := Load(p.original, LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := Load(p.masked, LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := o.Column("id")
+			if id.Kind != Categorical {
+				t.Fatalf("id is %v, want categorical", id.Kind)
+			}
+			for i := range ids {
+				if want := fmt.Sprint(ids[i]); id.String(i) != want {
+					t.Errorf("row %d: id %q, want %q", i+1, id.String(i), want)
+				}
+			}
+			pr, err := Pair(o, m, PairOptions{ID: "id"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, j := range pr.TrueMasked {
+				if j != n-1-i {
+					t.Errorf("TrueMasked[%d] = %d, want %d", i, j, n-1-i)
+				}
+			}
+			// Written back, the ids are the same text.
+			out := filepath.Join(t.TempDir(), "out.csv")
+			if err := Write(out, o, FormatAuto); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(out); !strings.Contains(string(b), fmt.Sprintf("\n%d,", base+1)) {
+				t.Errorf("written file lacks id %d:\n%s", base+1, b)
+			}
+		})
+	}
+}
+
+// TestLargeIntegerLaterBatch: a column whose first batch made it numeric and a later batch
+// holds an integer float64 cannot hold is an error naming that row (no silent merge of
+// ids); a numeric override rounds it; an int64 column read as categorical by override is
+// labelled by its exact integers (not via float64).
+func TestLargeIntegerLaterBatch(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "late.csv", "id,x\n1,1\n2,2\n3,3\n9007199254740993,4\n")
+	_, err := Load(p, LoadOptions{BatchRows: 2})
+	want := p + `: column "id", row 4: integer beyond the exact range of a number (±2^53): "9007199254740993"`
+	if !errors.Is(err, ErrInexactInteger) || !strings.HasPrefix(fmt.Sprint(err), want) {
+		t.Errorf("err = %v\nwant %s ...", err, want)
+	}
+	tab, err := Load(p, LoadOptions{BatchRows: 2, Types: map[string]Kind{"id": Numeric}})
+	if err != nil || tab.Column("id").Values[3] != 9007199254740992 {
+		t.Errorf("numeric override: %v", err)
+	}
+	for _, c := range containers() {
+		q := filepath.Join(dir, "small"+c.ext)
+		c.write(t, q, int64Record(t, []int64{1, 9007199254740993, -9007199254740993}, false))
+		tab, err := Load(q, LoadOptions{Types: map[string]Kind{"id": Categorical}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(tab.Column("id").Levels, ","); got != "1,9007199254740993,-9007199254740993" {
+			t.Errorf("%s: levels %s", c.name, got)
+		}
+	}
+}
+
+// TestFormatFloatIntegers: integers between 2^53 and 2^64 are written with their digits,
+// not the shortest decimal padded with zeros; other numbers are unchanged.
+func TestFormatFloatIntegers(t *testing.T) {
+	cases := []struct {
+		v    float64
+		want string
+	}{
+		{1 << 60, "1152921504606846976"},
+		{-(1 << 60), "-1152921504606846976"},
+		{1 << 53, "9007199254740992"},
+		{1e20, "100000000000000000000"},
+		{1e21, "1000000000000000000000"}, // beyond 2^64: shortest form
+		{0.1, "0.1"},
+		{12.5, "12.5"},
+	}
+	for _, tc := range cases {
+		if got := formatFloat(tc.v); got != tc.want {
+			t.Errorf("formatFloat(%v) = %s, want %s", tc.v, got, tc.want)
+		}
+	}
+}
+
+// peakAllocator counts the bytes Arrow holds at once.
+type peakAllocator struct {
+	mu        sync.Mutex
+	mem       memory.Allocator
+	now, peak int
+}
+
+func (a *peakAllocator) add(d int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.now += d
+	a.peak = max(a.peak, a.now)
+}
+
+func (a *peakAllocator) Allocate(n int) []byte { a.add(n); return a.mem.Allocate(n) }
+
+func (a *peakAllocator) Reallocate(n int, b []byte) []byte {
+	a.add(n - len(b))
+	return a.mem.Reallocate(n, b)
+}
+
+func (a *peakAllocator) Free(b []byte) { a.add(-len(b)); a.mem.Free(b) }
+
+// TestLoadCSVWideFileMemory: a wide file of two records must not reserve a full batch
+// (64Ki rows, about half a megabyte) in every column. 300 columns of 3 rows hold ~2 KB of
+// text; the bound, 4 KB per column, leaves room for Arrow's 64-byte buffer granularity.
+func TestLoadCSVWideFileMemory(t *testing.T) {
+	const cols = 300
+	var b strings.Builder
+	for r := 0; r < 3; r++ {
+		for j := 0; j < cols; j++ {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			if r == 0 {
+				fmt.Fprintf(&b, "c%d", j)
+			} else {
+				fmt.Fprintf(&b, "%d", (j+r)%7)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	p := writeFile(t, t.TempDir(), "wide.csv", b.String())
+	mem := &peakAllocator{mem: memory.NewGoAllocator()}
+	tab, err := load(p, LoadOptions{}, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.Rows() != 2 || len(tab.Columns) != cols || tab.Columns[5].Values[1] != 0 { // (5+2)%7
+		t.Fatalf("loaded %d rows, %d columns", tab.Rows(), len(tab.Columns))
+	}
+	if mem.peak > cols*4096 {
+		t.Errorf("Arrow held %d bytes at once for %d columns of 2 rows, want at most %d", mem.peak, cols, cols*4096)
+	}
+}
