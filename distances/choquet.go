@@ -222,6 +222,14 @@ func checkMeasureSize(fn string, m int) {
 	}
 }
 
+// checkMeasureLen panics with a message naming fn unless mu is a measure on m attributes
+// (len 2^m), rather than with an index out of range deep in the sums.
+func checkMeasureLen(fn string, mu []float64, m int) {
+	if len(mu) != 1<<m {
+		panic("distances: " + fn + ": a measure of " + strconv.Itoa(len(mu)) + " values on " + strconv.Itoa(m) + " attributes (want 2^m = " + strconv.Itoa(1<<m) + ")")
+	}
+}
+
 // shapleyWeights returns w[k] = (n−k−1)! k! / n! for k = 0 … n−1: the weight of a
 // coalition of size k in the Shapley value of a game on n players.
 func shapleyWeights(n int) []float64 {
@@ -246,8 +254,13 @@ func shapleyWeights(n int) []float64 {
 // Choquet integral, Grabisch, "k-order additive discrete fuzzy measures and their
 // representation", Fuzzy Sets and Systems 92, 1997, eq. 5). The values sum to μ(V) − μ(∅)
 // = 1; for an additive measure φ_i = p_i, for a symmetric one 1/m.
+//
+// It panics unless 1 ≤ m ≤ MaxChoquetAttributes and len(mu) = 2^m: a measure of another
+// size is a caller's bug (Choquet.Measure always has the right one), and the message says
+// so rather than an index out of range.
 func ShapleyValues(mu []float64, m int) []float64 {
 	checkMeasureSize("ShapleyValues", m)
+	checkMeasureLen("ShapleyValues", mu, m)
 	w := shapleyWeights(m)
 	phi := make([]float64, m)
 	for i := range m {
@@ -269,8 +282,11 @@ func ShapleyValues(mu []float64, m int) []float64 {
 // (Murofushi & Soneda 1993; Grabisch 1997, Fuzzy Sets and Systems 92, eq. 6). I_ij > 0:
 // the two attributes together weigh more than apart (complementary), < 0: redundant, 0 for
 // an additive measure. For a 2-additive measure I_ij is its Möbius mass of {i, j}.
+//
+// It panics unless 1 ≤ m ≤ MaxChoquetAttributes and len(mu) = 2^m, as ShapleyValues.
 func InteractionIndices(mu []float64, m int) [][]float64 {
 	checkMeasureSize("InteractionIndices", m)
+	checkMeasureLen("InteractionIndices", mu, m)
 	in := make([][]float64, m)
 	for i := range in {
 		in[i] = make([]float64, m)

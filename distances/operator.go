@@ -301,13 +301,34 @@ func Covariance(x [][]float64) *mat.SymDense {
 
 // TruePairCovariance returns the covariance of a − b over true pairs: for original record
 // i, a = original[·][i] and b = masked[·][truth[i]] (column-major standardised values).
+// An original record with truth[i] < 0 has no partner (−1, as everywhere in the module)
+// and is left out. With fewer than two true pairs the covariance is undefined and every
+// entry is NaN, which NewMahalanobis refuses. truth has an entry per original record,
+// each a masked record or negative; an entry out of range panics (the signature has no
+// error, and cmd/reid calls it with a pairing's truth).
 func TruePairCovariance(original, masked [][]float64, truth []int) *mat.SymDense {
 	m := len(original)
+	pairs := 0
+	for _, t := range truth {
+		if t >= 0 {
+			pairs++
+		}
+	}
+	if pairs == 0 {
+		// Covariance cannot build a matrix of no rows; one row gives NaN (0/0) as well.
+		nan := make([]float64, m*m)
+		for x := range nan {
+			nan[x] = math.NaN()
+		}
+		return mat.NewSymDense(m, nan)
+	}
 	diff := make([][]float64, m)
 	for j := 0; j < m; j++ {
-		diff[j] = make([]float64, len(truth))
+		diff[j] = make([]float64, 0, pairs)
 		for i, t := range truth {
-			diff[j][i] = original[j][i] - masked[j][t]
+			if t >= 0 {
+				diff[j] = append(diff[j], original[j][i]-masked[j][t])
+			}
 		}
 	}
 	return Covariance(diff)

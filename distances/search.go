@@ -73,7 +73,7 @@ type Settings struct {
 	Closer bool
 	Margin float64
 	// Generic forces the portable Go kernel (embedded operators) and the pair-by-pair
-	// path (OWA): the same results, for tests and benchmarks.
+	// path (OWA, Choquet): the same results, for tests and benchmarks.
 	Generic bool
 	// Progress, when set, is called after each block of queries with the number of
 	// queries it finished; calls may come from several goroutines at once.
@@ -104,6 +104,24 @@ const (
 // ErrShape reports inputs of inconsistent sizes.
 var ErrShape = errors.New("distances: inconsistent input sizes")
 
+// ErrNotFinite reports a NaN or ±Inf among the records: no distance to it orders the
+// candidates (every comparison with NaN is false), so a search would return a link that
+// means nothing, with no error.
+var ErrNotFinite = errors.New("distances: value is not finite (NaN or ±Inf)")
+
+// CheckFinite returns an error wrapping ErrNotFinite for the first non-finite value of x
+// (column-major, attribute by attribute), naming the file by side.
+func CheckFinite(side string, x [][]float64) error {
+	for k, col := range x {
+		for i, v := range col {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: %s: attribute %d of record %d (0-based) is %v", ErrNotFinite, side, k, i, v)
+			}
+		}
+	}
+	return nil
+}
+
 // Search compares every query record with every reference record under op and returns one
 // QueryResult per query. queries and refs are column-major standardised values (x[k][i] is
 // attribute k of record i) with op.Attributes() attributes; truth[i] is the reference that
@@ -113,15 +131,22 @@ var ErrShape = errors.New("distances: inconsistent input sizes")
 // kernel after transforming both files once; a candidate that could matter (best, tie,
 // rank of the true partner, top-k, closer list) is then re-evaluated in the direct form
 // Σ_k (Tq − Tr)_k², so cancellation in the kernel's expanded form never flips a link
-// (the kernel's error bound decides what to re-evaluate). OWA (up to kernel.MaxSorted
-// attributes) runs on blocks of references with a sorting-network kernel whose distances
-// are bit-identical to OWA.Distance; other operators (Choquet) are evaluated pair by pair
-// with Operator.Distance. The N×M matrix is never stored, and the results are identical
+// (the kernel's error bound decides what to re-evaluate). OWA and Choquet (up to
+// kernel.MaxSorted attributes) run on blocks of references with sorting-network kernels
+// whose distances are bit-identical to their Distance; other operators are evaluated pair
+// by pair with Operator.Distance. The N×M matrix is never stored, and the results are identical
 // for every number of threads.
+//
+// Errors wrap ErrShape (sizes that do not match, no attribute, no reference record, a
+// true partner that is not a reference) or ErrNotFinite (a NaN or ±Inf in either file,
+// named by side, attribute and record).
 func Search(queries, refs [][]float64, truth []int, op Operator, s Settings) ([]QueryResult, error) {
 	m := op.Attributes()
 	if len(queries) != m || len(refs) != m {
 		return nil, fmt.Errorf("%w: operator on %d attributes, queries have %d, references %d", ErrShape, m, len(queries), len(refs))
+	}
+	if m == 0 {
+		return nil, fmt.Errorf("%w: no attribute", ErrShape)
 	}
 	nq, nr := len(queries[0]), len(refs[0])
 	for k := 0; k < m; k++ {
@@ -139,6 +164,12 @@ func Search(queries, refs [][]float64, truth []int, op Operator, s Settings) ([]
 		if t >= nr {
 			return nil, fmt.Errorf("%w: true partner %d of query %d is not a reference", ErrShape, t, i)
 		}
+	}
+	if err := CheckFinite("queries", queries); err != nil {
+		return nil, err
+	}
+	if err := CheckFinite("references", refs); err != nil {
+		return nil, err
 	}
 	var sc scanner
 	sc.settings = s
@@ -172,10 +203,9 @@ type scanner struct {
 	qRows      []float64 // pairwise: row-major raw records
 	rRows      []float64
 	attributes int
-	// OWA (pairwise, on blocks): its weights and sorting network; the raw references
-	// are then also in r, attribute-major with stride.
-	owaW   []float64
-	owaNet []int32
+	// sorted (OWA and Choquet, on blocks) computes the exact distances of a query to n
+	// references; the raw references are then also in r, attribute-major with stride.
+	sorted func(out, q, r []float64, stride, n int)
 }
 
 func (sc *scanner) prepareEmbedded(queries, refs [][]float64, t *mat.Dense) {
@@ -336,11 +366,24 @@ func (sc *scanner) preparePairwise(queries, refs [][]float64, op Operator) {
 	sc.nr = nr
 	sc.qRows = rowMajor(queries, nq, m)
 	sc.rRows = rowMajor(refs, nr, m)
-	if o, ok := op.(*OWA); ok && m <= kernel.MaxSorted && !sc.settings.Generic {
-		// OWA on blocks of references: the kernel sorts eight pairs' diffs at once with
-		// a sorting network, bit-identical to Distance (which still gives the true
-		// partner's distance).
-		sc.owaW, sc.owaNet = o.w, kernel.SortingNetwork(m)
+	if m > kernel.MaxSorted || sc.settings.Generic {
+		return
+	}
+	// OWA and Choquet on blocks of references: the kernels sort eight pairs' diffs at
+	// once with a sorting network, bit-identical to Distance (which still gives the true
+	// partner's distance).
+	net := kernel.SortingNetwork(m)
+	switch o := op.(type) {
+	case *OWA:
+		sc.sorted = func(out, q, r []float64, stride, n int) {
+			kernel.OWADistances(out, q, o.w, net, r, stride, n)
+		}
+	case *Choquet:
+		sc.sorted = func(out, q, r []float64, stride, n int) {
+			kernel.ChoquetDistances(out, q, o.mu, m, net, r, stride, n)
+		}
+	}
+	if sc.sorted != nil {
 		sc.stride = kernel.Stride(nr)
 		sc.r = make([]float64, m*sc.stride)
 		for k, col := range refs {
@@ -417,8 +460,8 @@ func newWorkspace(sc *scanner) *workspace {
 	ws := &workspace{sc: sc}
 	if sc.embedded {
 		ws.out = make([]float64, queryBlock*refBlock)
-	} else if sc.owaW != nil {
-		ws.out = make([]float64, kernel.Pad(owaBlock))
+	} else if sc.sorted != nil {
+		ws.out = make([]float64, kernel.Pad(sortedBlock))
 	}
 	return ws
 }
@@ -548,8 +591,8 @@ func (ws *workspace) block(results []QueryResult, lo, hi int) {
 		}
 		ws.state[i-lo].reset(&results[i], t, trueD, s)
 	}
-	if sc.owaW != nil {
-		ws.owaBlocks(lo, hi)
+	if sc.sorted != nil {
+		ws.sortedBlocks(lo, hi)
 		return
 	}
 	if !sc.embedded {
@@ -589,22 +632,24 @@ func (ws *workspace) block(results []QueryResult, lo, hi int) {
 	}
 }
 
-// owaBlock is the number of references whose OWA distances to one query the OWA kernel
-// computes in a call: their attributes (40 KiB for 13) stay in L2 for the query block.
-const owaBlock = 384
+// sortedBlock is the number of references whose distances to one query the OWA or
+// Choquet kernel computes in a call: their attributes (40 KiB for 13) stay in L2 for the
+// query block, and it is a multiple of the kernels' 32 references a step.
+const sortedBlock = 384
 
-// owaBlocks runs queries lo ≤ i < hi against every reference with the OWA kernel. Its
-// distances are exact (the direct form), so a candidate farther than the query's
-// threshold can change nothing in its state (see threshold) and is skipped in bulk.
-func (ws *workspace) owaBlocks(lo, hi int) {
+// sortedBlocks runs queries lo ≤ i < hi against every reference with the OWA or Choquet
+// kernel. Its distances are exact (the direct form), so a candidate farther than the
+// query's threshold can change nothing in its state (see threshold) and is skipped in
+// bulk.
+func (ws *workspace) sortedBlocks(lo, hi int) {
 	sc := ws.sc
 	m := sc.attributes
-	for j0 := 0; j0 < sc.nr; j0 += owaBlock {
-		n := min(owaBlock, sc.nr-j0)
+	for j0 := 0; j0 < sc.nr; j0 += sortedBlock {
+		n := min(sortedBlock, sc.nr-j0)
 		out := ws.out[:kernel.Pad(n)]
 		for i := lo; i < hi; i++ {
 			st := &ws.state[i-lo]
-			kernel.OWADistances(out, sc.qRows[i*m:i*m+m], sc.owaW, sc.owaNet, sc.r[j0:], sc.stride, n)
+			sc.sorted(out, sc.qRows[i*m:i*m+m], sc.r[j0:], sc.stride, n)
 			seg := out[:n]
 			limit := st.threshold(st.bestUpper())
 			for j := 0; ; j++ {

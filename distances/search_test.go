@@ -172,13 +172,14 @@ func TestSearchAgainstBruteForce(t *testing.T) {
 	}
 }
 
-// TestSearchOWABlocks: the OWA kernel's path (a sorting network on blocks of
-// references, candidates above the query's threshold skipped in bulk) gives exactly the
-// results of the pair-by-pair path (Settings.Generic) for every combination of the
+// TestSearchSortedBlocks: the OWA and Choquet kernels' path (a sorting network on blocks
+// of references, candidates above the query's threshold skipped in bulk) gives exactly
+// the results of the pair-by-pair path (Settings.Generic) for every combination of the
 // outputs that set the threshold, and the brute force's with every output on.
-func TestSearchOWABlocks(t *testing.T) {
+func TestSearchSortedBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(30, 40))
 	for _, m := range []int{2, 13} {
+		// 1,100 references: blocks of 384 and a last one that is not a multiple of 32.
 		q, r, truth := searchData(rng, 200, 1100, m)
 		w := make([]float64, m)
 		for k := range w {
@@ -193,45 +194,57 @@ func TestSearchOWABlocks(t *testing.T) {
 		for k := range w {
 			w[k] /= sum
 		}
-		op, err := NewOWA(w)
+		owa, err := NewOWA(w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range []struct {
-			name  string
-			s     Settings
-			truth []int
-		}{
-			{"plain", Settings{}, truth},
-			{"no truth", Settings{}, nil},
-			{"top-k", Settings{TopK: 3}, truth},
-			{"closer", Settings{Closer: true, Margin: 0.3}, truth},
-			{"all", Settings{TopK: 4, Closer: true, Margin: 0.05}, truth},
-		} {
-			slow := c.s
-			slow.Generic, slow.Threads = true, 1
-			want, err := Search(q, r, c.truth, op, slow)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := Search(q, r, c.truth, op, c.s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(want, got) {
-				for i := range want {
-					if !reflect.DeepEqual(want[i], got[i]) {
-						t.Errorf("m=%d %s: query %d: %+v, pair by pair %+v", m, c.name, i, got[i], want[i])
-						break
+		// A non-additive, non-symmetric measure, as in testOperators.
+		add, sym := AdditiveMeasure(w), SymmetricMeasure(w)
+		mu := make([]float64, len(add))
+		for i := range mu {
+			mu[i] = (add[i] + sym[i]) / 2
+		}
+		choquet, err := NewChoquet(mu, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range []Operator{owa, choquet} {
+			for _, c := range []struct {
+				name  string
+				s     Settings
+				truth []int
+			}{
+				{"plain", Settings{}, truth},
+				{"no truth", Settings{}, nil},
+				{"top-k", Settings{TopK: 3}, truth},
+				{"closer", Settings{Closer: true, Margin: 0.3}, truth},
+				{"all", Settings{TopK: 4, Closer: true, Margin: 0.05}, truth},
+			} {
+				slow := c.s
+				slow.Generic, slow.Threads = true, 1
+				want, err := Search(q, r, c.truth, op, slow)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := Search(q, r, c.truth, op, c.s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(want, got) {
+					for i := range want {
+						if !reflect.DeepEqual(want[i], got[i]) {
+							t.Errorf("%s m=%d %s: query %d: %+v, pair by pair %+v", op.Name(), m, c.name, i, got[i], want[i])
+							break
+						}
 					}
 				}
-			}
-			if c.name == "all" {
-				brute := bruteForce(q, r, truth, op, c.s.TopK, c.s.Margin)
-				for i := range brute {
-					if msg := compareResult(&brute[i], &got[i]); msg != "" {
-						t.Errorf("m=%d: query %d: %s", m, i, msg)
-						break
+				if c.name == "all" {
+					brute := bruteForce(q, r, truth, op, c.s.TopK, c.s.Margin)
+					for i := range brute {
+						if msg := compareResult(&brute[i], &got[i]); msg != "" {
+							t.Errorf("%s m=%d: query %d: %s", op.Name(), m, i, msg)
+							break
+						}
 					}
 				}
 			}

@@ -241,14 +241,10 @@ func run(cfg *config) {
 		for _, op := range ops {
 			name := op.Name()
 			if _, embedded := op.(distances.Embedder); !embedded {
-				if name == "owa" {
-					// The sorting-network kernel, then the pair-by-pair path it replaced
-					// (Settings.Generic), in the same run for their ratio.
-					rows = append(rows, timePairwise(cfg, data, op, n, distances.Settings{}, "sorting network on blocks, all cores"))
-					rows = append(rows, timePairwise(cfg, data, op, n, distances.Settings{Generic: true}, "pair by pair, all cores"))
-					continue
-				}
-				rows = append(rows, timePairwise(cfg, data, op, n, distances.Settings{}, "pair by pair, all cores"))
+				// OWA and Choquet: the sorting-network kernel, then the pair-by-pair path
+				// it replaced (Settings.Generic), in the same run for their ratio.
+				rows = append(rows, timePairwise(cfg, data, op, n, distances.Settings{}, "sorting network on blocks, all cores"))
+				rows = append(rows, timePairwise(cfg, data, op, n, distances.Settings{Generic: true}, "pair by pair, all cores"))
 				continue
 			}
 			res, t := mainRes[x], mainTimes[x]

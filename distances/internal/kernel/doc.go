@@ -78,6 +78,10 @@
 // vector, their diffs sorted by Batcher's network with VMAXPD/VMINPD on whole rows, four
 // such groups interleaved to hide the store-to-load forwarding between comparators.
 // Both are bit-identical to the scalar insertion sort of distances.OWA.
+// ChoquetDistances (choquet_amd64.s) sorts the same way with each diff's attribute bit
+// carried along (VCMPPD and VPBLENDMQ), then walks the sorted rows with each lane's set
+// A_(k) as a bitmask and gathers μ(A_(k)) (VGATHERQPD): bit-identical to
+// distances.Choquet, whose sets differ only at ties, where the increment is zero.
 //
 // Measured on the project machine (2-core Sapphire Rapids VM, nominal 2.0 GHz in
 // /proc/cpuinfo; a register-only FMA loop, BenchmarkFMAPeak, runs at ~2.2 GHz × 2 zmm

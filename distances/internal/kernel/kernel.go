@@ -306,13 +306,14 @@ type implementation struct {
 	between         func(x []float64, lo, hi float64) int
 	firstNotBetween func(x []float64, lo, hi, limit float64) int
 	owa             owaFunc
+	choquet         choquetFunc
 }
 
 // impl is the dispatch target of SquaredExpanded. It is the package's only package-level
 // variable: set once by the architecture file's init from CPU feature detection (before
 // any other code of the package can run) and never written again, so reading it needs no
 // synchronisation.
-var impl = implementation{"generic", generic, filterAfter(generic), false, firstAtMostGeneric, countBetweenGeneric, firstNotBetweenGeneric, owaGeneric}
+var impl = implementation{"generic", generic, filterAfter(generic), false, firstAtMostGeneric, countBetweenGeneric, firstNotBetweenGeneric, owaGeneric, choquetGeneric}
 
 // check validates the sizes (panicking on inconsistent ones) and reports whether there is
 // anything to compute.

@@ -25,6 +25,9 @@ func init() {
 	if f := acceleratedOWA(); f != nil {
 		impl.owa = f
 	}
+	if f := acceleratedChoquet(); f != nil {
+		impl.choquet = f
+	}
 }
 
 // accelerated lists the assembly kernels this CPU can run, best first.

@@ -69,6 +69,23 @@ func owaScalar(q, w []float64, r []float64, stride, j int) float64 {
 	return s
 }
 
+// tiedRecords returns a query and n references (attribute-major, stride with a spare
+// vector) on a coarse grid, half of the values jittered: diffs that tie and diffs of zero.
+func tiedRecords(rng *rand.Rand, m, n int) (q, r []float64, stride int) {
+	stride = Pad(n) + Lanes
+	q, r = make([]float64, m), make([]float64, m*stride)
+	for k := range m {
+		q[k] = float64(rng.IntN(4))
+		for j := range stride {
+			r[k*stride+j] = float64(rng.IntN(4))
+			if rng.IntN(2) == 0 {
+				r[k*stride+j] += rng.NormFloat64()
+			}
+		}
+	}
+	return q, r, stride
+}
+
 func TestOWADistances(t *testing.T) {
 	kernels := map[string]owaFunc{"generic": owaGeneric, "dispatched": OWADistances}
 	if f := acceleratedOWA(); f != nil {
@@ -77,22 +94,12 @@ func TestOWADistances(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, m := range []int{1, 2, 3, 5, 8, 13, 14, 20, MaxSorted} {
 		for _, n := range []int{1, 7, 8, 9, 61, 100} {
-			stride := Pad(n) + Lanes
-			q := make([]float64, m)
-			r := make([]float64, m*stride)
+			q, r, stride := tiedRecords(rng, m, n)
 			w := make([]float64, m)
-			for k := range m {
-				// Integer-valued attributes give ties and zero differences.
-				q[k] = float64(rng.IntN(4))
+			for k := range w {
 				w[k] = rng.Float64()
 				if rng.IntN(4) == 0 {
 					w[k] = 0
-				}
-				for j := range stride {
-					r[k*stride+j] = float64(rng.IntN(4))
-					if rng.IntN(2) == 0 {
-						r[k*stride+j] += rng.NormFloat64()
-					}
 				}
 			}
 			net := SortingNetwork(m)
