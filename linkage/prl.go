@@ -13,11 +13,16 @@ import (
 // PRLProblem is a probabilistic record linkage: the attributes of both files with their
 // comparison rules, the true link, the direction and optional blocking.
 type PRLProblem struct {
+	// Attributes are the compared attributes, with both files' values.
 	Attributes []PRLAttribute
 	// TrueMasked[i] is the masked record of original record i; TrueOriginal[j] the
-	// original record of masked record j, or −1 (see datasets.Pairing).
+	// original record of masked record j, or −1 (see datasets.Pairing). Both are
+	// required, one entry per record: the direction's query file takes its truth from
+	// one (TrueOriginal for MaskedToOriginal, TrueMasked for OriginalToMasked).
 	TrueMasked, TrueOriginal []int
-	Direction                Direction
+	// Direction says which file's records are linked (an unknown value is an error
+	// wrapping ErrDirection).
+	Direction Direction
 	// OriginalBlock and MaskedBlock, when set, are blocking keys: only pairs with equal
 	// keys are compared (and counted).
 	OriginalBlock, MaskedBlock []int
@@ -26,6 +31,7 @@ type PRLProblem struct {
 // PRLSettings tunes PRL. The zero value runs unsupervised EM with the match proportion
 // fixed at |true pairs| / |pairs|, μ = 1e-5, λ = 0.05 and all three link modes.
 type PRLSettings struct {
+	// Threads is the number of goroutines (≤ 0: GOMAXPROCS); the results do not depend on it.
 	Threads int
 	// Supervised computes m, u and p from the true and false pairs instead of EM.
 	Supervised bool
@@ -33,7 +39,10 @@ type PRLSettings struct {
 	EstimateP bool
 	// P is the match proportion; 0 means |true pairs| / |pairs| (every record has exactly
 	// one partner in the SDC setting).
-	P             float64
+	P float64
+	// MaxIterations bounds EM's iterations (≤ 0: 1000) and Tolerance is its convergence
+	// test on the relative change of the log-likelihood (0: 1e-12; negative: run exactly
+	// MaxIterations), as in EMSettings; the supervised estimates use neither.
 	MaxIterations int
 	Tolerance     float64
 	// Mu = P(link | non-match) and Lambda = P(non-link | match), the error rates of the
@@ -210,7 +219,9 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 			res.Model.Warning = w
 		}
 	}
-	res.Weight = PatternWeights(tab, res.Model)
+	if res.Weight, err = PatternWeights(tab, res.Model); err != nil {
+		return nil, err
+	}
 	mMass, uMass := classMasses(tab, res.Model, trueCounts)
 	mu, lambda := s.Mu, s.Lambda
 	if !s.ErrorRatesGiven {
@@ -285,9 +296,21 @@ func CountPatterns(p PRLProblem, threads int) (*PatternCounts, [][]float64, erro
 }
 
 // PatternWeights returns Σ_k log2(m_k(γ_k) / u_k(γ_k)) for every pattern γ of t (a
-// missing level adds 0).
-func PatternWeights(t PatternTable, r EMResult) []float64 {
+// missing level adds 0). An error wraps ErrShapePRL when r's m and u do not have the
+// attributes and levels of t, as EM's errors do for t itself.
+func PatternWeights(t PatternTable, r EMResult) ([]float64, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
 	K := len(t.Levels)
+	if len(r.M) != K || len(r.U) != K {
+		return nil, fmt.Errorf("%w: m and u of %d and %d attributes for a table of %d", ErrShapePRL, len(r.M), len(r.U), K)
+	}
+	for k, L := range t.Levels {
+		if len(r.M[k]) != L || len(r.U[k]) != L {
+			return nil, fmt.Errorf("%w: attribute %d has %d levels, m and u %d and %d", ErrShapePRL, k, L, len(r.M[k]), len(r.U[k]))
+		}
+	}
 	w := make([]float64, len(t.Count))
 	for x := range w {
 		for k, l := range t.Pattern[x*K : x*K+K] {
@@ -296,7 +319,7 @@ func PatternWeights(t PatternTable, r EMResult) []float64 {
 			}
 		}
 	}
-	return w
+	return w, nil
 }
 
 // classMasses is the pattern distribution in each class: for supervised estimates the
@@ -325,8 +348,12 @@ func classMasses(t PatternTable, r EMResult, trueCounts []float64) (m, u []float
 // highest weight down while their u-mass stays ≤ mu = P(link | U), the non-link set from
 // the lowest weight up while their m-mass stays ≤ lambda = P(non-link | M). Patterns of
 // equal weight are taken together or not at all (no randomisation). Links take priority
-// when the sets would overlap.
+// when the sets would overlap. w, mMass and uMass have one entry per pattern (an error
+// wrapping ErrShapePRL otherwise).
 func FSThresholds(w, mMass, uMass []float64, mu, lambda float64) (Thresholds, error) {
+	if len(mMass) != len(w) || len(uMass) != len(w) {
+		return Thresholds{}, fmt.Errorf("%w: %d weights, %d m-masses and %d u-masses", ErrShapePRL, len(w), len(mMass), len(uMass))
+	}
 	if !(mu >= 0 && mu < 1) || !(lambda >= 0 && lambda < 1) {
 		return Thresholds{}, fmt.Errorf("linkage: error rates μ = %v and λ = %v must be in [0, 1)", mu, lambda)
 	}

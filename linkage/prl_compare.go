@@ -10,6 +10,8 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/reid-sdc/reid/distances"
 )
 
 // RuleKind is how one attribute of a pair is compared.
@@ -28,6 +30,7 @@ const (
 	RuleEqual
 )
 
+// String returns "bands", "rank" or "equal".
 func (k RuleKind) String() string {
 	switch k {
 	case RuleBands:
@@ -55,10 +58,16 @@ type Rule struct {
 // both files: z-scores for numeric rules, codes of a dictionary common to both files for
 // RuleEqual.
 type PRLAttribute struct {
-	Name                           string
-	Rule                           Rule
-	Original, Masked               []float64
-	OriginalMissing, MaskedMissing []bool // nil when nothing is missing
+	// Name names the attribute in errors.
+	Name string
+	// Rule is how the attribute of a pair is compared.
+	Rule Rule
+	// Original and Masked are the values; each must be finite unless flagged missing
+	// (a missing value is never read, so it may be anything, NaN included).
+	Original, Masked []float64
+	// OriginalMissing and MaskedMissing flag the missing values (nil when nothing is
+	// missing).
+	OriginalMissing, MaskedMissing []bool
 }
 
 // ErrPatternSpace reports a product of per-attribute level counts above 2^62.
@@ -150,6 +159,9 @@ type tileAttr struct {
 
 // newComparator resolves thresholds, checks sizes and builds the reference tiles.
 func newComparator(p *PRLProblem, threads int) (*comparator, error) {
+	if err := p.Direction.check(); err != nil {
+		return nil, err
+	}
 	if len(p.Attributes) == 0 {
 		return nil, errors.New("linkage: no attributes to compare")
 	}
@@ -188,10 +200,13 @@ func newComparator(p *PRLProblem, threads int) (*comparator, error) {
 			q, qm, r, rm = a.Original, a.OriginalMissing, a.Masked, a.MaskedMissing
 		}
 		ac.q, ac.qmiss, ac.r, ac.rmiss = q, qm, r, rm
-		for _, v := range q {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("linkage: attribute %q: value %v", a.Name, v)
-			}
+		// Both files: a NaN reference would sort anywhere among the tile's values and
+		// break the binary searches of code. Values flagged missing are never read.
+		if err := finiteValues(a.Name, "original", a.Original, a.OriginalMissing); err != nil {
+			return nil, err
+		}
+		if err := finiteValues(a.Name, "masked", a.Masked, a.MaskedMissing); err != nil {
+			return nil, err
 		}
 		switch a.Rule.Kind {
 		case RuleEqual:
@@ -272,6 +287,17 @@ func newComparator(p *PRLProblem, threads int) (*comparator, error) {
 		}
 	}
 	return c, nil
+}
+
+// finiteValues returns an error wrapping distances.ErrNotFinite for the first NaN or ±Inf
+// of one file's values of an attribute that is not flagged missing.
+func finiteValues(attr, file string, v []float64, miss []bool) error {
+	for i, x := range v {
+		if (math.IsNaN(x) || math.IsInf(x, 0)) && !missing(miss, i) {
+			return fmt.Errorf("linkage: attribute %q, %s record %d (0-based): %w: %v", attr, file, i, distances.ErrNotFinite, x)
+		}
+	}
+	return nil
 }
 
 // BlockingError reports blocking keys that leave no pair, or too few, to fit the model;

@@ -45,6 +45,7 @@ const (
 	Choquet2
 )
 
+// String returns the family's name, as ParseFamily reads it.
 func (f Family) String() string {
 	switch f {
 	case WM:
@@ -170,7 +171,8 @@ func (f Family) Lift(g Family, theta []float64) ([]float64, error) {
 type Problem struct {
 	Queries, Refs [][]float64
 	Truth         []int
-	Family        Family
+	// Family is the family of distances whose parameters are learned.
+	Family Family
 }
 
 // Report is the anytime state of a search, passed to Settings.Progress.
@@ -178,9 +180,12 @@ type Report struct {
 	// Incumbent is the number of records the best parameters found so far link (margin
 	// ≥ ε); Bound the proven upper bound on it; N the number of records in the model.
 	Incumbent, Bound, N int
-	Gap                 float64
-	Nodes               int
-	Elapsed             time.Duration
+	// Gap is (Bound − Incumbent) / Bound (0 when Bound is 0).
+	Gap float64
+	// Nodes is the number of branch-and-bound nodes so far.
+	Nodes int
+	// Elapsed is the time since Learn was called.
+	Elapsed time.Duration
 }
 
 // Settings tunes Learn. The zero value uses ε = DefaultEpsilon, no time limit, every core.
@@ -252,6 +257,7 @@ const (
 	Interrupted
 )
 
+// String returns "optimal", "time_limit" or "interrupted".
 func (s Status) String() string {
 	switch s {
 	case Optimal:
@@ -309,11 +315,13 @@ type Stats struct {
 	// (neighbourhood.go): a few of its linked records released, a few others opened,
 	// each searched exactly unless its time ran out.
 	Neighbourhoods int
-	Seconds        float64
+	// Seconds is the wall-clock time of the whole Learn call, the final recount included.
+	Seconds float64
 }
 
 // Result is the outcome of Learn.
 type Result struct {
+	// Family is the problem's family.
 	Family Family
 	// Params is the learned θ, in the layout of the family's operator's Params (on the
 	// simplex for WM and OWA; the upper triangle of W for bilinear; μ(A) for A = 1 …
@@ -337,10 +345,14 @@ type Result struct {
 	// Bound is the proven upper bound on CorrectLinks over the whole family.
 	Bound int
 	// Gap is (Bound − CorrectLinks) / Bound (0 when Bound is 0).
-	Gap     float64
-	Status  Status
+	Gap float64
+	// Status says whether the search proved Params optimal or stopped early.
+	Status Status
+	// Epsilon is the margin ε the links were counted with (Settings.Epsilon, or
+	// DefaultEpsilon for 0).
 	Epsilon float64
-	Stats   Stats
+	// Stats describes the work of the search.
+	Stats Stats
 	// Note, when set, says why the search stopped before it started (Status TimeLimit or
 	// Interrupted) and what would let it run: the answer is then the Euclidean distance
 	// or the best warm start, with the bound of the records found impossible.
@@ -356,6 +368,10 @@ var ErrTooLarge = errors.New("optimize: problem too large")
 // Learn finds the parameters of p.Family under which distance-based record linkage links
 // the most query records to their true partners with a margin of at least ε, by
 // combinatorial Benders branch and cut (see the package documentation).
+//
+// Among its errors, those a caller may branch on wrap distances.ErrShape (sizes that do
+// not match), distances.ErrNotFinite (a NaN or ±Inf in p.Queries or p.Refs, found before
+// any work), ErrNoRecords or ErrTooLarge.
 func Learn(p Problem, s Settings) (Result, error) {
 	return LearnContext(context.Background(), p, s)
 }
@@ -504,6 +520,14 @@ func checkShape(p Problem) error {
 		if t >= nr || t < -1 {
 			return fmt.Errorf("%w: true partner %d of query %d is not a reference", distances.ErrShape, t, i)
 		}
+	}
+	// The reductions (rows.go) compare distances before any distances.Search, and a NaN
+	// compares false with everything: unchecked, it counts as linked.
+	if err := distances.CheckFinite("queries", p.Queries); err != nil {
+		return fmt.Errorf("optimize: %w", err)
+	}
+	if err := distances.CheckFinite("references", p.Refs); err != nil {
+		return fmt.Errorf("optimize: %w", err)
 	}
 	return nil
 }

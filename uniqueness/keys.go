@@ -24,7 +24,39 @@ var (
 	ErrKeyNotAllowed = errors.New("a key attribute cannot also be sensitive or the weight")
 	// ErrPopulationTooSmall is wrapped by PopulationError.
 	ErrPopulationTooSmall = errors.New("the population must contain the sample")
+	// ErrBadCode is a category code outside a categorical column's levels (a table built
+	// by hand rather than loaded): its class would have no label and collide with others.
+	ErrBadCode = errors.New("category code outside the column's levels")
+	// ErrColumnLength is a column, or its missing mask, whose length is not the table's
+	// number of records.
+	ErrColumnLength = errors.New("column length differs from the number of records")
+	// ErrBadThreshold is a k-anonymity, l-diversity or t-closeness threshold that is
+	// negative or not finite: it would quietly pass or fail every class.
+	ErrBadThreshold = errors.New("threshold must be finite and not negative")
 )
+
+// columnProblem checks that c is a column of rows records whose non-missing values can be
+// classed: codes within the levels, numbers not NaN (±Inf has a bin and a rank, NaN
+// neither). It returns the 0-based row (−1 for the column as a whole), a detail for the
+// error message and the sentinel (nil when c is fine).
+func columnProblem(c *datasets.Column, rows int) (row int, detail string, err error) {
+	if c.Len() != rows || (c.Valid != nil && len(c.Valid) != rows) {
+		return -1, fmt.Sprintf("%d values, %d missing flags for %d records", c.Len(), len(c.Valid), rows), ErrColumnLength
+	}
+	for i := range rows {
+		if c.Missing(i) {
+			continue
+		}
+		if c.Kind == datasets.Categorical {
+			if code := c.Codes[i]; code < 0 || int(code) >= len(c.Levels) {
+				return i, fmt.Sprintf("code %d, %d levels", code, len(c.Levels)), ErrBadCode
+			}
+		} else if math.IsNaN(c.Values[i]) {
+			return i, "NaN", datasets.ErrNotFinite
+		}
+	}
+	return -1, "", nil
+}
 
 // MissingLabel is the label of the category that holds a key's missing values: a missing
 // value is a category of its own, equal only to other missing values of that attribute.
@@ -75,10 +107,16 @@ func encodeKeys(sample, pop *datasets.Table, keys []Key) ([]keyColumn, error) {
 		if sc == nil {
 			return nil, &datasets.InputError{File: sample.Source, Column: key.Name, Err: datasets.ErrNoSuchColumn}
 		}
+		if row, detail, err := columnProblem(sc, sample.Rows()); err != nil {
+			return nil, &datasets.InputError{File: sample.Source, Column: key.Name, Row: row + 1, Err: err, Detail: detail}
+		}
 		var pc *datasets.Column
 		if pop != nil {
 			if pc = pop.Column(key.Name); pc == nil {
 				return nil, &datasets.InputError{File: pop.Source, Column: key.Name, Err: datasets.ErrNoSuchColumn}
+			}
+			if row, detail, err := columnProblem(pc, pop.Rows()); err != nil {
+				return nil, &datasets.InputError{File: pop.Source, Column: key.Name, Row: row + 1, Err: err, Detail: detail}
 			}
 			if pc.Kind != sc.Kind {
 				return nil, &datasets.InputError{File: pop.Source, Column: key.Name, Err: ErrKindMismatch,

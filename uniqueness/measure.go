@@ -30,6 +30,7 @@ const (
 	ModelPoisson    = "poisson-loglinear"         // Poisson log-linear, main effects
 )
 
+// String returns the estimator's model name (ModelBF, ModelBFApprox or ModelPoisson).
 func (e Estimator) String() string {
 	switch e {
 	case BFExact:
@@ -80,7 +81,9 @@ type Options struct {
 	Estimator Estimator
 	// Sensitive names the attributes checked for l-diversity and t-closeness.
 	Sensitive []string
-	// K, L and T are the thresholds of k-anonymity, l-diversity and t-closeness.
+	// K, L and T are the thresholds of k-anonymity, l-diversity and t-closeness (0:
+	// DefaultK, DefaultL, DefaultT). Negative values, and NaN or ±Inf for L and T, are an
+	// error wrapping ErrBadThreshold.
 	K    int
 	L, T float64
 	// List is the number of failing classes listed per check (0: DefaultList, < 0: all).
@@ -131,6 +134,16 @@ type Result struct {
 
 // Measure counts the key classes of sample and computes every measure asked for.
 func Measure(sample *datasets.Table, opts Options) (*Result, error) {
+	// Checked first: a bad threshold is the caller's mistake whatever the data.
+	if opts.K < 0 {
+		return nil, fmt.Errorf("%w: k = %d", ErrBadThreshold, opts.K)
+	}
+	if err := checkThreshold("l", opts.L); err != nil {
+		return nil, err
+	}
+	if err := checkThreshold("t", opts.T); err != nil {
+		return nil, err
+	}
 	if opts.Weights != "" && opts.Fraction != 0 {
 		return nil, ErrWeightsAndPi
 	}
@@ -159,6 +172,9 @@ func Measure(sample *datasets.Table, opts Options) (*Result, error) {
 		}
 		if isKey[name] {
 			return nil, &datasets.InputError{File: sample.Source, Column: name, Err: ErrKeyNotAllowed}
+		}
+		if row, detail, err := columnProblem(c, sample.Rows()); err != nil {
+			return nil, &datasets.InputError{File: sample.Source, Column: name, Row: row + 1, Err: err, Detail: detail}
 		}
 		sens = append(sens, c)
 	}
@@ -250,13 +266,13 @@ func Measure(sample *datasets.Table, opts Options) (*Result, error) {
 	res.Primary = res.Estimates[0]
 
 	k, l, t, list := opts.K, opts.L, opts.T, opts.List
-	if k <= 0 {
+	if k == 0 {
 		k = DefaultK
 	}
-	if l <= 0 {
+	if l == 0 {
 		l = DefaultL
 	}
-	if t <= 0 {
+	if t == 0 {
 		t = DefaultT
 	}
 	if list == 0 {
@@ -311,6 +327,10 @@ func sampleWeights(t *datasets.Table, name string) ([]float64, error) {
 	}
 	if c.Kind != datasets.Numeric {
 		return nil, &datasets.InputError{File: t.Source, Column: name, Err: datasets.ErrNotNumeric}
+	}
+	if c.Len() != t.Rows() || (c.Valid != nil && len(c.Valid) != t.Rows()) {
+		return nil, &datasets.InputError{File: t.Source, Column: name, Err: ErrColumnLength,
+			Detail: fmt.Sprintf("%d values, %d missing flags for %d records", c.Len(), len(c.Valid), t.Rows())}
 	}
 	for i, w := range c.Values {
 		if c.Missing(i) {

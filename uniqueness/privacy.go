@@ -102,6 +102,15 @@ type TCloseness struct {
 	Failing []FailingClass
 }
 
+// checkThreshold returns an error wrapping ErrBadThreshold unless v is finite and not
+// negative: NaN compares false with everything, so every class would pass.
+func checkThreshold(name string, v float64) error {
+	if !(v >= 0) || math.IsInf(v, 0) {
+		return fmt.Errorf("%w: %s = %v", ErrBadThreshold, name, v)
+	}
+	return nil
+}
+
 // sensitive is a sensitive attribute coded 0..m-1 in the order of its values (numbers
 // ascending for a numeric attribute), with missing values coded m.
 type sensitive struct {
@@ -152,10 +161,21 @@ func codeSensitive(col *datasets.Column) sensitive {
 
 // CheckSensitive checks l-diversity (with l) and t-closeness (with t) of the sensitive
 // column col, which must have one value per sample record, listing at most list failing
-// classes of each (list < 0: all).
+// classes of each (list < 0: all). l and t must be finite and not negative (an error
+// wrapping ErrBadThreshold); col's codes must be within its levels (ErrBadCode) and its
+// numbers not NaN (datasets.ErrNotFinite).
 func (c *Classes) CheckSensitive(col *datasets.Column, l, t float64, list int) (LDiversity, TCloseness, error) {
+	if err := checkThreshold("l", l); err != nil {
+		return LDiversity{}, TCloseness{}, err
+	}
+	if err := checkThreshold("t", t); err != nil {
+		return LDiversity{}, TCloseness{}, err
+	}
 	if col.Len() != len(c.Of) {
 		return LDiversity{}, TCloseness{}, fmt.Errorf("sensitive attribute %q has %d values for %d records", col.Name, col.Len(), len(c.Of))
+	}
+	if row, detail, err := columnProblem(col, len(c.Of)); err != nil {
+		return LDiversity{}, TCloseness{}, fmt.Errorf("sensitive attribute %q, record %d (0-based): %w: %s", col.Name, row, err, detail)
 	}
 	s := codeSensitive(col)
 	ld := LDiversity{Attribute: col.Name, L: l}

@@ -25,6 +25,7 @@ import (
 	"syscall"
 
 	"github.com/reid-sdc/reid/datasets"
+	"github.com/reid-sdc/reid/linkage"
 	"github.com/reid-sdc/reid/optimize"
 )
 
@@ -159,7 +160,9 @@ func report(err error, cmd *command, e *env) int {
 	case errors.As(err, &ie), errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrPermission):
 		fmt.Fprintf(e.stderr, "reid %s: %s\n", cmd.Name, oneLine(err.Error()))
 		return exitInput
-	case isInputError(err), errors.Is(err, optimize.ErrTooLarge):
+	case isInputError(err), errors.Is(err, optimize.ErrTooLarge), errors.Is(err, linkage.ErrNoTruth), errors.Is(err, optimize.ErrNoRecords):
+		// No true pair among the records kept (--records, --intruder-ids): nothing to
+		// measure, which the inputs decide.
 		fmt.Fprintf(e.stderr, "reid %s: %s\n", cmd.Name, oneLine(err.Error()))
 		return exitInput
 	}

@@ -466,3 +466,27 @@ func TestOutputIsInputRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestNoTruePairKept: --records keeping no record whose true partner is kept too (files
+// paired by id, the masked one in reverse order) leaves nothing to measure: an input
+// error, exit 2, for link and learn (it was Reid 0 over n = 0).
+func TestNoTruePairKept(t *testing.T) {
+	dir := t.TempDir()
+	lines := strings.Split(strings.TrimSpace(smallCSV), "\n")
+	reversed := []string{lines[0]}
+	for i := len(lines) - 1; i >= 1; i-- {
+		reversed = append(reversed, lines[i])
+	}
+	orig := writeCSV(t, dir, "o.csv", smallCSV)
+	masked := writeCSV(t, dir, "m.csv", strings.Join(reversed, "\n")+"\n")
+	for _, cmd := range []string{"link", "learn"} {
+		args := []string{cmd, "--attrs", "a,b", "--id", "id", "--records", "2", orig, masked}
+		if cmd == "learn" {
+			args = append(args, "--operator", "wm")
+		}
+		code, _, errOut := runReid(t, args...)
+		if code != exitInput || !strings.Contains(errOut, "true partner") {
+			t.Errorf("%s: exit %d, stderr %q; want %d naming the missing true partners", cmd, code, errOut, exitInput)
+		}
+	}
+}
