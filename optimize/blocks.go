@@ -317,7 +317,7 @@ func (sv *solver) sameTwinGroup(i, j int) bool {
 // incumbent θ. local maps a record of the file to its index in the sub-problem.
 func (sv *solver) subSolver(B []int, stop time.Time) (bs *solver, local map[int]int) {
 	local = make(map[int]int, len(B))
-	sub := &data{m: sv.d.m, sp: sv.d.sp, nr: sv.d.nr, queries: sv.d.queries, refs: sv.d.refs, recs: make([]rec, len(B))}
+	sub := &data{m: sv.d.m, sp: sv.d.sp, nr: sv.d.nr, queries: sv.d.queries, refs: sv.d.refs, phi: sv.d.phi, recs: make([]rec, len(B))}
 	for x, i := range B {
 		local[i] = x
 		sub.recs[x] = sv.d.recs[i]

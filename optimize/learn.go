@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -226,6 +227,9 @@ type Settings struct {
 
 	// clpSubproblems solves the θ-LPs of WM and OWA with CLP too (tests compare the two).
 	clpSubproblems bool
+	// storedRowsBytes, when positive, replaces storedRowsBytes (tests recompute every
+	// row with 1).
+	storedRowsBytes int64
 	// clpMaster solves the master LP with CLP whatever the number of records (tests
 	// compare it with packLP).
 	clpMaster bool
@@ -427,7 +431,7 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 		}
 		return !exporting && s.TimeLimit > 0 && time.Since(start) >= s.TimeLimit
 	}
-	d, complete, err := prepareUntil(p, sp, s.Epsilon, s.Threads, stop, maxPreparedBytes)
+	d, complete, err := prepareUntil(p, sp, s.Epsilon, s.Threads, stop, rowBudget{maxPreparedBytes, cmp.Or(s.storedRowsBytes, storedRowsBytes)})
 	if err != nil {
 		return Result{}, err
 	}

@@ -553,7 +553,7 @@ func TestPrepareStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := 0
-	d, complete, err := prepareUntil(p, sp, DefaultEpsilon, 1, func() bool { calls++; return calls > 5 }, math.MaxInt64)
+	d, complete, err := prepareUntil(p, sp, DefaultEpsilon, 1, func() bool { calls++; return calls > 5 }, rowBudget{math.MaxInt64, storedRowsBytes})
 	if err != nil || complete {
 		t.Fatalf("stopped after 5 records: complete %v, err %v", complete, err)
 	}
@@ -598,7 +598,7 @@ func TestPrepareStopped(t *testing.T) {
 	if res.CorrectLinks != eu.CorrectLinks || res.EuclideanLinks != eu.CorrectLinks || !slices.Equal(res.Params, eu.Params) {
 		t.Errorf("worse warm start: %d links with %v, want the Euclidean %d", res.CorrectLinks, res.Params, eu.CorrectLinks)
 	}
-	if _, _, err := prepareUntil(p, sp, DefaultEpsilon, 1, func() bool { return false }, 1000); !errors.Is(err, ErrTooLarge) {
+	if _, _, err := prepareUntil(p, sp, DefaultEpsilon, 1, func() bool { return false }, rowBudget{1000, storedRowsBytes}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("1000 bytes for %d records' rows: err %v, want ErrTooLarge", len(d.recs), err)
 	}
 }

@@ -174,11 +174,12 @@ func newSimplexLines(d *data, eps float64, skip []bool) *simplexLines {
 		}
 	}
 	c.col = make([]float64, c.off[len(d.recs)]*m)
+	buf := make([]float64, m)
 	for i := range d.recs {
 		r := &d.recs[i]
 		nc, base := r.ncand(), c.off[i]*m
 		for j := range nc {
-			for k, x := range r.cand[j*m : (j+1)*m] {
+			for k, x := range d.candRow(r, j, buf) {
 				c.col[base+k*nc+j] = x
 			}
 		}

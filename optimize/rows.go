@@ -30,6 +30,10 @@ type rec struct {
 	// competitors' reference indices.
 	cand    []float64
 	candRef []int
+	// tphi, for a record whose rows are not stored (cand nil while candRef is not: the
+	// prepared rows passed storedRowsBytes), is φ(i, t(i)), from which data.candRow
+	// recomputes each row exactly as diffRows made it.
+	tphi []float64
 	// chain and inc (Choquet): for each candidate, the m sets A_(k) of its diffs' chain
 	// (bitmasks, A_(1) = all attributes first) and the increments x_(k) − x_(k−1), so that
 	// C_μ = Σ_k μ(A_(k))·inc_k; tchain and tinc are the true partner's.
@@ -50,32 +54,72 @@ type data struct {
 	nr    int
 	// queries and refs are the standardised records, row-major (x[i*m+k]).
 	queries, refs []float64
+	// phi is the feature map of the rows of the families whose rows are differences of
+	// diff vectors (WM: the diffs, OWA: sorted), which candRow can recompute; nil for the
+	// others, whose rows are always stored.
+	phi func(dst, a, b []float64) []float64
+}
+
+// candRow returns candidate c's row of r: the stored one, or recomputed into buf (grown
+// to m when short) for a record whose rows were not stored, with the operations of
+// diffRows, so that it is the same row to the bit.
+func (d *data) candRow(r *rec, c int, buf []float64) []float64 {
+	if r.cand != nil {
+		return r.cand[c*d.m : (c+1)*d.m]
+	}
+	if cap(buf) < d.m {
+		buf = make([]float64, d.m)
+	}
+	buf = d.phi(buf[:d.m], d.query(r.q), d.ref(r.candRef[c]))
+	for k := range buf {
+		buf[k] -= r.tphi[k]
+	}
+	return buf
 }
 
 // prepare computes, for every record with a true partner, the family's reductions (design
 // note §4 (1) for the monotone families): records that can never be linked, and the
 // competitor rows that are neither never violated nor implied.
 func prepare(p Problem, sp space, eps float64, threads int) *data {
-	d, _, _ := prepareUntil(p, sp, eps, threads, func() bool { return false }, math.MaxInt64)
+	d, _, _ := prepareUntil(p, sp, eps, threads, func() bool { return false }, rowBudget{math.MaxInt64, storedRowsBytes})
 	return d
 }
+
+// storedRowsBytes is the memory of prepared rows beyond which the rows of WM and OWA are
+// no longer stored but recomputed where read (data.candRow): a few times slower to scan,
+// 1/m of the memory (only the competitor's index stays). On CENSUS every row is stored.
+const storedRowsBytes = 256 << 20
+
+// rowBudget bounds the prepared rows' memory: max in all (ErrTooLarge beyond), stored
+// for rows kept as numbers (then recomputed, where the family allows).
+type rowBudget struct{ max, stored int64 }
 
 // maxPreparedBytes bounds the memory of the prepared competitor rows. They are not the
 // N×M matrix (the dominance filter keeps few rows per record on most files) but can
 // approach it where many competitors tie the true partner on some attribute (noise on
-// coded categorical attributes: 1.2 GB for 4,580 records and 14 attributes), and a
-// clear error is better than a process the system kills.
+// coded categorical attributes: 2.8 million rows of 14 values for 4,580 records,
+// 45 million for 18,320); past storedRowsBytes WM and OWA keep only the competitors'
+// indices, and where even those pass this bound a clear error is better than a process
+// the system kills.
 const maxPreparedBytes = 2 << 30
 
 // prepareUntil is prepare stopped once stop reports true (checked before each record):
 // complete is false when records were left unprepared; then their rec has no rows and
 // impossible is false for them (unknown), which keeps a bound computed from the flags
-// valid. It returns ErrTooLarge when the rows outgrow maxBytes (maxPreparedBytes but in
-// tests).
-func prepareUntil(p Problem, sp space, eps float64, threads int, stop func() bool, maxBytes int64) (d *data, complete bool, err error) {
+// valid. It returns ErrTooLarge when the rows outgrow budget.max (maxPreparedBytes but in
+// tests); past budget.stored the rows of WM and OWA records prepared next are dropped
+// after their filter and recomputed where read.
+func prepareUntil(p Problem, sp space, eps float64, threads int, stop func() bool, budget rowBudget) (d *data, complete bool, err error) {
 	m := len(p.Queries)
 	nr := len(p.Refs[0])
+	maxBytes := budget.max
 	d = &data{m: m, sp: sp, nr: nr, queries: rowMajor(p.Queries), refs: rowMajor(p.Refs)}
+	if s, ok := sp.(*simplexSpace); ok {
+		d.phi = distances.Diffs
+		if s.family == OWA {
+			d.phi = newPrepWorker(m, eps).owa.Features // sorts the diffs; the weights are unused
+		}
+	}
 	for q, t := range p.Truth {
 		if t >= 0 {
 			d.recs = append(d.recs, rec{q: q, t: t})
@@ -96,7 +140,11 @@ func prepareUntil(p Problem, sp space, eps float64, threads int, stop func() boo
 			for i := range next {
 				r := &d.recs[i]
 				sp.prepare(d, r, w)
-				bytes.Add(int64(8*(len(r.cand)+len(r.candRef)+len(r.inc)+len(r.tinc)) + 2*(len(r.chain)+len(r.tchain))))
+				if d.phi != nil && r.cand != nil && bytes.Load() > budget.stored {
+					r.tphi = d.phi(make([]float64, m), d.query(r.q), d.ref(r.t))
+					r.cand = nil
+				}
+				bytes.Add(int64(8*(len(r.cand)+len(r.candRef)+len(r.tphi)+len(r.inc)+len(r.tinc)) + 2*(len(r.chain)+len(r.tchain))))
 			}
 		}()
 	}

@@ -143,7 +143,7 @@ func (s *simplexSpace) prepare(d *data, r *rec, w *prepWorker) {
 }
 
 func (s *simplexSpace) row(d *data, r *rec, c int, idx []int, val []float64) ([]int, []float64) {
-	return appendNonZero(r.cand[c*s.m:(c+1)*s.m], idx, val)
+	return appendNonZero(d.candRow(r, c, nil), idx, val)
 }
 
 // appendNonZero appends the non-zero entries of a with their columns.
@@ -158,18 +158,20 @@ func appendNonZero(a []float64, idx []int, val []float64) ([]int, []float64) {
 }
 
 func (s *simplexSpace) evaluator(d *data, theta []float64) evaluator {
-	return &denseEvaluator{m: s.m, theta: theta}
+	return &denseEvaluator{d: d, theta: theta, buf: make([]float64, s.m)}
 }
 
-// denseEvaluator is θ·a over the dense candidate rows.
+// denseEvaluator is θ·a over the dense candidate rows (buf: scratch for rows that are
+// recomputed, see data.candRow).
 type denseEvaluator struct {
-	m     int
+	d     *data
 	theta []float64
+	buf   []float64
 }
 
 func (e *denseEvaluator) links(r *rec, eps float64) bool {
 	for c := range r.ncand() {
-		if floats.Dot(e.theta, r.cand[c*e.m:(c+1)*e.m]) < eps {
+		if floats.Dot(e.theta, e.d.candRow(r, c, e.buf)) < eps {
 			return false
 		}
 	}
@@ -179,7 +181,7 @@ func (e *denseEvaluator) links(r *rec, eps float64) bool {
 func (e *denseEvaluator) margins(r *rec, dst []float64) []float64 {
 	dst = dst[:0]
 	for c := range r.ncand() {
-		dst = append(dst, floats.Dot(e.theta, r.cand[c*e.m:(c+1)*e.m]))
+		dst = append(dst, floats.Dot(e.theta, e.d.candRow(r, c, e.buf)))
 	}
 	return dst
 }
