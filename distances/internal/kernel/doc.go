@@ -76,8 +76,10 @@
 // OWADistances (the OWA operator, which sorts each pair's diffs) has an AVX-512F kernel
 // (owa_amd64.s, hand-written) and a portable one: eight references in the lanes of a
 // vector, their diffs sorted by Batcher's network with VMAXPD/VMINPD on whole rows, four
-// such groups interleaved to hide the store-to-load forwarding between comparators.
-// Both are bit-identical to the scalar insertion sort of distances.OWA.
+// such groups interleaved to hide the store-to-load forwarding between comparators; for
+// at most 16 attributes a generated kernel (owa16_amd64.s, from sortnetgen) keeps the 16
+// rows in registers through the 16-input network, zero diffs padding the unused inputs.
+// All are bit-identical to the scalar insertion sort of distances.OWA.
 // ChoquetDistances (choquet_amd64.s) sorts the same way with each diff's attribute bit
 // carried along (VCMPPD and VPBLENDMQ), then walks the sorted rows with each lane's set
 // A_(k) as a bitmask and gathers μ(A_(k)) (VGATHERQPD): bit-identical to
