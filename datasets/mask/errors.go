@@ -108,12 +108,30 @@ func cloneData(data [][]float64) [][]float64 {
 	return out
 }
 
-// meanVar returns the mean and the sample variance (divisor n−1; 0 when n < 2) of x,
-// computed with two passes for accuracy.
-func meanVar(x []float64) (mean, variance float64) {
+// scaleExp returns e such that 2^−e brings the largest |value| of x into [1/2, 1). Squares
+// of values beyond about 1e154 overflow (and below 1e-154 underflow) where those of the
+// scaled values do not; scaling by a power of two is exact, so results on ordinary data are
+// bit-identical to the unscaled formulas (as in datasets' meanSD).
+func scaleExp(x []float64) int {
+	m := 0.0
+	for _, v := range x {
+		m = max(m, math.Abs(v))
+	}
+	_, e := math.Frexp(m)
+	if m == 0 || e < -1023 {
+		// 2^1023 is the largest power of two (subnormals are still lifted out of the
+		// underflow range); all zeros take it too, so that they never set a common scale.
+		return -1023
+	}
+	return e
+}
+
+// meanVar returns the mean and the sample variance (divisor n−1; 0 when n < 2) of the values
+// of x times scale (a power of two, see scaleExp), computed with two passes for accuracy.
+func meanVar(x []float64, scale float64) (mean, variance float64) {
 	n := len(x)
 	for _, v := range x {
-		mean += v
+		mean += v * scale
 	}
 	mean /= float64(n)
 	if n < 2 {
@@ -121,7 +139,7 @@ func meanVar(x []float64) (mean, variance float64) {
 	}
 	var ss, s float64
 	for _, v := range x {
-		d := v - mean
+		d := v*scale - mean
 		ss += d * d
 		s += d
 	}

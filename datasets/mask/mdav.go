@@ -1,5 +1,7 @@
 package mask
 
+import "math"
+
 // MDAV microaggregates the records of data (column-major: data[j][i] is attribute j of
 // record i) with the multivariate fixed-size MDAV heuristic (Maximum Distance to Average
 // Vector; Domingo-Ferrer & Mateo-Sanz 2002, in the form of Domingo-Ferrer & Torra 2005,
@@ -66,13 +68,21 @@ func mdav(op string, data [][]float64, k int, o mdavOptions) ([][]float64, []int
 	}
 	p := len(data)
 
-	// Row-major copy and per-attribute weights.
+	// Row-major copy and per-attribute weights, on each attribute times a power of two that
+	// brings its largest |value| into [1/2, 1): squared differences of values beyond about
+	// 1e154 overflow where the scaled ones do not. The scaling is exact and a distance term
+	// (x·s − y·s)²·w/s² is the unscaled one bit for bit, so groups on ordinary data are
+	// unchanged.
 	x := make([]float64, n*p)
 	w := make([]float64, p)
+	exps := make([]int, p)
 	for j, col := range data {
+		exps[j] = scaleExp(col)
+		scale := math.Ldexp(1, -exps[j])
 		if o.popVarWeight {
 			var sum, sq float64
 			for _, v := range col {
+				v *= scale
 				sum += v
 				sq += v * v
 			}
@@ -80,13 +90,15 @@ func mdav(op string, data [][]float64, k int, o mdavOptions) ([][]float64, []int
 			if variance := sq - avr*avr; variance != 0 {
 				w[j] = 1 / variance
 			} else {
-				w[j] = 1
+				// sdcMicro's weight 1 in original units (capped: 2^(2e) overflows past
+				// 1e154, where a distance on a zero-variance attribute is 0 or rounding).
+				w[j] = min(math.Ldexp(1, 2*exps[j]), math.MaxFloat64)
 			}
-		} else if _, v := meanVar(col); v > 0 {
+		} else if _, v := meanVar(col, scale); v > 0 {
 			w[j] = 1 / v
 		}
 		for i, v := range col {
-			x[i*p+j] = v
+			x[i*p+j] = v * scale
 		}
 	}
 	row := func(i int) []float64 { return x[i*p : (i+1)*p] }
@@ -215,21 +227,34 @@ func mdav(op string, data [][]float64, k int, o mdavOptions) ([][]float64, []int
 		g++
 	}
 
-	// Group means in original units, summed in row order.
+	// Group means in original units, summed in row order; a sum that overflows (values near
+	// the largest float64) is taken on the scaled values instead.
 	sums := make([]float64, g*p)
+	scaledSums := make([]float64, g*p)
 	counts := make([]int, g)
 	for i := 0; i < n; i++ {
-		counts[groups[i]]++
-		s := sums[groups[i]*p : (groups[i]+1)*p]
-		for j, v := range row(i) {
-			s[j] += v
+		gi := groups[i]
+		counts[gi]++
+		for j := range data {
+			sums[gi*p+j] += data[j][i]
+			scaledSums[gi*p+j] += x[i*p+j]
+		}
+	}
+	means := make([]float64, g*p)
+	for gi, c := range counts {
+		for j := range data {
+			k := gi*p + j
+			means[k] = sums[k] / float64(c)
+			if math.IsInf(sums[k], 0) {
+				means[k] = math.Ldexp(scaledSums[k]/float64(c), exps[j])
+			}
 		}
 	}
 	masked := make([][]float64, p)
 	for j := range masked {
 		masked[j] = make([]float64, n)
 		for i := 0; i < n; i++ {
-			masked[j][i] = sums[groups[i]*p+j] / float64(counts[groups[i]])
+			masked[j][i] = means[groups[i]*p+j]
 		}
 	}
 	return masked, groups, nil

@@ -3,6 +3,7 @@ package mask
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -28,8 +29,10 @@ func AdditiveNoise(data [][]float64, percent float64, rng *rand.Rand) ([][]float
 		return out, nil
 	}
 	for j, col := range data {
-		_, v := meanVar(col)
-		sd := percent / 100 * math.Sqrt(v)
+		e := scaleExp(col)
+		_, v := meanVar(col, math.Ldexp(1, -e))
+		// sd in original units: √v is the scaled sd (an exact power-of-two multiple).
+		sd := math.Ldexp(percent/100*math.Sqrt(v), e)
 		if sd == 0 {
 			continue
 		}
@@ -67,21 +70,31 @@ func CorrelatedNoise(data [][]float64, percent float64, rng *rand.Rand) ([][]flo
 		return out, nil
 	}
 	p := len(data)
+	// The covariance is that of each attribute times a power of two (scaleExp): products of
+	// values beyond about 1e154 overflow (below 1e-154 underflow) where the scaled ones do not.
+	exps := make([]int, p)
+	scaled := make([][]float64, p)
 	means := make([]float64, p)
 	for j, col := range data {
-		means[j], _ = meanVar(col)
+		exps[j] = scaleExp(col)
+		scale := math.Ldexp(1, -exps[j])
+		scaled[j] = make([]float64, n)
+		for i, v := range col {
+			scaled[j][i] = v * scale
+		}
+		means[j], _ = meanVar(scaled[j], 1)
 	}
 	cov := mat.NewSymDense(p, nil)
 	for a := 0; a < p; a++ {
 		for b := a; b < p; b++ {
 			var s float64
 			for i := 0; i < n; i++ {
-				s += (data[a][i] - means[a]) * (data[b][i] - means[b])
+				s += (scaled[a][i] - means[a]) * (scaled[b][i] - means[b])
 			}
 			cov.SetSym(a, b, percent/100*s/float64(n-1))
 		}
 	}
-	A, err := noiseFactor(op, cov)
+	A, err := noiseFactor(op, cov, exps)
 	if err != nil {
 		return nil, err
 	}
@@ -101,18 +114,35 @@ func CorrelatedNoise(data [][]float64, percent float64, rng *rand.Rand) ([][]flo
 	return out, nil
 }
 
-// noiseFactor returns A with A·Aᵀ = cov: the Cholesky factor, or the eigen factor when cov is
-// singular.
-func noiseFactor(op string, cov *mat.SymDense) (*mat.Dense, error) {
+// noiseFactor returns A with A·Aᵀ = Σ, given cov = D·Σ·D with D = diag(2^−exps[j]): the
+// Cholesky factor, or the eigen factor when Σ is singular. Scaling by powers of two is
+// exact, so on ordinary data A is bit for bit that of the unscaled Σ.
+func noiseFactor(op string, cov *mat.SymDense, exps []int) (*mat.Dense, error) {
 	p := cov.SymmetricDim()
+	A := mat.NewDense(p, p, nil)
 	var chol mat.Cholesky
 	if chol.Factorize(cov) {
+		// Cholesky of D·Σ·D is D·L.
 		var L mat.TriDense
 		chol.LTo(&L)
-		return mat.DenseCopyOf(&L), nil
+		for r := 0; r < p; r++ {
+			for c := 0; c <= r; c++ {
+				A.Set(r, c, math.Ldexp(L.At(r, c), exps[r]))
+			}
+		}
+		return A, nil
+	}
+	// The eigenvectors of D·Σ·D are not those of Σ, so the eigen factor is taken of Σ times one
+	// common power of two (attributes more than about 1e150 apart in magnitude underflow here).
+	e := slices.Max(exps)
+	u := mat.NewSymDense(p, nil)
+	for a := 0; a < p; a++ {
+		for b := a; b < p; b++ {
+			u.SetSym(a, b, math.Ldexp(cov.At(a, b), exps[a]+exps[b]-2*e))
+		}
 	}
 	var eig mat.EigenSym
-	if !eig.Factorize(cov, true) {
+	if !eig.Factorize(u, true) {
 		return nil, newErr(op, ErrNotPSD, "eigen-decomposition of the covariance matrix failed")
 	}
 	vals := eig.Values(nil)
@@ -122,14 +152,14 @@ func noiseFactor(op string, cov *mat.SymDense) (*mat.Dense, error) {
 	for _, v := range vals {
 		maxAbs = math.Max(maxAbs, math.Abs(v))
 	}
-	A := mat.NewDense(p, p, nil)
 	for c, v := range vals {
 		if v < -1e-10*maxAbs {
-			return nil, newErr(op, ErrNotPSD, "covariance matrix has eigenvalue %g (largest %g)", v, maxAbs)
+			return nil, newErr(op, ErrNotPSD, "covariance matrix has eigenvalue %g (largest %g)",
+				math.Ldexp(v, 2*e), math.Ldexp(maxAbs, 2*e))
 		}
 		s := math.Sqrt(math.Max(v, 0))
 		for r := 0; r < p; r++ {
-			A.Set(r, c, vecs.At(r, c)*s)
+			A.Set(r, c, math.Ldexp(vecs.At(r, c)*s, e))
 		}
 	}
 	return A, nil
