@@ -165,6 +165,11 @@ func Load(path string, opts LoadOptions) (*Table, error) {
 
 // load is Load with Arrow's buffers taken from mem (tests measure them).
 func load(path string, opts LoadOptions, mem memory.Allocator) (*Table, error) {
+	// A directory first: its name has no extension ("data/"), which FormatOf would call an
+	// unknown format.
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, &InputError{File: path, Err: errors.New("is a directory")}
+	}
 	format := opts.Format
 	if format == FormatAuto {
 		var err error

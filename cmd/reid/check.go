@@ -103,11 +103,11 @@ func (p *pairFlags) open() (*pairedFiles, error) {
 	}
 	original, err := datasets.Load(*p.original, opts)
 	if err != nil {
-		return nil, err
+		return nil, p.idError(err)
 	}
 	masked, err := datasets.Load(*p.masked, opts)
 	if err != nil {
-		return nil, err
+		return nil, p.idError(err)
 	}
 	pairing, err := datasets.Pair(original, masked, datasets.PairOptions{
 		Attributes: attrs, ID: *p.id, IntruderIDs: ids, SampleFraction: *p.sample, Seed: *p.seed,
@@ -122,6 +122,7 @@ func (p *pairFlags) open() (*pairedFiles, error) {
 		return nil, ie
 	}
 	if err != nil {
+		err = p.idError(err)
 		return nil, asInput(err)
 	}
 	so := datasets.StandardizeOptions{DropConstant: *p.dropConstant}
@@ -151,6 +152,28 @@ func (p *pairFlags) open() (*pairedFiles, error) {
 		return nil, err
 	}
 	return pf, nil
+}
+
+// errMissingID is datasets.ErrMissingValue (errors.Is still matches it) worded for the id
+// column: no missing-value policy helps there, and under --missing keep one was chosen.
+var errMissingID error = missingIDError{}
+
+type missingIDError struct{}
+
+func (missingIDError) Error() string { return "missing id (every record needs one to be linked)" }
+func (missingIDError) Unwrap() error { return datasets.ErrMissingValue }
+
+// idError rewords the loader's and Pair's errors about the id column: a missing id says so
+// rather than "choose a missing-value policy" (no policy helps an id).
+func (p *pairFlags) idError(err error) error {
+	var ie *datasets.InputError
+	if *p.id == "" || !errors.As(err, &ie) || ie.Column != *p.id {
+		return err
+	}
+	if errors.Is(err, datasets.ErrMissingValue) {
+		return &datasets.InputError{File: ie.File, Column: ie.Column, Row: ie.Row, Line: ie.Line, Err: errMissingID}
+	}
+	return err
 }
 
 // numericUse is what a matrix of numbers is for, as numericColumns' errors say it: what
