@@ -3,6 +3,7 @@ package datasets
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -63,8 +64,9 @@ func WriteAtomic(path string, write func(*os.File) error) (err error) {
 }
 
 // Encode writes t to f in format; name picks the format when it is FormatAuto and names
-// the file in errors.
-func Encode(f *os.File, t *Table, format Format, name string) error {
+// the output in errors. f is any writer (a file, a buffer, a network stream): the formats
+// are written front to back.
+func Encode(f io.Writer, t *Table, format Format, name string) error {
 	if format == FormatAuto {
 		var err error
 		if format, err = FormatOf(name); err != nil {

@@ -7,9 +7,9 @@ import (
 	"github.com/reid-sdc/reid/distances"
 )
 
-// MaxChoquetAttributes is the largest number of attributes for which Learn optimises all
+// MaxFullChoquetAttributes is the largest number of attributes for which Learn optimises all
 // 2^m − 2 free values of a Choquet integral's fuzzy measure (8190 at m = 13).
-const MaxChoquetAttributes = 13
+const MaxFullChoquetAttributes = 13
 
 // monotonicityTol: a measure value above a superset's by at most this much is rounding
 // (CLP's primal tolerance is 1e-10); the projection's monotone closure then moves each
@@ -132,7 +132,7 @@ func (s *choquetSpace) prepare(d *data, r *rec, w *prepWorker) {
 // {(k), …, (m)} and the increment x_(k) − x_(k−1), x_(0) = 0. x is scratch of length m.
 func appendChain(chain []uint16, inc []float64, x, a, b []float64) ([]uint16, []float64) {
 	m := len(x)
-	var buf [MaxChoquetAttributes]uint8
+	var buf [MaxFullChoquetAttributes]uint8
 	x, idx := distances.DiffsAscending(x, buf[:m], a, b)
 	mask := 1<<m - 1
 	prev := 0.0

@@ -138,10 +138,10 @@ func column(x [][]float64, i int) []float64 {
 	return out
 }
 
-// Learn rejects a Choquet problem beyond MaxChoquetAttributes and a warm start of the
+// Learn rejects a Choquet problem beyond MaxFullChoquetAttributes and a warm start of the
 // wrong size or outside the family.
 func TestFamilyErrors(t *testing.T) {
-	m := MaxChoquetAttributes + 1
+	m := MaxFullChoquetAttributes + 1
 	x := make([][]float64, m)
 	for k := range x {
 		x[k] = []float64{0, 1, float64(k)}

@@ -66,8 +66,8 @@ func newSpace(f Family, m int) (space, error) {
 	case WM, OWA:
 		return &simplexSpace{family: f, m: m}, nil
 	case Choquet:
-		if m > MaxChoquetAttributes {
-			return nil, fmt.Errorf("optimize: the Choquet integral learns all 2^m − 2 measure values for at most %d attributes, got %d", MaxChoquetAttributes, m)
+		if m > MaxFullChoquetAttributes {
+			return nil, fmt.Errorf("optimize: the Choquet integral learns all 2^m − 2 measure values for at most %d attributes, got %d", MaxFullChoquetAttributes, m)
 		}
 		return newChoquetSpace(m), nil
 	case Choquet2:

@@ -363,8 +363,8 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	// one (choquet2) is learned instead, up to 20 attributes.
 	fams := []optimize.Family{optimize.WM, optimize.OWA, optimize.Bilinear, optimize.Choquet}
 	nattrs := len(files.Pairing.Attributes)
-	if nattrs > optimize.MaxChoquetAttributes {
-		reason := fmt.Sprintf("the Choquet learner fits all 2^m − 2 measure values for at most %d attributes; this audit links on %d (choose fewer with --attrs)", optimize.MaxChoquetAttributes, nattrs)
+	if nattrs > optimize.MaxFullChoquetAttributes {
+		reason := fmt.Sprintf("the Choquet learner fits all 2^m − 2 measure values for at most %d attributes; this audit links on %d (choose fewer with --attrs)", optimize.MaxFullChoquetAttributes, nattrs)
 		if nattrs <= distances.MaxChoquetAttributes {
 			reason += "; the 2-additive Choquet integral (choquet2) is learned instead"
 			fams[3] = optimize.Choquet2

@@ -308,8 +308,8 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 				r.Incumbent, r.Bound, 100*r.Gap, r.Nodes, r.Elapsed.Round(time.Second))
 		}
 	}
-	if j.family == optimize.Choquet && len(p.Attributes) > optimize.MaxChoquetAttributes {
-		return nil, nil, usagef("--operator choquet learns all 2^m − 2 measure values for at most %d attributes, got %d: choose fewer with --attrs, or use choquet2", optimize.MaxChoquetAttributes, len(p.Attributes))
+	if j.family == optimize.Choquet && len(p.Attributes) > optimize.MaxFullChoquetAttributes {
+		return nil, nil, usagef("--operator choquet learns all 2^m − 2 measure values for at most %d attributes, got %d: choose fewer with --attrs, or use choquet2", optimize.MaxFullChoquetAttributes, len(p.Attributes))
 	}
 	if j.family == optimize.Choquet2 && len(p.Attributes) > distances.MaxChoquetAttributes {
 		return nil, nil, usagef("--operator choquet2 is evaluated through its measure, for at most %d attributes, got %d: choose fewer with --attrs", distances.MaxChoquetAttributes, len(p.Attributes))
