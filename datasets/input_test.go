@@ -452,3 +452,66 @@ func TestLoadCSVWideFileMemory(t *testing.T) {
 		t.Errorf("Arrow held %d bytes at once for %d columns of 2 rows, want at most %d", mem.peak, cols, cols*4096)
 	}
 }
+
+// TestContentMatchesName: a file whose first bytes contradict its extension is one clear
+// error naming what it is (the readers said "file is smaller than indicated metadata size"
+// or "bare quote"); an Arrow file and an Arrow stream read under each other's names.
+func TestContentMatchesName(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "t.csv")
+	if err := os.WriteFile(csvPath, []byte("a,b\n1,2\n3,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := Load(csvPath, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := Write(p, tab, FormatAuto); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pq, arrowFile, stream := write("t.parquet"), write("t.arrow"), write("t.arrows")
+	copyAs := func(src, name string) string {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct {
+		path string
+		want []string // in the error; nil: loads
+	}{
+		{copyAs(csvPath, "csv.parquet"), []string{"csv.parquet", "name says parquet", "text such as CSV"}},
+		{copyAs(csvPath, "csv.arrow"), []string{"csv.arrow", "name says arrow"}},
+		{copyAs(pq, "pq.csv"), []string{"pq.csv", "binary parquet file", "name it .parquet"}},
+		{copyAs(arrowFile, "arrow.parquet"), []string{"name says parquet", "arrow file", "name it .arrow"}},
+		{copyAs(stream, "stream.csv"), []string{"binary arrow stream file", ".arrows"}},
+		{copyAs(stream, "stream.arrow"), nil},
+		{copyAs(arrowFile, "file.arrows"), nil},
+	} {
+		got, err := Load(c.path, LoadOptions{})
+		if c.want == nil {
+			if err != nil || got.Rows() != 2 {
+				t.Errorf("%s: %v", c.path, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrFormatMismatch) {
+			t.Errorf("%s: err %v, want ErrFormatMismatch", c.path, err)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q does not say %q", c.path, err, w)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -54,6 +55,69 @@ func (f Format) String() string {
 		return "arrow stream"
 	}
 	return "auto"
+}
+
+// ErrFormatMismatch is a file whose content is not in the format its name says.
+var ErrFormatMismatch = errors.New("the content is not in the format of the file's name")
+
+// contentFormat is the format a file's first bytes announce: Parquet ("PAR1"), an Arrow
+// IPC file ("ARROW1") or stream (a message's 0xFFFFFFFF continuation marker), or
+// FormatAuto for anything else (text, such as CSV).
+func contentFormat(head []byte) Format {
+	switch {
+	case bytes.HasPrefix(head, []byte("PAR1")):
+		return FormatParquet
+	case bytes.HasPrefix(head, []byte("ARROW1")):
+		return FormatArrow
+	case bytes.HasPrefix(head, []byte{0xff, 0xff, 0xff, 0xff}):
+		return FormatArrowStream
+	}
+	return FormatAuto
+}
+
+// checkContent refuses a file whose first bytes contradict format: a CSV named .parquet
+// made the Parquet reader say "file is smaller than indicated metadata size", a Parquet
+// file named .csv was a "bare quote" on row 1. An Arrow file and an Arrow stream may
+// stand for each other (the reader tries both).
+func checkContent(f *os.File, format Format) error {
+	head := make([]byte, 8)
+	n, err := f.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	got := contentFormat(head[:n])
+	arrowish := func(f Format) bool { return f == FormatArrow || f == FormatArrowStream }
+	switch {
+	case got == format, got == FormatAuto && format == FormatCSV, arrowish(got) && arrowish(format):
+		return nil
+	case got == FormatAuto && arrowish(format) && !looksText(head[:n]):
+		return nil // streams of Arrow before 0.15 start with the schema's length, no marker
+	case got == FormatAuto:
+		return fmt.Errorf("%w: the name says %s, but it does not start as %s files do (text such as CSV?)", ErrFormatMismatch, format, format)
+	case format == FormatCSV:
+		return fmt.Errorf("%w: the name says CSV, but it is a binary %s file: name it %s", ErrFormatMismatch, got, extensionOf(got))
+	}
+	return fmt.Errorf("%w: the name says %s, but it is a %s file: name it %s", ErrFormatMismatch, format, got, extensionOf(got))
+}
+
+// looksText reports whether head has no control bytes but tab, CR and LF (UTF-8 text).
+func looksText(head []byte) bool {
+	for _, c := range head {
+		if c < 0x20 && c != '\t' && c != '\r' && c != '\n' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// extensionOf returns the conventional extension of format.
+func extensionOf(format Format) string {
+	for _, e := range formatExtensions() {
+		if e.format == format {
+			return e.ext
+		}
+	}
+	return ""
 }
 
 // extFormat is an accepted file extension (lower case) and its format.
@@ -191,6 +255,9 @@ func load(path string, opts LoadOptions, mem memory.Allocator) (*Table, error) {
 	}
 	if st.Size() == 0 {
 		return nil, &InputError{File: path, Err: ErrEmptyFile}
+	}
+	if err := checkContent(f, format); err != nil {
+		return nil, &InputError{File: path, Err: err}
 	}
 	ld := &loader{path: path, opts: opts, mem: mem}
 	switch format {

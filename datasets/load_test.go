@@ -271,7 +271,7 @@ func TestBadInput(t *testing.T) {
 		{"corrupt parquet", corrupt("good.parquet", "bad.parquet"), LoadOptions{Missing: MissingKeep}, ErrCorrupt, []string{"bad.parquet"}},
 		{"truncated arrow", truncate("good.arrow", "trunc.arrow", func(n int) int { return n - 40 }), LoadOptions{Missing: MissingKeep}, ErrCorrupt, []string{"trunc.arrow"}},
 		{"truncated arrows", truncate("good.arrows", "trunc.arrows", func(n int) int { return n - 40 }), LoadOptions{Missing: MissingKeep}, ErrCorrupt, []string{"trunc.arrows"}},
-		{"not arrow", writeFile(t, dir, "text.arrow", "a,b\n1,2\n"), LoadOptions{}, ErrCorrupt, []string{"text.arrow"}},
+		{"not arrow", writeFile(t, dir, "text.arrow", "a,b\n1,2\n"), LoadOptions{}, ErrFormatMismatch, []string{"text.arrow", "text such as CSV"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
