@@ -468,7 +468,8 @@ The commands are:
 	}
 	fmt.Fprint(w, `
 Use "reid help <command>" for more information about a command.
-Exit codes: 0 ok, 1 policy violated, 2 usage or input error, 3 internal error.
+Exit codes: 0 ok, 1 policy violated, 2 usage or input error, 3 internal error,
+130 interrupted (learn, audit, bench: after writing their best results).
 `)
 }
 
