@@ -251,8 +251,11 @@ type Settings struct {
 type Status int
 
 const (
+	// NoSearch is the zero value: no search ran, as in the Result returned beside an
+	// error (a zero Status must not read as a proof).
+	NoSearch Status = iota
 	// Optimal: the parameters are proven to link the most records (Bound = CorrectLinks).
-	Optimal Status = iota
+	Optimal
 	// TimeLimit: the time limit stopped the search; Bound may exceed CorrectLinks.
 	TimeLimit
 	// Interrupted: the context of LearnContext was done before the search ended (a user's
@@ -261,9 +264,11 @@ const (
 	Interrupted
 )
 
-// String returns "optimal", "time_limit" or "interrupted".
+// String returns "optimal", "time_limit", "interrupted" or "no_search".
 func (s Status) String() string {
 	switch s {
+	case NoSearch:
+		return "no_search"
 	case Optimal:
 		return "optimal"
 	case TimeLimit:

@@ -701,3 +701,14 @@ func marginLinks(t *testing.T, p Problem, f Family, theta []float64) int {
 	}
 	return links
 }
+
+// TestStatusZeroValue: the Result returned beside an error does not read as a proof.
+func TestStatusZeroValue(t *testing.T) {
+	r, err := Learn(Problem{}, Settings{})
+	if err == nil {
+		t.Fatal("Learn of an empty problem: no error")
+	}
+	if r.Status == Optimal || r.Status.String() != "no_search" {
+		t.Errorf("status beside the error %v: %v", err, r.Status)
+	}
+}
