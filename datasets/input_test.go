@@ -244,6 +244,17 @@ func TestStandardizeHugeAndTinyValues(t *testing.T) {
 	if z := s.Table.Columns[0].Values; math.Abs(z[0]-math.Sqrt2/2) > 1e-15 || math.Abs(z[1]+math.Sqrt2/2) > 1e-15 {
 		t.Errorf("±1e308: z = %v, want ±%v", z, math.Sqrt2/2)
 	}
+	// Subnormal values (exponents below −1022) made the scale 2^1074 = +Inf and every
+	// z-score NaN: 1, 2, 3 times 1e-309 standardise as 1, 2, 3 do.
+	s, err = Standardize(numTable("x", map[string][]float64{"v": {1e-309, 2e-309, 3e-309}}, "v"), StandardizeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, z := range s.Table.Columns[0].Values {
+		if want := float64(k - 1); math.Abs(z-want) > 1e-6 { // subnormals carry fewer digits
+			t.Errorf("subnormal: z[%d] = %v, want %v", k, z, want)
+		}
+	}
 }
 
 // int64Record makes a batch with an int64 (or uint64) column "id" and a float64 column "x".
@@ -474,6 +485,13 @@ func TestContentMatchesName(t *testing.T) {
 		return p
 	}
 	pq, arrowFile, stream := write("t.parquet"), write("t.arrow"), write("t.arrows")
+	writeText := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
 	copyAs := func(src, name string) string {
 		b, err := os.ReadFile(src)
 		if err != nil {
@@ -495,6 +513,8 @@ func TestContentMatchesName(t *testing.T) {
 		{copyAs(arrowFile, "arrow.parquet"), []string{"name says parquet", "arrow file", "name it .arrow"}},
 		{copyAs(stream, "stream.csv"), []string{"binary arrow stream file", ".arrows"}},
 		{copyAs(stream, "stream.arrow"), nil},
+		// A CSV header may begin like a magic number: text is text.
+		{writeText("par1.csv", "PAR1,ARROW1,x\n1,2,3\n4,5,6\n"), nil},
 		{copyAs(arrowFile, "file.arrows"), nil},
 	} {
 		got, err := Load(c.path, LoadOptions{})

@@ -86,14 +86,19 @@ func checkContent(f *os.File, format Format) error {
 		return err
 	}
 	got := contentFormat(head[:n])
+	if format == FormatCSV && looksText(head[:n]) {
+		got = FormatAuto // a CSV header may begin "PAR1," (parent 1): binary files are not text
+	}
 	arrowish := func(f Format) bool { return f == FormatArrow || f == FormatArrowStream }
 	switch {
 	case got == format, got == FormatAuto && format == FormatCSV, arrowish(got) && arrowish(format):
 		return nil
 	case got == FormatAuto && arrowish(format) && !looksText(head[:n]):
 		return nil // streams of Arrow before 0.15 start with the schema's length, no marker
-	case got == FormatAuto:
+	case got == FormatAuto && looksText(head[:n]):
 		return fmt.Errorf("%w: the name says %s, but it does not start as %s files do (text such as CSV?)", ErrFormatMismatch, format, format)
+	case got == FormatAuto:
+		return fmt.Errorf("%w: the name says %s, but it does not start as %s files do", ErrFormatMismatch, format, format)
 	case format == FormatCSV:
 		return fmt.Errorf("%w: the name says CSV, but it is a binary %s file: name it %s", ErrFormatMismatch, got, extensionOf(got))
 	}

@@ -382,7 +382,9 @@ func meanSD(c *Column) moments {
 		return moments{mean: lo, scale: 1, scaledMean: lo, n: n}
 	}
 	_, e := math.Frexp(max(math.Abs(lo), math.Abs(hi)))
-	scale := math.Ldexp(1, -e)
+	// Subnormal values have exponents below −1022: 2^1022 is the largest finite scale, and
+	// it lifts them into the normal range all the same.
+	scale := math.Ldexp(1, -max(e, -1022))
 	var sum float64
 	for i, v := range c.Values {
 		if !c.Missing(i) {

@@ -124,7 +124,7 @@ func (c *Choquet) Distance(a, b []float64) float64 {
 	mask := len(c.mu) - 1 // A_(1) = V
 	s, prev := 0.0, 0.0
 	for k, v := range x {
-		s += (v - prev) * c.mu[mask]
+		s += float64((v - prev) * c.mu[mask]) // rounded before the add, as the kernels do
 		prev = v
 		mask &^= 1 << ix[k] // A_(k+1) = A_(k) \ {(k)}
 	}

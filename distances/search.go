@@ -104,17 +104,23 @@ const (
 // ErrShape reports inputs of inconsistent sizes.
 var ErrShape = errors.New("distances: inconsistent input sizes")
 
-// ErrNotFinite reports a NaN or ±Inf among the records: no distance to it orders the
-// candidates (every comparison with NaN is false), so a search would return a link that
-// means nothing, with no error.
-var ErrNotFinite = errors.New("distances: value is not finite (NaN or ±Inf)")
+// ErrNotFinite reports a NaN or ±Inf among the records, or a value beyond ±MaxMagnitude
+// whose squared differences overflow: no distance to it orders the candidates (every
+// comparison with NaN is false, and Inf − Inf or 0·Inf is NaN), so a search would return
+// a link that means nothing, with no error.
+var ErrNotFinite = errors.New("distances: value is not finite (NaN or ±Inf) or its squares overflow")
 
-// CheckFinite returns an error wrapping ErrNotFinite for the first non-finite value of x
-// (column-major, attribute by attribute), naming the file by side.
+// MaxMagnitude is the largest |value| CheckFinite accepts: squares of differences up to
+// twice it stay far from overflow (standardised data are within ±√n).
+const MaxMagnitude = 1e150
+
+// CheckFinite returns an error wrapping ErrNotFinite for the first NaN, ±Inf or value
+// beyond ±MaxMagnitude of x (column-major, attribute by attribute), naming the file by
+// side.
 func CheckFinite(side string, x [][]float64) error {
 	for k, col := range x {
 		for i, v := range col {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
+			if !(math.Abs(v) <= MaxMagnitude) {
 				return fmt.Errorf("%w: %s: attribute %d of record %d (0-based) is %v", ErrNotFinite, side, k, i, v)
 			}
 		}

@@ -529,3 +529,22 @@ func TestTransformSparse(t *testing.T) {
 		t.Error("sparseRows of a matrix without zeros is not nil")
 	}
 }
+
+// TestSearchHugeValues: finite values whose squared differences overflow made OWA's
+// distances NaN (0·Inf) and the sorted path's threshold NaN, which skipped every later
+// candidate (the reviewer's case: nearest 1 at 4 where 2 is at 1): refused like NaN.
+func TestSearchHugeValues(t *testing.T) {
+	owa, err := NewOWA([]float64{0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := [][]float64{{0}, {0}}
+	r := [][]float64{{1e200, 2, 1}, {0, 2, 1}}
+	if _, err := Search(q, r, []int{0}, owa, Settings{}); !errors.Is(err, ErrNotFinite) {
+		t.Errorf("references beyond MaxMagnitude: err %v, want ErrNotFinite", err)
+	}
+	r[0][0] = MaxMagnitude
+	if _, err := Search(q, r, []int{0}, owa, Settings{}); err != nil {
+		t.Errorf("references at MaxMagnitude: %v", err)
+	}
+}

@@ -50,13 +50,13 @@ type pairedFiles struct {
 	OriginalRecords, MaskedRecords int
 }
 
-// positionalFiles lets ORIGINAL and MASKED be given as arguments instead of flags.
 // inputs returns the files the pairing reads: the positional arguments and the file flags
 // (for checkOutFiles, before positionalFiles has resolved them).
 func (p *pairFlags) inputs(args []string) []string {
 	return append([]string{*p.original, *p.masked, *p.intruderIDs}, args...)
 }
 
+// positionalFiles lets ORIGINAL and MASKED be given as arguments instead of flags.
 func (p *pairFlags) positionalFiles(args []string) error {
 	switch {
 	case len(args) == 0:

@@ -454,6 +454,7 @@ func TestOutputIsInputRefused(t *testing.T) {
 		{"mask out", []string{"mask", "--method", "noise", "--p", "10", "--attrs", "a", "--out", orig, orig}, "--out"},
 		{"uniqueness records-out", []string{"uniqueness", "--keys", "region", "--records-out", orig, orig}, "--records-out"},
 		{"uniqueness population", []string{"uniqueness", "--keys", "region", "--population", masked, "--records-out", masked, orig}, "--records-out"},
+		{"uniqueness sample flag", []string{"uniqueness", "--keys", "region", "--sample", orig, "--records-out", orig}, "--records-out"},
 	} {
 		code, _, errOut := runReid(t, c.args...)
 		if code != exitInput || !strings.Contains(errOut, c.flag) || !strings.Contains(errOut, "input file") {

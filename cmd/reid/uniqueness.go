@@ -111,7 +111,7 @@ listed, worst first (at most --list, default 20; 0 lists all).
 					if _, err := datasets.FormatOf(*recordsOut); err != nil {
 						return err
 					}
-					if err := checkOutFiles(append(slices.Clone(args), *population), outPath{"records-out", *recordsOut}); err != nil {
+					if err := checkOutFiles(append(slices.Clone(args), *population, *sample), outPath{"records-out", *recordsOut}); err != nil {
 						return err
 					}
 				}

@@ -55,7 +55,7 @@ func choquetGeneric(out []float64, q, mu []float64, m int, net []int32, r []floa
 			s, prev := 0.0, 0.0
 			for k := range m {
 				v := y[k][l]
-				s += (v - prev) * mu[mask]
+				s += float64((v - prev) * mu[mask]) // no fused multiply-add, as in the assembly
 				prev = v
 				mask &^= bit[k][l]
 			}

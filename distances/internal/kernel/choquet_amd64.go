@@ -19,6 +19,9 @@ func choquetAVX512(out *float64, q *float64, mu *float64, m int, net *int32, ncm
 func choquetAsm(out []float64, q, mu []float64, m int, net []int32, r []float64, stride, n int) {
 	var y [2 * MaxSorted * 4 * Lanes]float64
 	whole := n &^ 31
+	if m == 0 {
+		whole = 0 // nothing to sort: r may be empty
+	}
 	if whole > 0 {
 		choquetAVX512(unsafe.SliceData(out), unsafe.SliceData(q), unsafe.SliceData(mu), m,
 			unsafe.SliceData(net), len(net)/2, unsafe.SliceData(r), stride, whole, &y[0])

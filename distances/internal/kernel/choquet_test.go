@@ -78,3 +78,21 @@ func TestChoquetDistances(t *testing.T) {
 		}
 	}
 }
+
+// TestChoquetNoAttributes: on no attribute the integral is 0 (the measure of the empty
+// set), with an empty reference matrix, for any n (the assembly's whole groups of 32
+// sliced the empty matrix).
+func TestChoquetNoAttributes(t *testing.T) {
+	for _, n := range []int{1, 33, 64} {
+		out := make([]float64, Pad(n))
+		for i := range out {
+			out[i] = -1
+		}
+		ChoquetDistances(out, nil, []float64{0}, 0, nil, nil, Pad(n), n)
+		for j := range n {
+			if out[j] != 0 {
+				t.Fatalf("n=%d: out[%d] = %v, want 0", n, j, out[j])
+			}
+		}
+	}
+}

@@ -88,7 +88,7 @@ func owaGeneric(out []float64, q, w []float64, net []int32, r []float64, stride,
 		}
 		for k, wk := range w {
 			for l := range s {
-				s[l] += wk * y[k][l]
+				s[l] += float64(wk * y[k][l]) // no fused multiply-add, as in the assembly
 			}
 		}
 	}
