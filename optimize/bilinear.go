@@ -266,15 +266,15 @@ func (s *bilinearSpace) prepare(d *data, r *rec, w *prepWorker) {
 		w.sum = append(w.sum, tau)
 	}
 	w.sortBySum()
-	r.candRef = make([]int, len(w.order))
+	r.candRef = make([]int32, len(w.order))
 	for x, c := range w.order {
-		r.candRef[x] = w.ref[c]
+		r.candRef[x] = int32(w.ref[c])
 	}
 }
 
 // row is φ(x_j) − φ(x_t), φ_kl = x_k x_l doubled off the diagonal.
 func (s *bilinearSpace) row(d *data, r *rec, c int, idx []int, val []float64) ([]int, []float64) {
-	q, t, j := d.query(r.q), d.ref(r.t), d.ref(r.candRef[c])
+	q, t, j := d.query(r.q), d.ref(r.t), d.ref(int(r.candRef[c]))
 	for k := range s.m {
 		xk, yk := q[k]-j[k], q[k]-t[k]
 		for l := k; l < s.m; l++ {
@@ -338,7 +338,7 @@ func (e *bilinearEvaluator) margins(r *rec, dst []float64) []float64 {
 	dt := e.dist(r.t)
 	dst = dst[:0]
 	for _, j := range r.candRef {
-		dst = append(dst, e.dist(j)-dt)
+		dst = append(dst, e.dist(int(j))-dt)
 	}
 	return dst
 }

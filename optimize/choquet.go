@@ -123,7 +123,7 @@ func (s *choquetSpace) prepare(d *data, r *rec, w *prepWorker) {
 	r.chain = make([]uint16, 0, r.ncand()*s.m)
 	r.inc = make([]float64, 0, r.ncand()*s.m)
 	for _, j := range r.candRef {
-		r.chain, r.inc = appendChain(r.chain, r.inc, w.fj, q, d.ref(j))
+		r.chain, r.inc = appendChain(r.chain, r.inc, w.fj, q, d.ref(int(j)))
 	}
 }
 

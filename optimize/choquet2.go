@@ -154,7 +154,7 @@ func (s *choquet2Space) features(dst, a, b []float64) []float64 {
 }
 
 func (s *choquet2Space) row(d *data, r *rec, c int, idx []int, val []float64) ([]int, []float64) {
-	fj := s.features(make([]float64, s.np), d.query(r.q), d.ref(r.candRef[c]))
+	fj := s.features(make([]float64, s.np), d.query(r.q), d.ref(int(r.candRef[c])))
 	ft := s.features(make([]float64, s.np), d.query(r.q), d.ref(r.t))
 	for k := range fj {
 		fj[k] -= ft[k]
@@ -182,7 +182,7 @@ func (e *choquet2Evaluator) margins(r *rec, dst []float64) []float64 {
 	ct := e.integral(q, e.d.ref(r.t))
 	dst = dst[:0]
 	for _, j := range r.candRef {
-		dst = append(dst, e.integral(q, e.d.ref(j))-ct)
+		dst = append(dst, e.integral(q, e.d.ref(int(j)))-ct)
 	}
 	return dst
 }

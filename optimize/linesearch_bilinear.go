@@ -127,7 +127,7 @@ func (c *bilinearLines) line(theta []float64, x int, lo0, hi0 float64, w int) (b
 		lo, hi := lo0, hi0
 		v := c.rows(i)
 		for y, j := range r.candRef {
-			rj := d.ref(j)
+			rj := d.ref(int(j))
 			a, b := q[k]-rj[k], q[l]-rj[l]
 			s := a*a - b*b - st
 			if dir.off {

@@ -95,7 +95,7 @@ func writeRestrictedMPS(path string, sv *solver) error {
 		fixed[x] = r.impossible
 		for c, in := range sv.inLP[x] {
 			if in {
-				row := mpsRow{name: "R" + strconv.Itoa(r.q+1) + "_" + strconv.Itoa(r.candRef[c]+1), rec: x}
+				row := mpsRow{name: "R" + strconv.Itoa(r.q+1) + "_" + strconv.Itoa(int(r.candRef[c])+1), rec: x}
 				row.idx, row.val = d.sp.row(d, r, c, nil, nil)
 				md.rows = append(md.rows, row)
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -29,7 +30,7 @@ type rec struct {
 	// ≥), row-major, ordered by Σ_k a_k (their Euclidean margin) ascending; candRef the
 	// competitors' reference indices.
 	cand    []float64
-	candRef []int
+	candRef []int32 // int32: at tens of millions of rows the indices are much of the memory
 	// tphi, for a record whose rows are not stored (cand nil while candRef is not: the
 	// prepared rows passed storedRowsBytes), is φ(i, t(i)), from which data.candRow
 	// recomputes each row exactly as diffRows made it.
@@ -70,7 +71,7 @@ func (d *data) candRow(r *rec, c int, buf []float64) []float64 {
 	if cap(buf) < d.m {
 		buf = make([]float64, d.m)
 	}
-	buf = d.phi(buf[:d.m], d.query(r.q), d.ref(r.candRef[c]))
+	buf = d.phi(buf[:d.m], d.query(r.q), d.ref(int(r.candRef[c])))
 	for k := range buf {
 		buf[k] -= r.tphi[k]
 	}
@@ -144,7 +145,9 @@ func prepareUntil(p Problem, sp space, eps float64, threads int, stop func() boo
 					r.tphi = d.phi(make([]float64, m), d.query(r.q), d.ref(r.t))
 					r.cand = nil
 				}
-				bytes.Add(int64(8*(len(r.cand)+len(r.candRef)+len(r.tphi)+len(r.inc)+len(r.tinc)) + 2*(len(r.chain)+len(r.tchain))))
+				// The filter appended them: up to half their capacity is spare.
+				r.cand, r.candRef = slices.Clone(r.cand), slices.Clone(r.candRef)
+				bytes.Add(int64(8*(len(r.cand)+len(r.tphi)+len(r.inc)+len(r.tinc)) + 4*len(r.candRef) + 2*(len(r.chain)+len(r.tchain))))
 			}
 		}()
 	}
@@ -261,7 +264,7 @@ func (w *prepWorker) diffRows(d *data, r *rec, sorted bool) {
 		}
 		if !implied {
 			r.cand = append(r.cand, row...)
-			r.candRef = append(r.candRef, w.ref[c])
+			r.candRef = append(r.candRef, int32(w.ref[c]))
 		}
 	}
 }
