@@ -17,6 +17,10 @@ func choquetAVX512(out *float64, q *float64, mu *float64, m int, net *int32, ncm
 // choquetAsm runs the assembly on whole groups of 32 references and the portable kernel
 // on the rest (Search's blocks are multiples of 32 but for a file's last).
 func choquetAsm(out []float64, q, mu []float64, m int, net []int32, r []float64, stride, n int) {
+	if f := choquetReg(m); f != nil {
+		f(unsafe.SliceData(out), unsafe.SliceData(q), unsafe.SliceData(mu), unsafe.SliceData(r), stride, n)
+		return
+	}
 	var y [2 * MaxSorted * 4 * Lanes]float64
 	whole := n &^ 31
 	if m == 0 {
