@@ -9,7 +9,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -533,5 +535,56 @@ func TestContentMatchesName(t *testing.T) {
 				t.Errorf("%s: %q does not say %q", c.path, err, w)
 			}
 		}
+	}
+}
+
+// TestWriteAtomicSpecialPaths: a rename into place replaced /dev/full by a regular file
+// and reported success, and replaced a symbolic link by a file: a device is written
+// directly (so /dev/full's "no space" is an error), a link's target is replaced.
+func TestWriteAtomicSpecialPaths(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.json")
+	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	write := func(content string) func(*os.File) error {
+		return func(f *os.File) error { _, err := f.WriteString(content); return err }
+	}
+	if err := WriteAtomic(link, write("new")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced (%v, %v)", fi, err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new" {
+		t.Errorf("target holds %q, want the new content", b)
+	}
+	// A named pipe stands for the devices (a test must not risk replacing /dev/null).
+	fifo := filepath.Join(dir, "pipe.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no named pipe here: %v", err)
+	}
+	got := make(chan string)
+	go func() {
+		b, _ := os.ReadFile(fifo) // opens the reading end, which the write waits for
+		got <- string(b)
+	}()
+	if err := WriteAtomic(fifo, write("piped")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-got:
+		if s != "piped" {
+			t.Errorf("the pipe's reader got %q", s)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("nothing was written to the pipe")
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the pipe was replaced (%v, %v)", fi, err)
 	}
 }

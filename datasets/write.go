@@ -33,8 +33,17 @@ func Write(path string, t *Table, format Format) error {
 }
 
 // WriteAtomic creates a temporary file beside path, lets write fill it, and renames it to
-// path only when write and the file's sync and close all succeed.
+// path only when write and the file's sync and close all succeed. A symbolic link is
+// followed (its target is replaced, the link kept); a path that exists and is no regular
+// file (a device such as /dev/stdout or /dev/full, a named pipe) is written directly, since
+// renaming over it would replace the device, and a write error is then an error.
 func WriteAtomic(path string, write func(*os.File) error) (err error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return writeDirect(path, write)
+	}
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -58,6 +67,23 @@ func WriteAtomic(path string, write func(*os.File) error) (err error) {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// writeDirect lets write fill the existing non-regular file path (opened for writing, not
+// created or truncated: a device or a pipe).
+func writeDirect(path string, write func(*os.File) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
