@@ -292,6 +292,9 @@ type learnJob struct {
 
 func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Operator, error) {
 	p := j.files.Pairing
+	// The report echoes the limit asked for: the family's own search gets what the lower
+	// families left of it, which varies from run to run.
+	requested := j.settings.TimeLimit
 	om, mm, trueMasked, trueOriginal, err := j.files.standardised(j.records)
 	if err != nil {
 		return nil, nil, err
@@ -418,8 +421,8 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 		// The bound counts links with margin ≥ ε; plain DBRL counts any margin.
 		r.Warnings = append(r.Warnings, marginWarning(plain, r.Bound, r.Epsilon))
 	}
-	if j.settings.TimeLimit > 0 {
-		r.TimeLimit = j.settings.TimeLimit.String()
+	if requested > 0 {
+		r.TimeLimit = requested.String()
 	}
 	return r, op, nil
 }

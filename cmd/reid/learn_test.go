@@ -119,11 +119,14 @@ func TestLearnChoquetBilinear(t *testing.T) {
 	attrs := "AFNLWGT,AGI,EMCONTRB,FEDTAX,PTOTVAL"
 	for _, op := range []string{"choquet", "choquet2", "bilinear"} {
 		params := filepath.Join(t.TempDir(), "params.json")
-		code, out, stderr := runReid(t, "learn", "--operator", op, "--attrs", attrs, "--records", "40", "--format", "json", "--params-out", params, orig, masked)
+		// A limit that does not bind: time_limit must echo it (it once reported what the
+		// lower families had left, which differs from run to run).
+		code, out, stderr := runReid(t, "learn", "--operator", op, "--attrs", attrs, "--records", "40", "--time-limit", "5m", "--format", "json", "--params-out", params, orig, masked)
 		if code != exitOK {
 			t.Fatalf("%s: exit %d: %s", op, code, stderr)
 		}
 		var doc struct {
+			TimeLimit    string `json:"time_limit"`
 			Status       string `json:"status"`
 			CorrectLinks int    `json:"correct_links"`
 			DBRLLinks    int    `json:"dbrl_links"`
@@ -148,6 +151,9 @@ func TestLearnChoquetBilinear(t *testing.T) {
 		want := map[string]int{"choquet": 3, "choquet2": 1, "bilinear": 1}[op]
 		if doc.Status != "optimal" || len(doc.Hierarchy) != want {
 			t.Fatalf("%s: status %s, hierarchy %+v", op, doc.Status, doc.Hierarchy)
+		}
+		if doc.TimeLimit != "5m0s" {
+			t.Errorf("%s: time_limit %q, want the 5m0s asked for", op, doc.TimeLimit)
 		}
 		for _, h := range doc.Hierarchy {
 			if h.Status == "optimal" && h.CorrectLinks > doc.CorrectLinks {
