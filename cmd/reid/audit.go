@@ -96,6 +96,12 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 				if err := checkOutDir("out", *out); err != nil {
 					return err
 				}
+				// Made now, not after the search: a directory that cannot be made (a
+				// read-only place) must not cost the whole time limit.
+				madeOut, err := makeOutDir(*out)
+				if err != nil {
+					return usagef("--out %s: %v", *out, err)
+				}
 				var pol *policy
 				if *policyFile != "" {
 					if pol, err = readPolicy(*policyFile); err != nil {
@@ -111,6 +117,9 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 				rep, err := a.run(ctx, e)
 				sig := release()
 				if err != nil {
+					if madeOut {
+						os.Remove(*out) // only if still empty
+					}
 					return err
 				}
 				rep.Interrupted = sig != nil
@@ -329,6 +338,16 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		r.Options.Keys = []string{}
 	}
 
+	// Uniqueness of the masked file on the keys, first: its inputs (--keys, --population)
+	// are checked here, before minutes of worst-case search.
+	if len(a.keys) > 0 {
+		t = time.Now()
+		if err := a.uniqueness(r); err != nil {
+			return nil, err
+		}
+		step("uniqueness", t)
+	}
+
 	// DBRL, Euclidean, both directions, with K.Reid.
 	for _, dir := range []linkage.Direction{linkage.MaskedToOriginal, linkage.OriginalToMasked} {
 		t = time.Now()
@@ -416,15 +435,6 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	}
 	if err := optimize.CheckHierarchy(learned); err != nil {
 		return nil, err // a wrong proof: an internal error (exit 3)
-	}
-
-	// Uniqueness of the masked file on the keys.
-	if len(a.keys) > 0 {
-		t = time.Now()
-		if err := a.uniqueness(r); err != nil {
-			return nil, err
-		}
-		step("uniqueness", t)
 	}
 
 	r.fillMeasures()
@@ -624,6 +634,14 @@ func (r *auditReport) fillMeasures() {
 		k := u.KMin
 		s.PPUGivenSU, s.KMin = &ppu, &k
 	}
+}
+
+// makeOutDir makes dir (and its parents) unless it exists, and reports whether it made it.
+func makeOutDir(dir string) (made bool, err error) {
+	if _, err := os.Stat(dir); err == nil {
+		return false, nil
+	}
+	return true, os.MkdirAll(dir, 0o755)
 }
 
 func writeAuditFiles(dir string, r *auditReport) error {

@@ -713,3 +713,33 @@ func TestAuditOneRecord(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestAuditChecksInputsFirst: a misspelt key, a population that is not a file, or an
+// --out that cannot be made is an input error before any worst-case search (it came after
+// the whole time limit), and no empty report directory is left behind.
+func TestAuditChecksInputsFirst(t *testing.T) {
+	orig, _, swap := fixture(t)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name  string
+		extra []string
+		want  string
+	}{
+		{"key", []string{"--keys", "NOPE"}, `"NOPE"`},
+		{"population", []string{"--keys", "sex", "--population", filepath.Join(dir, "absent.csv")}, "absent.csv"},
+		{"out", []string{"--out", filepath.Join(orig, "sub")}, "--out"},
+	} {
+		out := filepath.Join(dir, c.name)
+		args := append([]string{"audit", "--records", "40", "--time-limit", "20s", "--out", out, orig, swap}, c.extra...)
+		code, _, stderr := runReid(t, args...)
+		if code != exitInput || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want %d naming %s", c.name, code, stderr, exitInput, c.want)
+		}
+		if strings.Contains(stderr, "worst case") {
+			t.Errorf("%s: the worst-case search ran before the input error: %q", c.name, stderr)
+		}
+		if _, err := os.Stat(out); err == nil && c.name != "out" {
+			t.Errorf("%s: %s was left behind", c.name, out)
+		}
+	}
+}
