@@ -68,10 +68,10 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 			population := fs.String("population", "", "population `file` for uniqueness (F_j counted in it)")
 			policyFile := fs.String("policy", "", "policy `file` (JSON) with the thresholds of the gate")
 			timeLimit := secondsOrDuration(time.Minute)
-			fs.Var(&timeLimit, "time-limit", "time for the worst-case search, split between the operators (`duration`, e.g. 30s, 2m; 0: none)")
+			fs.Var(&timeLimit, "time-limit", "time for the worst-case search, split between the operators (`duration`, e.g. 30s, 2m; 0: no limit, the searches run to their proofs, which can take hours)")
 			out := fs.String("out", "reid-audit", "write report.json, report.md and report.html into this `directory`")
 			records := fs.Int("records", 0, "keep the first `N` records of both files after standardising (0: all; else at least 2)")
-			threads := fs.Int("threads", 0, "goroutines (0: all cores)")
+			threads := threadsFlag(fs)
 			epsilon := fs.Float64("epsilon", optimize.DefaultEpsilon, "margin `ε` a correct link of the worst-case search needs (as reid learn's)")
 			return func(args []string) error {
 				know, err := parseKnowledge(*masking)

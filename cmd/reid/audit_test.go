@@ -256,6 +256,7 @@ func TestAuditPolicyErrors(t *testing.T) {
 	for _, c := range []struct{ policy, want string }{
 		{`{"max_reid": 0.1, "max_reidd": 0.2}`, "unknown field"},
 		{`{"max_reid": 1.5}`, "must be a share"},
+		{`{"max_reid": 0.5, "max_reid": 0.9}`, `"max_reid" given twice`},
 		{`{"max_worst_case_reid": 0.1, "worst_case_by": "median"}`, "bound or incumbent"},
 		{`{"min_k": 0}`, "at least 1"},
 		{`{}`, "no rule"},

@@ -104,13 +104,13 @@ seconds is identical for the same inputs.`,
 			direction := fs.String("direction", "masked-to-original", "masked-to-original or original-to-masked")
 			records := fs.Int("records", 0, "keep the first `N` records of both files after standardising (0: all)")
 			timeLimit := new(time.Duration)
-			fs.Var((*secondsOrDuration)(timeLimit), "time-limit", "stop the search after this `duration` (e.g. 90s, 10m, or plain seconds; 0: none)")
+			fs.Var((*secondsOrDuration)(timeLimit), "time-limit", "stop the search after this `duration` (e.g. 90s, 10m, or plain seconds; 0: no limit)")
 			epsilon := fs.Float64("epsilon", optimize.DefaultEpsilon, "margin `ε` a correct link needs")
 			exportMPS := fs.String("export-mps", "", "write the full model (bilinear: a linear relaxation) to this MPS `file`")
 			paramsOut := fs.String("params-out", "", "write the learned parameters to this `file` (JSON, for reid link --params)")
 			format := fs.String("format", "text", "output format: text or json")
 			out := fs.String("out", "", "write the results to this `file` instead of stdout")
-			threads := fs.Int("threads", 0, "goroutines (0: all cores)")
+			threads := threadsFlag(fs)
 			return func(args []string) error {
 				if *format != "text" && *format != "json" {
 					return usagef("--format must be text or json")

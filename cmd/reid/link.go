@@ -69,7 +69,7 @@ linked record.` + prlHelp,
 			format := fs.String("format", "text", "output format: text or json")
 			out := fs.String("out", "", "write the results to this `file` instead of stdout")
 			recordsOut := fs.String("records-out", "", "write per-record results to this `file`")
-			threads := fs.Int("threads", 0, "goroutines (0: all cores)")
+			threads := threadsFlag(fs)
 			method := fs.String("method", "dbrl", "linkage `method`: dbrl (distance-based) or prl (probabilistic, Fellegi-Sunter)")
 			prlf := addPRLFlags(fs)
 			return func(args []string) error {

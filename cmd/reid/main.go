@@ -21,6 +21,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -248,6 +249,21 @@ func isInputError(err error) bool {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// threadsFlag defines --threads: the goroutines of the work, 0 for every core; a negative
+// number is a usage error (it was taken as 0).
+func threadsFlag(fs *flag.FlagSet) *int {
+	n := new(int)
+	fs.Func("threads", "number of goroutines (`n`; 0: all cores)", func(s string) error {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 {
+			return fmt.Errorf("--threads must be 0 (all cores) or a positive number, not %q", s)
+		}
+		*n = v
+		return nil
+	})
+	return n
+}
 
 // outPath is an output file named by a flag (flag without its dashes).
 type outPath struct{ flag, path string }

@@ -491,3 +491,13 @@ func TestNoTruePairKept(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadsNegative: --threads -3 was taken as all cores; it is a usage error.
+func TestThreadsNegative(t *testing.T) {
+	for _, cmd := range []string{"link", "learn", "audit", "uniqueness"} {
+		code, _, stderr := runReid(t, cmd, "--threads", "-3", "x.csv", "y.csv")
+		if code != exitInput || !strings.Contains(stderr, "--threads must be") {
+			t.Errorf("%s --threads -3: exit %d, %q", cmd, code, stderr)
+		}
+	}
+}

@@ -63,6 +63,32 @@ func readPolicy(path string) (*policy, error) {
 	return p, nil
 }
 
+// duplicateKey returns a key the top-level JSON object of data holds twice (data is known
+// to decode into a policy, whose values are numbers and strings).
+func duplicateKey(data []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return key, true
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
+}
+
 func parsePolicy(data []byte) (*policy, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -72,6 +98,11 @@ func parsePolicy(data []byte) (*policy, error) {
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("policy: trailing data after the JSON object")
+	}
+	// encoding/json keeps the last of two equal keys: a rule written twice would pass
+	// on whichever threshold came last, unseen.
+	if key, ok := duplicateKey(data); ok {
+		return nil, fmt.Errorf("policy: key %q given twice", key)
 	}
 	for name, v := range map[string]*float64{"max_reid": p.MaxReid, "max_worst_case_reid": p.MaxWorstCaseReid,
 		"max_k_reid": p.MaxKReid, "max_p_pu_given_su": p.MaxPPUGivenSU} {

@@ -79,7 +79,7 @@ listed, worst first (at most --list, default 20; 0 lists all).
 			list := fs.Int("list", uniqueness.DefaultList, "failing classes listed per check (0: all)")
 			format := fs.String("format", "text", "output format: text or json")
 			recordsOut := fs.String("records-out", "", "write per-record risk to this `file`")
-			threads := fs.Int("threads", 0, "goroutines (0: all cores)")
+			threads := threadsFlag(fs)
 			load := addLoadFlags(fs)
 			return func(args []string) error {
 				switch {
