@@ -305,6 +305,9 @@ type auditJob struct {
 
 var prlQuantiles, prlBands = []float64{0.01, 0.1}, []float64{0.1, 0.5}
 
+// prlFallback is the comparison of the audit's PRL when the quantile bands are not usable.
+const prlFallback = "bands at |dz| 0.1, 0.5"
+
 func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	start := time.Now()
 	steps := map[string]float64{}
@@ -370,6 +373,10 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		r.Linkage = append(r.Linkage, lk)
 		if !sup {
 			r.charts.prlTrue, r.charts.prlOther = weights[0], weights[1]
+			if lk.Comparison == prlFallback {
+				// options.prl_quantiles says what was tried; this says what was used.
+				r.Warnings = append(r.Warnings, "prl: the bands at quantiles 0.01, 0.1 of |dz| were not usable (attributes with many equal differences), so PRL compared with bands at |dz| 0.1, 0.5; reid link --method prl --bands 0.1,0.5 reproduces it")
+			}
 		}
 		step("prl/"+map[bool]string{false: "em", true: "supervised"}[sup], t)
 	}
@@ -502,7 +509,7 @@ func (a *auditJob) prl(e *env, files *pairedFiles, supervised bool) (auditLinkag
 	for _, c := range []struct {
 		quantiles, bands []float64
 		text             string
-	}{{prlQuantiles, nil, "bands at quantiles 0.01, 0.1 of |dz|"}, {nil, prlBands, "bands at |dz| 0.1, 0.5"}} {
+	}{{prlQuantiles, nil, "bands at quantiles 0.01, 0.1 of |dz|"}, {nil, prlBands, prlFallback}} {
 		var err error
 		prob, _, err = prlProblem(files, dir, nil, c.quantiles, c.bands, nil, a.records)
 		if err != nil {

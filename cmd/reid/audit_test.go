@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -742,5 +743,48 @@ func TestAuditChecksInputsFirst(t *testing.T) {
 		if _, err := os.Stat(out); err == nil && c.name != "out" {
 			t.Errorf("%s: %s was left behind", c.name, out)
 		}
+	}
+}
+
+// TestAuditPRLFallbackWarned: on a 0/1 attribute the quantile bands of |Δz| coincide and
+// the audit's PRL falls back to fixed bands; the report says so (it was silent, and
+// reid link --method prl with the default comparison then failed to reproduce it).
+func TestAuditPRLFallbackWarned(t *testing.T) {
+	dir := t.TempDir()
+	var o, m strings.Builder
+	o.WriteString("a,b\n")
+	m.WriteString("a,b\n")
+	for i := range 60 {
+		a := float64(i*37%60) + 0.5
+		fmt.Fprintf(&o, "%g,%d\n", a, i%2)
+		fmt.Fprintf(&m, "%g,%d\n", a+float64(i%7)-3, i%2)
+	}
+	orig, masked := writeCSV(t, dir, "o.csv", o.String()), writeCSV(t, dir, "m.csv", m.String())
+	out := filepath.Join(dir, "audit")
+	code, _, stderr := runReid(t, "audit", "--time-limit", "2s", "--out", out, orig, masked)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Warnings []string `json:"warnings"`
+		Linkage  []struct {
+			Method     string `json:"method"`
+			Comparison string `json:"comparison"`
+		} `json:"linkage"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	fellBack := false
+	for _, l := range doc.Linkage {
+		fellBack = fellBack || (l.Method == "prl" && l.Comparison == prlFallback)
+	}
+	warned := slices.ContainsFunc(doc.Warnings, func(w string) bool { return strings.Contains(w, "--bands 0.1,0.5") })
+	if !fellBack || !warned {
+		t.Errorf("fell back %v, warned %v: %v", fellBack, warned, doc.Warnings)
 	}
 }
