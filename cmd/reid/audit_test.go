@@ -678,15 +678,7 @@ func TestAuditNumericKeysLinked(t *testing.T) {
 	// a every record ties with its twin and Euclidean DBRL links none; with a, all six.
 	orig := writeCSV(t, dir, "o.csv", "a,b,c\n1,10,5\n2,10,5\n3,30,8\n4,30,8\n5,50,9\n6,50,9\n")
 	masked := orig
-	out := filepath.Join(dir, "audit")
-	code, _, stderr := runReid(t, "audit", "--keys", "a", "--time-limit", "2s", "--out", out, orig, masked)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	data, err := os.ReadFile(filepath.Join(out, "report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := auditJSON(t, filepath.Join(dir, "audit"), "--keys", "a", "--time-limit", "2s", orig, masked)
 	var doc struct {
 		Options struct {
 			Attributes []string `json:"attributes"`
@@ -760,15 +752,7 @@ func TestAuditPRLFallbackWarned(t *testing.T) {
 		fmt.Fprintf(&m, "%g,%d\n", a+float64(i%7)-3, i%2)
 	}
 	orig, masked := writeCSV(t, dir, "o.csv", o.String()), writeCSV(t, dir, "m.csv", m.String())
-	out := filepath.Join(dir, "audit")
-	code, _, stderr := runReid(t, "audit", "--time-limit", "2s", "--out", out, orig, masked)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	data, err := os.ReadFile(filepath.Join(out, "report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := auditJSON(t, filepath.Join(dir, "audit"), "--time-limit", "2s", orig, masked)
 	var doc struct {
 		Warnings []string `json:"warnings"`
 		Linkage  []struct {
@@ -787,4 +771,19 @@ func TestAuditPRLFallbackWarned(t *testing.T) {
 	if !fellBack || !warned {
 		t.Errorf("fell back %v, warned %v: %v", fellBack, warned, doc.Warnings)
 	}
+}
+
+// auditJSON runs reid audit with args and --out out, requires exit 0 and returns
+// report.json.
+func auditJSON(t *testing.T, out string, args ...string) []byte {
+	t.Helper()
+	code, _, stderr := runReid(t, append([]string{"audit", "--out", out}, args...)...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
