@@ -65,9 +65,14 @@ type data struct {
 // to m when short) for a record whose rows were not stored, with the operations of
 // diffRows, so that it is the same row to the bit.
 func (d *data) candRow(r *rec, c int, buf []float64) []float64 {
-	if r.cand != nil {
-		return r.cand[c*d.m : (c+1)*d.m]
+	if r.cand != nil { // small enough to inline: the solver's scans of stored rows pay a branch
+		return r.cand[c*d.m:][:d.m]
 	}
+	return d.recomputeRow(r, c, buf)
+}
+
+// recomputeRow is candRow for a record whose rows were not stored.
+func (d *data) recomputeRow(r *rec, c int, buf []float64) []float64 {
 	if cap(buf) < d.m {
 		buf = make([]float64, d.m)
 	}
