@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -23,7 +24,9 @@ func maskCommand() *command {
 		Short:     "make a masked version of a file (benchmark files)",
 		Long: `
 Mask reads INPUT (CSV, Arrow IPC/Feather or Parquet) and writes a masked version to
---out, in the format of its extension. Columns not in --attrs are copied unchanged.
+--out, in the format of its extension. Columns not in --attrs are copied unchanged: from
+CSV to CSV as the same text ("007" stays 007, "1.50" stays 1.50), otherwise as values
+(numbers as float64).
 
 Methods (numeric attributes unless said otherwise; --attrs defaults to every numeric
 column, or every categorical column for pram):
@@ -92,6 +95,9 @@ A summary of what was done is printed on stdout (--format text|json).`,
 				if err != nil {
 					return err
 				}
+				if err := keepText(tab, args[0], *out, opts, summary.Attributes); err != nil {
+					return err
+				}
 				if err := datasets.Write(*out, tab, datasets.FormatAuto); err != nil {
 					return err
 				}
@@ -100,6 +106,48 @@ A summary of what was done is printed on stdout (--format text|json).`,
 			}
 		},
 	}
+}
+
+// keepText replaces the numeric columns of tab that were not masked by their text as
+// read from input when input and output are both CSV, so that the copy is exact: the
+// loader keeps numbers as float64 and would write "007" as 7 and "1.50" as 1.5. The
+// columns are read again as categorical, which keeps every field's text.
+func keepText(tab *datasets.Table, input, output string, opts datasets.LoadOptions, masked []string) error {
+	inFormat, err := datasets.FormatOf(input)
+	if err != nil {
+		return err
+	}
+	outFormat, err := datasets.FormatOf(output)
+	if err != nil {
+		return err
+	}
+	if inFormat != datasets.FormatCSV || outFormat != datasets.FormatCSV {
+		return nil
+	}
+	var copied []string
+	for _, c := range tab.Columns {
+		if c.Kind == datasets.Numeric && !slices.Contains(masked, c.Name) {
+			copied = append(copied, c.Name)
+		}
+	}
+	if len(copied) == 0 {
+		return nil
+	}
+	opts.Types = maps.Clone(opts.Types)
+	if opts.Types == nil {
+		opts.Types = map[string]datasets.Kind{}
+	}
+	for _, name := range copied {
+		opts.Types[name] = datasets.Categorical
+	}
+	text, err := datasets.Load(input, opts)
+	if err != nil {
+		return err
+	}
+	for _, name := range copied {
+		*tab.Column(name) = *text.Column(name)
+	}
+	return nil
 }
 
 // loadFlags are the flags every command that reads data files shares.

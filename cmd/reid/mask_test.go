@@ -270,3 +270,41 @@ func TestMaskOutFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskCopiesText: the columns left out of --attrs are copied unchanged. From CSV to
+// CSV that is their text, field by field (read back with encoding/csv, independently of
+// reid's loader); to Parquet their values, the numbers as numbers.
+func TestMaskCopiesText(t *testing.T) {
+	dir := t.TempDir()
+	const input = "id,x,a,b\n007,1.50,1,10\n010,2.25e1,2,20\n011, 3 ,4,40\n012,-0.0,8,80\n"
+	in := writeCSV(t, dir, "in.csv", input)
+	out := filepath.Join(dir, "out.csv")
+	if code, _, stderr := runReid(t, "mask", "--method", "noise", "--p", "50", "--attrs", "a,b", "--out", out, in); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want, got := readCSVFile(t, in), readCSVFile(t, out)
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, want %d", len(got), len(want))
+	}
+	for i := range want {
+		for j, name := range want[0] {
+			same := got[i][j] == want[i][j]
+			if masked := name == "a" || name == "b"; i > 0 && masked && same {
+				t.Errorf("line %d: masked %s unchanged (%q)", i+1, name, got[i][j])
+			} else if !masked && !same {
+				t.Errorf("line %d: %s is %q, want %q", i+1, name, got[i][j], want[i][j])
+			}
+		}
+	}
+	pq := filepath.Join(dir, "out.parquet")
+	if code, _, stderr := runReid(t, "mask", "--method", "noise", "--p", "50", "--attrs", "a,b", "--out", pq, in); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	tab, err := datasets.Load(pq, datasets.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := tab.Column("id"); c.Kind != datasets.Numeric || !slices.Equal(c.Values, []float64{7, 10, 11, 12}) {
+		t.Errorf("Parquet id: %v %v, want numbers 7 10 11 12", c.Kind, c.Values)
+	}
+}
