@@ -583,7 +583,15 @@ func (ld *loader) arrow(f *os.File) (err error) {
 			err = &InputError{File: ld.path, Err: ErrCorrupt, Detail: fmt.Sprint(p)}
 		}
 	}()
-	if fr, ferr := ipc.NewFileReader(f, ipc.WithAllocator(ld.mem), ipc.WithEnsureNativeEndian(true)); ferr == nil {
+	fi, err := f.Stat()
+	if err != nil {
+		return &InputError{File: ld.path, Err: err}
+	}
+	if err := checkIPCSchema(f, fi.Size()); err != nil {
+		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
+	}
+	mem := cappedAllocator{ld.mem, ipcAllocLimit(fi.Size())}
+	if fr, ferr := ipc.NewFileReader(f, ipc.WithAllocator(mem), ipc.WithEnsureNativeEndian(true)); ferr == nil {
 		defer fr.Close()
 		fileIdx, err := ld.plan(fieldNames(fr.Schema()))
 		if err != nil {
@@ -617,7 +625,7 @@ func (ld *loader) arrow(f *os.File) (err error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return &InputError{File: ld.path, Err: err}
 	}
-	sr, err := ipc.NewReader(bufio.NewReaderSize(f, 1<<20), ipc.WithAllocator(ld.mem), ipc.WithEnsureNativeEndian(true))
+	sr, err := ipc.NewReader(bufio.NewReaderSize(f, 1<<20), ipc.WithAllocator(mem), ipc.WithEnsureNativeEndian(true))
 	if err != nil {
 		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: "not an Arrow IPC file or stream: " + err.Error()}
 	}

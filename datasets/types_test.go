@@ -32,18 +32,7 @@ func containers() []container {
 			writeParquetRec(t, p, rec, pqarrow.DefaultWriterProps())
 		}},
 		{"arrow file", ".arrow", func(t *testing.T, p string, rec arrow.RecordBatch) {
-			f := create(t, p)
-			w, err := ipc.NewFileWriter(f, ipc.WithSchema(rec.Schema()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Write(rec); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
+			writeIPCFile(t, p, rec)
 		}},
 		{"arrow stream", ".arrows", func(t *testing.T, p string, rec arrow.RecordBatch) {
 			f := create(t, p)
@@ -57,6 +46,23 @@ func containers() []container {
 			f.Close()
 		}},
 	}
+}
+
+// writeIPCFile writes rec as an Arrow IPC file with the writer's options (compression).
+func writeIPCFile(t *testing.T, p string, rec arrow.RecordBatch, opts ...ipc.Option) {
+	t.Helper()
+	f := create(t, p)
+	w, err := ipc.NewFileWriter(f, append([]ipc.Option{ipc.WithSchema(rec.Schema())}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
 }
 
 func create(t *testing.T, p string) *os.File {
