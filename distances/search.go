@@ -316,7 +316,9 @@ func sparseRows(tr [][]float64) []sparseRow {
 // With sp (T's nonzeros, see sparseRows) the zero terms are skipped: adding 0·x = ±0 to a
 // sum changes no bit of it (a sum that is +0 stays +0, any other is unchanged), so the
 // result is the same, except for a record with an infinite or NaN value, where 0·x is
-// NaN; such records take the full sum.
+// NaN; such records take the full sum. The products are rounded before they are added
+// (explicit conversions), so that a build with fused multiply-adds (GOAMD64=v3) gives the
+// same bits as any other.
 func transformRows(dst []float64, cols, tr [][]float64, sp []sparseRow, lo, hi int) {
 	d := len(tr)
 	if sp != nil {
@@ -333,7 +335,7 @@ func transformRows(dst []float64, cols, tr [][]float64, sp []sparseRow, lo, hi i
 			for k, row := range sp {
 				s := 0.0
 				for x, a := range row.attr {
-					s += row.coef[x] * cols[a][i]
+					s += float64(row.coef[x] * cols[a][i])
 				}
 				out[k] = s
 			}
@@ -346,10 +348,10 @@ func transformRows(dst []float64, cols, tr [][]float64, sp []sparseRow, lo, hi i
 			var s0, s1, s2, s3 float64
 			for a, t := range row {
 				c := cols[a][i : i+4 : i+4]
-				s0 += t * c[0]
-				s1 += t * c[1]
-				s2 += t * c[2]
-				s3 += t * c[3]
+				s0 += float64(t * c[0])
+				s1 += float64(t * c[1])
+				s2 += float64(t * c[2])
+				s3 += float64(t * c[3])
 			}
 			dst[i*d+k], dst[(i+1)*d+k], dst[(i+2)*d+k], dst[(i+3)*d+k] = s0, s1, s2, s3
 		}
@@ -358,7 +360,7 @@ func transformRows(dst []float64, cols, tr [][]float64, sp []sparseRow, lo, hi i
 		for k, row := range tr {
 			s := 0.0
 			for a, t := range row {
-				s += t * cols[a][i]
+				s += float64(t * cols[a][i])
 			}
 			dst[i*d+k] = s
 		}

@@ -456,7 +456,7 @@ func TestTransformSumOrder(t *testing.T) {
 		want := func(x [][]float64, i, k int) float64 {
 			s := 0.0
 			for a := range m {
-				s += T.At(k, a) * x[a][i]
+				s += float64(T.At(k, a) * x[a][i]) // rounded: no fused multiply-add
 			}
 			return s
 		}
