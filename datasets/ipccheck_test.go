@@ -151,3 +151,32 @@ func TestIPCCompressedCorruptSize(t *testing.T) {
 		t.Fatalf("Load: %v, want ErrCorrupt", err)
 	}
 }
+
+// TestIPCLargeBatch: arrow-go refuses a record batch whose body is over 256 MiB unless
+// told otherwise, so an Arrow file of one batch of 33.6 million values (as pyarrow writes
+// a table without chunking) read as "corrupt"; the bound is now the file's own size.
+func TestIPCLargeBatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and reads a 256 MiB file")
+	}
+	const n = 256<<20/8 + 1
+	values := make([]float64, n)
+	for i := range values {
+		values[i] = float64(i % 1000)
+	}
+	data := array.NewData(arrow.PrimitiveTypes.Float64, n,
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Float64Traits.CastToBytes(values))}, nil, 0, 0)
+	col := array.NewFloat64Data(data)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Float64}}, nil)
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, n)
+	p := filepath.Join(t.TempDir(), "big.arrow")
+	writeIPCFile(t, p, rec)
+	tab, err := Load(p, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tab.Column("x").Values
+	if len(got) != n || got[n-1] != float64((n-1)%1000) || got[999] != 999 {
+		t.Fatalf("%d values, last %v, want %d values", len(got), got[len(got)-1], n)
+	}
+}

@@ -590,8 +590,14 @@ func (ld *loader) arrow(f *os.File) (err error) {
 	if err := checkIPCSchema(f, fi.Size()); err != nil {
 		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
 	}
+	// arrow-go refuses a batch of more than 256 MiB by default (and 64 MiB of metadata),
+	// whatever the file: the file's own size is the bound that separates a corrupt length
+	// from a large batch.
 	mem := cappedAllocator{ld.mem, ipcAllocLimit(fi.Size())}
-	if fr, ferr := ipc.NewFileReader(f, ipc.WithAllocator(mem), ipc.WithEnsureNativeEndian(true)); ferr == nil {
+	opts := []ipc.Option{ipc.WithAllocator(mem), ipc.WithEnsureNativeEndian(true),
+		ipc.WithBodySizeLimit(max(1, fi.Size())), ipc.WithMetadataSizeLimit(max(1, fi.Size()))}
+	fr, ferr := ipc.NewFileReader(f, opts...)
+	if ferr == nil {
 		defer fr.Close()
 		fileIdx, err := ld.plan(fieldNames(fr.Schema()))
 		if err != nil {
@@ -622,10 +628,17 @@ func (ld *loader) arrow(f *os.File) (err error) {
 		}
 		return nil
 	}
+	// A file that starts like the IPC file format is one, and the file reader's error is
+	// the one to report; otherwise the content may be a stream.
+	magic := make([]byte, 6)
+	if _, err := f.ReadAt(magic, 0); err == nil && string(magic) == "ARROW1" {
+		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: ferr.Error()}
+	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return &InputError{File: ld.path, Err: err}
 	}
-	sr, err := ipc.NewReader(bufio.NewReaderSize(f, 1<<20), ipc.WithAllocator(mem), ipc.WithEnsureNativeEndian(true))
+	// ipc.NewReader would not pass the size limits on to its message reader.
+	sr, err := ipc.NewReaderFromMessageReader(ipc.NewMessageReader(bufio.NewReaderSize(f, 1<<20), opts...), opts...)
 	if err != nil {
 		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: "not an Arrow IPC file or stream: " + err.Error()}
 	}
