@@ -6,8 +6,9 @@
 //	reid <command> [flags] [arguments]
 //
 // Run "reid help" for the list of commands and "reid help <command>" for one command.
-// Exit codes: 0 ok, 1 policy violated, 2 usage or input error, 3 internal error, 130
-// interrupted (reid learn, audit and bench: the best results found were written).
+// Exit codes: 0 ok, 1 policy violated, 2 usage, input or output error (such as a full
+// disk), 3 internal error, 130 interrupted (reid learn, audit and bench: the best results
+// found were written).
 package main
 
 import (
@@ -158,7 +159,10 @@ func report(err error, cmd *command, e *env) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(e.stderr, "reid %s: %v; run 'reid help %s'\n", cmd.Name, err, cmd.Name)
 		return exitInput
-	case errors.As(err, &ie), errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrPermission):
+	case errors.As(err, &ie), errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrPermission),
+		// An output the file system refuses (full, over quota, read-only) is the user's
+		// to mend, like an unreadable input, not a fault of reid.
+		errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT), errors.Is(err, syscall.EROFS):
 		fmt.Fprintf(e.stderr, "reid %s: %s\n", cmd.Name, oneLine(err.Error()))
 		return exitInput
 	case isInputError(err), errors.Is(err, optimize.ErrTooLarge), errors.Is(err, linkage.ErrNoTruth), errors.Is(err, optimize.ErrNoRecords):
@@ -484,8 +488,9 @@ The commands are:
 	}
 	fmt.Fprint(w, `
 Use "reid help <command>" for more information about a command.
-Exit codes: 0 ok, 1 policy violated, 2 usage or input error, 3 internal error,
-130 interrupted (learn, audit, bench: after writing their best results).
+Exit codes: 0 ok, 1 policy violated, 2 usage, input or output error (such as a full
+disk), 3 internal error, 130 interrupted (learn, audit, bench: after writing their best
+results).
 `)
 }
 

@@ -501,3 +501,23 @@ func TestThreadsNegative(t *testing.T) {
 		}
 	}
 }
+
+// TestFullDiskIsOutputError: an output the file system refuses for lack of space is exit
+// 2 with the path and the system's reason, not an "internal error" (exit 3). /dev/full
+// (behind a link named .csv) fails every write with ENOSPC.
+func TestFullDiskIsOutputError(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full on this system")
+	}
+	dir := t.TempDir()
+	in := writeCSV(t, dir, "in.csv", smallCSV)
+	out := filepath.Join(dir, "full.csv") // the output's format comes from its name
+	if err := os.Symlink("/dev/full", out); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runReid(t, "mask", "--method", "mdav", "--out", out, in)
+	expectInputError(t, code, stderr, "full.csv", "no space left")
+	if strings.Contains(stderr, "internal") {
+		t.Errorf("stderr %q calls a full disk an internal error", stderr)
+	}
+}
