@@ -5,18 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // The Arrow IPC reader trusts the lengths in a file's flatbuffer metadata: a schema whose
-// field count or metadata count is corrupt makes it allocate that many entries before it
-// reads any of them, and a bit flip can ask for a hundred gigabytes, which the Go runtime
-// cannot recover from. checkIPCSchema walks the schema's flatbuffer first, checking every
-// offset, table and vector against the bytes that hold it, so that such a file is an
-// error. Layouts: Arrow's format/File.fbs, Message.fbs and Schema.fbs; the flatbuffer
-// encoding (offsets, vtables, vectors): the FlatBuffers internals documentation.
+// field count or metadata count is corrupt, a batch whose custom metadata count or
+// variadic buffer count is, makes it allocate that many entries before it reads any of
+// them, and a bit flip can ask for a hundred gigabytes, which the Go runtime cannot
+// recover from. checkIPCMetadata walks the flatbuffers of the schema and of every message
+// first, checking every offset, table and vector against the bytes that hold it, so that
+// such a file is an error. Layouts: Arrow's format/File.fbs, Message.fbs and Schema.fbs;
+// the flatbuffer encoding (offsets, vtables, vectors): the FlatBuffers internals
+// documentation.
 
 // maxIPCMetadata bounds the flatbuffer metadata read for the check (a schema of a million
 // columns takes well under this).
@@ -28,75 +32,165 @@ const maxSchemaDepth = 64
 // errIPCMetadata is a flatbuffer whose offsets or lengths point outside its bytes.
 var errIPCMetadata = errors.New("corrupt Arrow IPC metadata")
 
-// checkIPCSchema checks the schema of the Arrow IPC file (footer) or stream (first
-// message) f of size bytes. It returns nil for a file that is neither, leaving that
-// verdict to the reader.
-func checkIPCSchema(f *os.File, size int64) error {
+// checkIPCMetadata checks the metadata of the Arrow IPC file (footer, and the message of
+// every block it lists) or stream (every message, in order) f of size bytes. It returns
+// nil for a file that is neither, leaving that verdict to the reader. For the file
+// format it also returns the number of rows its record batches' messages announce.
+func checkIPCMetadata(f *os.File, size int64) (rows int, err error) {
 	head := make([]byte, 8)
 	if _, err := f.ReadAt(head, 0); err != nil {
-		return nil
+		return 0, nil
 	}
 	if string(head[:6]) == "ARROW1" {
 		return checkIPCFooter(f, size)
 	}
-	// A stream message: 0xFFFFFFFF then the metadata length, or (before format 0.15) the
-	// length alone.
-	offset, length := int64(8), int64(int32(binary.LittleEndian.Uint32(head[4:])))
-	if binary.LittleEndian.Uint32(head) != 0xFFFFFFFF {
-		offset, length = 4, int64(int32(binary.LittleEndian.Uint32(head)))
-	}
-	buf, err := readMetadata(f, offset, length, size)
-	if err != nil {
-		return err
-	}
-	msg, err := rootTable(buf)
-	if err != nil {
-		return err
-	}
-	const schemaHeader = 1 // MessageHeader.Schema
-	if t, ok := msg.scalar(1, 1); !ok || t != schemaHeader {
-		return nil // not a schema first: the reader says what is wrong
-	}
-	schema, ok, err := msg.table(2)
-	if err != nil || !ok {
-		return err
-	}
-	return checkSchema(schema)
+	return 0, checkIPCStream(f, size)
 }
 
-// checkIPCFooter checks the footer of the IPC file format: the file ends with the
-// footer's flatbuffer, its length (int32) and "ARROW1".
-func checkIPCFooter(f *os.File, size int64) error {
+// checkIPCStream checks the messages of a stream from its start until the end-of-stream
+// marker, the end of the file, or a message the reader will find broken on its own (a
+// length beyond the file).
+func checkIPCStream(f *os.File, size int64) error {
+	for pos, first := int64(0), true; pos+4 <= size; first = false {
+		buf, next, err := readMessage(f, pos, size)
+		if err != nil || buf == nil {
+			return err
+		}
+		bodyLength, _, err := checkMessage(buf, first)
+		if err != nil {
+			return err
+		}
+		if bodyLength < 0 || bodyLength > size-next {
+			return nil // the reader reports the short body
+		}
+		pos = next + bodyLength
+	}
+	return nil
+}
+
+// readMessage reads the metadata of the message at pos: a 0xFFFFFFFF continuation
+// marker and the length, or (before format 0.15) the length alone; nil at the
+// end-of-stream marker. next is where the message's body starts.
+func readMessage(f *os.File, pos, size int64) (buf []byte, next int64, err error) {
+	prefix := make([]byte, 8)
+	n, _ := f.ReadAt(prefix, pos)
+	if n < 4 {
+		return nil, 0, nil
+	}
+	offset, length := pos+4, int64(int32(binary.LittleEndian.Uint32(prefix)))
+	if binary.LittleEndian.Uint32(prefix) == 0xFFFFFFFF {
+		if n < 8 {
+			return nil, 0, nil
+		}
+		offset, length = pos+8, int64(int32(binary.LittleEndian.Uint32(prefix[4:])))
+	}
+	if length == 0 {
+		return nil, 0, nil
+	}
+	buf, err = readMetadata(f, offset, length, size)
+	return buf, offset + length, err
+}
+
+// checkMessage checks a Message table (Message.fbs: version, header_type, header,
+// bodyLength, custom_metadata): its custom metadata, and its header: the schema (only
+// where first) or a record batch or dictionary batch. It returns the body's length and,
+// for a record batch, its rows.
+func checkMessage(buf []byte, first bool) (bodyLength int64, rows int, err error) {
+	w := newFBWalk(buf)
+	msg, err := w.root()
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := w.keyValues(msg, 4); err != nil {
+		return 0, 0, err
+	}
+	header, ok, err := w.table(msg, 2)
+	if err != nil || !ok {
+		return 0, 0, err
+	}
+	const schemaHeader, dictionaryHeader, recordBatchHeader = 1, 2, 3 // MessageHeader
+	kind, _ := msg.scalar(1, 1)
+	switch {
+	case kind == schemaHeader && first:
+		err = w.schema(header)
+	case kind == dictionaryHeader:
+		var data fbTable
+		if data, ok, err = w.table(header, 1); err == nil && ok {
+			err = w.recordBatch(data)
+		}
+	case kind == recordBatchHeader:
+		if err = w.recordBatch(header); err == nil {
+			n, _ := header.scalar64(0)
+			rows = int(min(n, math.MaxInt32))
+		}
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	v, _ := msg.scalar64(3)
+	return int64(v), rows, nil
+}
+
+// checkIPCFooter checks the footer of the IPC file format (the file ends with the
+// footer's flatbuffer, its length (int32) and "ARROW1") and the message of every
+// dictionary and record-batch block it lists; it returns the record batches' rows.
+func checkIPCFooter(f *os.File, size int64) (rows int, err error) {
 	if size < 16 {
-		return nil
+		return 0, nil
 	}
 	tail := make([]byte, 10)
 	if _, err := f.ReadAt(tail, size-10); err != nil || string(tail[4:]) != "ARROW1" {
-		return nil
+		return 0, nil
 	}
 	length := int64(int32(binary.LittleEndian.Uint32(tail)))
 	buf, err := readMetadata(f, size-10-length, length, size)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	footer, err := rootTable(buf)
+	w := newFBWalk(buf)
+	footer, err := w.root()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	schema, ok, err := footer.table(1)
-	if err != nil || !ok {
-		return err
+	schema, ok, err := w.table(footer, 1)
+	if err != nil {
+		return 0, err
 	}
-	if err := checkSchema(schema); err != nil {
-		return err
-	}
-	// The dictionary and record-batch blocks are 24-byte structs.
-	for _, field := range []int{2, 3} {
-		if _, _, err := footer.vector(field, 24); err != nil {
-			return err
+	if ok {
+		if err := w.schema(schema); err != nil {
+			return 0, err
 		}
 	}
-	return nil
+	// The dictionary and record-batch blocks are 24-byte structs: offset (int64),
+	// metadata length (int32, padded) and body length (int64).
+	for _, field := range []int{2, 3} {
+		start, n, err := footer.vector(field, 24)
+		if err != nil {
+			return 0, err
+		}
+		for k := 0; k < n; k++ {
+			at := start + 24*k
+			offset := int64(binary.LittleEndian.Uint64(buf[at:]))
+			if offset < 0 || offset >= size {
+				return 0, fmt.Errorf("%w: a block at offset %d in a file of %d bytes", errIPCMetadata, offset, size)
+			}
+			msg, _, err := readMessage(f, offset, size)
+			if err != nil {
+				return 0, err
+			}
+			if msg == nil {
+				continue
+			}
+			_, batchRows, err := checkMessage(msg, false)
+			if err != nil {
+				return 0, err
+			}
+			if field == 3 {
+				rows = min(rows+batchRows, math.MaxInt32)
+			}
+		}
+	}
+	return rows, nil
 }
 
 // readMetadata reads length bytes of flatbuffer metadata at offset, checking that they
@@ -112,22 +206,64 @@ func readMetadata(f *os.File, offset, length, size int64) ([]byte, error) {
 	return buf, nil
 }
 
-// checkSchema checks a Schema table: its fields (recursively), custom metadata and
+// fbWalk checks the tables of one flatbuffer, counting them: a valid schema is a tree,
+// each of whose tables takes a 4-byte offset of its own, so a walk that visits more
+// tables than len(buf)/4 has met shared tables (a corrupt buffer can make a field its
+// own descendant many times over, which the reader would expand exponentially).
+type fbWalk struct {
+	buf    fbBuf
+	budget int
+}
+
+func newFBWalk(buf []byte) *fbWalk { return &fbWalk{buf: buf, budget: len(buf) / 4} }
+
+func (w *fbWalk) visit() error {
+	if w.budget--; w.budget < 0 {
+		return fmt.Errorf("%w: more tables than its %d bytes can hold", errIPCMetadata, len(w.buf))
+	}
+	return nil
+}
+
+func (w *fbWalk) root() (fbTable, error) {
+	if err := w.visit(); err != nil {
+		return fbTable{}, err
+	}
+	return w.buf.tableAt(0)
+}
+
+// table returns the table of field index of t, counted.
+func (w *fbWalk) table(t fbTable, index int) (fbTable, bool, error) {
+	sub, ok, err := t.table(index)
+	if err == nil && ok {
+		err = w.visit()
+	}
+	return sub, ok, err
+}
+
+// elem returns the table of entry k of a vector of tables starting at start, counted.
+func (w *fbWalk) elem(start, k int) (fbTable, error) {
+	if err := w.visit(); err != nil {
+		return fbTable{}, err
+	}
+	return w.buf.tableAt(start + 4*k)
+}
+
+// schema checks a Schema table: its fields (recursively), custom metadata and
 // features.
-func checkSchema(schema fbTable) error {
-	if err := checkFields(schema, 1, 0); err != nil {
+func (w *fbWalk) schema(schema fbTable) error {
+	if err := w.fields(schema, 1, 0); err != nil {
 		return err
 	}
-	if err := checkKeyValues(schema, 2); err != nil {
+	if err := w.keyValues(schema, 2); err != nil {
 		return err
 	}
 	_, _, err := schema.vector(3, 8)
 	return err
 }
 
-// checkFields checks the vector of Field tables at field index of t, and each field's
-// name, type, dictionary encoding, children and custom metadata.
-func checkFields(t fbTable, index, depth int) error {
+// fields checks the vector of Field tables at field index of t, and each field's name,
+// type, dictionary encoding, children and custom metadata.
+func (w *fbWalk) fields(t fbTable, index, depth int) error {
 	if depth > maxSchemaDepth {
 		return fmt.Errorf("%w: fields nested more than %d deep", errIPCMetadata, maxSchemaDepth)
 	}
@@ -136,37 +272,37 @@ func checkFields(t fbTable, index, depth int) error {
 		return err
 	}
 	for k := 0; k < n; k++ {
-		field, err := t.buf.tableAt(start + 4*k)
+		field, err := w.elem(start, k)
 		if err != nil {
 			return err
 		}
 		if _, _, err := field.vector(0, 1); err != nil { // name
 			return err
 		}
-		if err := checkType(field); err != nil {
+		if err := w.fieldType(field); err != nil {
 			return err
 		}
-		if dict, ok, err := field.table(4); err != nil {
+		if dict, ok, err := w.table(field, 4); err != nil {
 			return err
 		} else if ok {
-			if _, _, err := dict.table(1); err != nil { // index type
+			if _, _, err := w.table(dict, 1); err != nil { // index type
 				return err
 			}
 		}
-		if err := checkFields(field, 5, depth+1); err != nil {
+		if err := w.fields(field, 5, depth+1); err != nil {
 			return err
 		}
-		if err := checkKeyValues(field, 6); err != nil {
+		if err := w.keyValues(field, 6); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// checkType checks a Field's type table and the vectors some types hold: a Timestamp's
+// fieldType checks a Field's type table and the vectors some types hold: a Timestamp's
 // time zone (Type 10, field 1) and a Union's type ids (Type 14, field 1).
-func checkType(field fbTable) error {
-	typ, ok, err := field.table(3)
+func (w *fbWalk) fieldType(field fbTable) error {
+	typ, ok, err := w.table(field, 3)
 	if err != nil || !ok {
 		return err
 	}
@@ -180,14 +316,14 @@ func checkType(field fbTable) error {
 	return err
 }
 
-// checkKeyValues checks a vector of KeyValue tables (two strings each).
-func checkKeyValues(t fbTable, index int) error {
+// keyValues checks a vector of KeyValue tables (two strings each).
+func (w *fbWalk) keyValues(t fbTable, index int) error {
 	start, n, err := t.vector(index, 4)
 	if err != nil {
 		return err
 	}
 	for k := 0; k < n; k++ {
-		kv, err := t.buf.tableAt(start + 4*k)
+		kv, err := w.elem(start, k)
 		if err != nil {
 			return err
 		}
@@ -195,6 +331,34 @@ func checkKeyValues(t fbTable, index int) error {
 			if _, _, err := kv.vector(f, 1); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// recordBatch checks a RecordBatch table (Message.fbs: length, nodes, buffers,
+// compression, variadicBufferCounts): its vectors of 16-byte FieldNode and Buffer
+// structs, its compression table, and that each variadic buffer count (int64) is at
+// most the number of buffers, which the reader allocates that many of.
+func (w *fbWalk) recordBatch(rb fbTable) error {
+	if _, _, err := rb.vector(1, 16); err != nil {
+		return err
+	}
+	_, buffers, err := rb.vector(2, 16)
+	if err != nil {
+		return err
+	}
+	if _, _, err := w.table(rb, 3); err != nil {
+		return err
+	}
+	start, n, err := rb.vector(4, 8)
+	if err != nil {
+		return err
+	}
+	for k := 0; k < n; k++ {
+		count := int64(binary.LittleEndian.Uint64(w.buf[start+8*k:]))
+		if count < 0 || count > int64(buffers) {
+			return fmt.Errorf("%w: %d variadic buffers in a batch of %d buffers", errIPCMetadata, count, buffers)
 		}
 	}
 	return nil
@@ -227,11 +391,6 @@ type fbTable struct {
 
 func (b fbBuf) corrupt(what string, pos int) error {
 	return fmt.Errorf("%w: %s at byte %d of %d", errIPCMetadata, what, pos, len(b))
-}
-
-// rootTable returns the root table of buf (its first uoffset).
-func rootTable(buf []byte) (fbTable, error) {
-	return fbBuf(buf).tableAt(0)
 }
 
 // tableAt follows the uoffset at pos to a table and checks its vtable and extent.
@@ -289,6 +448,15 @@ func (t fbTable) scalar(index, width int) (uint32, bool) {
 	return t.buf.u32(pos)
 }
 
+// scalar64 returns the 8-byte scalar of field index (0 when absent).
+func (t fbTable) scalar64(index int) (uint64, bool) {
+	pos, ok, err := t.field(index)
+	if !ok || err != nil || pos+8 > len(t.buf) {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(t.buf[pos:]), true
+}
+
 // table returns the table referenced by field index, or false when the field is absent.
 func (t fbTable) table(index int) (fbTable, bool, error) {
 	pos, ok, err := t.field(index)
@@ -319,33 +487,51 @@ func (t fbTable) vector(index, elem int) (start, n int, err error) {
 	return int(at) + 4, int(length), nil
 }
 
-// ipcAllocLimit is the largest single buffer reading an Arrow IPC file of size bytes may
-// allocate. Uncompressed buffers are slices of the file; only compressed ones (LZ4, ZSTD)
-// are allocated, at the size their first eight bytes announce, so a corrupt size there
-// asks for anything up to 2^63 bytes. A real buffer decompresses to at most about a
-// thousand times its size (LZ4's ratio is below 255; ZSTD's on a constant column far
-// higher, hence the 1 GiB floor).
-func ipcAllocLimit(size int64) int64 { return max(1<<30, 1024*size) }
+// ipcAllocLimit is the most memory the buffers of an Arrow IPC read may hold at once: the
+// machine's physical memory where it is known (a request beyond it can only end in the
+// runtime's fatal out-of-memory), else a thousand times the file and at least 1 GiB.
+// Uncompressed buffers are slices of the file; compressed ones (LZ4, ZSTD) are allocated
+// at the size their first eight bytes announce, which a corrupt file can set to anything
+// up to 2^63, while a real one can decompress to tens of thousands of times its size
+// (ZSTD on a constant column).
+func ipcAllocLimit(size int64) int64 {
+	if ram := physicalMemory(); ram > 0 {
+		return ram
+	}
+	return max(1<<30, 1024*size)
+}
 
-// cappedAllocator passes allocations to an Allocator up to a limit and panics with an
-// error beyond it; the IPC reader's caller recovers the panic as a corrupt file.
+// cappedAllocator passes allocations to an Allocator while the bytes it has handed out
+// and not taken back stay within limit, and panics with an error beyond it; the IPC
+// reader's caller recovers the panic as a corrupt file.
 type cappedAllocator struct {
 	memory.Allocator
 	limit int64
+	live  *atomic.Int64
 }
 
-func (a cappedAllocator) check(size int) {
-	if int64(size) > a.limit {
-		panic(fmt.Errorf("%w: a buffer of %d bytes (more than %d)", errIPCMetadata, size, a.limit))
+func newCappedAllocator(mem memory.Allocator, limit int64) cappedAllocator {
+	return cappedAllocator{mem, limit, new(atomic.Int64)}
+}
+
+func (a cappedAllocator) grow(by int64) {
+	if live := a.live.Add(by); live > a.limit {
+		a.live.Add(-by)
+		panic(fmt.Errorf("%w: buffers of %d bytes in all (more than %d)", errIPCMetadata, live, a.limit))
 	}
 }
 
 func (a cappedAllocator) Allocate(size int) []byte {
-	a.check(size)
+	a.grow(int64(size))
 	return a.Allocator.Allocate(size)
 }
 
 func (a cappedAllocator) Reallocate(size int, b []byte) []byte {
-	a.check(size)
+	a.grow(int64(size - len(b)))
 	return a.Allocator.Reallocate(size, b)
+}
+
+func (a cappedAllocator) Free(b []byte) {
+	a.live.Add(-int64(len(b)))
+	a.Allocator.Free(b)
 }

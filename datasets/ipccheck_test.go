@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -39,7 +41,7 @@ func ipcFile(t *testing.T, dir string) []byte {
 // arrow-go as an allocation of that many fields, a Go "fatal error: out of memory" that
 // kills the process. It is now a corrupt-file error. The field vector is located with the
 // FlatBuffers library's own reader (Footer.schema is field 1, Schema.fields field 1: vtable
-// slots 6 and 6 in Arrow's File.fbs and Schema.fbs), independently of checkIPCSchema.
+// slots 6 and 6 in Arrow's File.fbs and Schema.fbs), independently of checkIPCMetadata.
 func TestIPCSchemaCorruptLength(t *testing.T) {
 	dir := t.TempDir()
 	b := ipcFile(t, dir)
@@ -106,7 +108,7 @@ func TestIPCBitFlips(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkErr := checkIPCSchema(f, int64(len(b)))
+				_, checkErr := checkIPCMetadata(f, int64(len(b)))
 				f.Close()
 				_, loadErr := Load(p, LoadOptions{Missing: MissingKeep})
 				if checkErr != nil && loadErr == nil {
@@ -178,5 +180,186 @@ func TestIPCLargeBatch(t *testing.T) {
 	got := tab.Column("x").Values
 	if len(got) != n || got[n-1] != float64((n-1)%1000) || got[999] != 999 {
 		t.Fatalf("%d values, last %v, want %d values", len(got), got[len(got)-1], n)
+	}
+}
+
+// batchMessage returns the flatbuffer of the first record batch's message of the IPC
+// file b (a slice of b), found through the footer's first record-batch block with the
+// FlatBuffers library (Footer.recordBatches is field 3; a Block is offset int64,
+// metadata length int32, body length int64; the metadata starts after the 8-byte
+// continuation marker and length).
+func batchMessage(t *testing.T, b []byte) []byte {
+	t.Helper()
+	footerLen := int(binary.LittleEndian.Uint32(b[len(b)-10:]))
+	footer := b[len(b)-10-footerLen : len(b)-10]
+	root := &flatbuffers.Table{Bytes: footer, Pos: flatbuffers.GetUOffsetT(footer)}
+	o := root.Offset(10)
+	if o == 0 || root.VectorLen(flatbuffers.UOffsetT(o)) == 0 {
+		t.Fatal("no record batch block")
+	}
+	blk := footer[root.Vector(flatbuffers.UOffsetT(o)):]
+	offset := int64(binary.LittleEndian.Uint64(blk))
+	metaLen := int64(int32(binary.LittleEndian.Uint32(blk[8:])))
+	return b[offset+8 : offset+metaLen]
+}
+
+// slot returns the position in t's bytes of the value of field index (vtable slot
+// 4 + 2·index), failing the test when the field is absent.
+func slot(t *testing.T, tab *flatbuffers.Table, index int) flatbuffers.UOffsetT {
+	t.Helper()
+	o := tab.Offset(flatbuffers.VOffsetT(4 + 2*index))
+	if o == 0 {
+		t.Fatalf("field %d absent", index)
+	}
+	return tab.Pos + flatbuffers.UOffsetT(o)
+}
+
+// TestIPCCorruptBatches: lengths in a record batch's message that arrow-go allocates by
+// before reading (its custom metadata count, a string-view column's variadic buffer
+// count) or that reid reserved rows by (the batch's length), set to huge values in an
+// otherwise valid file: each was a fatal out-of-memory; each is a corrupt-file error.
+// Message.fbs: Message{version, header_type, header, bodyLength, custom_metadata},
+// RecordBatch{length, nodes, buffers, compression, variadicBufferCounts}.
+func TestIPCCorruptBatches(t *testing.T) {
+	float64Batch := func() arrow.RecordBatch {
+		bld := array.NewFloat64Builder(memory.DefaultAllocator)
+		bld.AppendValues([]float64{1, 2, 3}, nil)
+		schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Float64}}, nil)
+		return array.NewRecordBatchWithMetadata(schema, []arrow.Array{bld.NewArray()}, 3, arrow.NewMetadata([]string{"k"}, []string{"v"}))
+	}
+	cases := []struct {
+		name    string
+		batch   func() arrow.RecordBatch
+		corrupt func(t *testing.T, msg []byte)
+	}{
+		{"custom metadata count", float64Batch, func(t *testing.T, msg []byte) {
+			root := &flatbuffers.Table{Bytes: msg, Pos: flatbuffers.GetUOffsetT(msg)}
+			at := slot(t, root, 4)
+			at += flatbuffers.GetUOffsetT(msg[at:])
+			binary.LittleEndian.PutUint32(msg[at:], 0x7ffffff0)
+		}},
+		{"variadic buffer count", func() arrow.RecordBatch {
+			bld := array.NewStringViewBuilder(memory.DefaultAllocator)
+			for i := range 4 {
+				bld.Append(strings.Repeat("a label longer than twelve bytes ", i+1))
+			}
+			schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.StringView}}, nil)
+			return array.NewRecordBatch(schema, []arrow.Array{bld.NewArray()}, 4)
+		}, func(t *testing.T, msg []byte) {
+			root := &flatbuffers.Table{Bytes: msg, Pos: flatbuffers.GetUOffsetT(msg)}
+			rb := &flatbuffers.Table{Bytes: msg, Pos: root.Indirect(slot(t, root, 2))}
+			at := slot(t, rb, 4)
+			at += flatbuffers.GetUOffsetT(msg[at:])
+			binary.LittleEndian.PutUint64(msg[at+4:], 1<<40)
+		}},
+		{"batch length", func() arrow.RecordBatch {
+			bld := array.NewBooleanBuilder(memory.DefaultAllocator)
+			for i := range 64 {
+				bld.Append(i%3 == 0)
+			}
+			schema := arrow.NewSchema([]arrow.Field{{Name: "flag", Type: arrow.FixedWidthTypes.Boolean}}, nil)
+			return array.NewRecordBatch(schema, []arrow.Array{bld.NewArray()}, 64)
+		}, func(t *testing.T, msg []byte) {
+			root := &flatbuffers.Table{Bytes: msg, Pos: flatbuffers.GetUOffsetT(msg)}
+			rb := &flatbuffers.Table{Bytes: msg, Pos: root.Indirect(slot(t, root, 2))}
+			binary.LittleEndian.PutUint64(msg[slot(t, rb, 0):], 1<<40) // the batch's length
+			at := slot(t, rb, 1)
+			at += flatbuffers.GetUOffsetT(msg[at:])
+			binary.LittleEndian.PutUint64(msg[at+4:], 1<<40) // the column's node length
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "t.arrow")
+			writeIPCFile(t, p, tc.batch())
+			if _, err := Load(p, LoadOptions{}); err != nil {
+				t.Fatalf("the valid file: %v", err)
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.corrupt(t, batchMessage(t, b))
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Load(p, LoadOptions{}); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("Load: %v, want ErrCorrupt", err)
+			}
+		})
+	}
+}
+
+// sharedFieldStream is an IPC stream whose schema has one field, a struct of depth
+// levels, each level's two children one and the same Field table: 2^depth fields for a
+// reader that expands them, in a few hundred bytes. Built with the FlatBuffers builder
+// (Schema.fbs: Field{name, nullable, type_type, type, dictionary, children}, Type Int = 2,
+// Struct_ = 13; Message.fbs: header type Schema = 1, version V5 = 4).
+func sharedFieldStream(depth int) []byte {
+	b := flatbuffers.NewBuilder(1024)
+	field := func(name string, typeType byte, typ, children flatbuffers.UOffsetT) flatbuffers.UOffsetT {
+		nm := b.CreateString(name)
+		b.StartObject(7)
+		b.PrependUOffsetTSlot(0, nm, 0)
+		b.PrependBoolSlot(1, true, false)
+		b.PrependByteSlot(2, typeType, 0)
+		b.PrependUOffsetTSlot(3, typ, 0)
+		if children != 0 {
+			b.PrependUOffsetTSlot(5, children, 0)
+		}
+		return b.EndObject()
+	}
+	vector := func(elems ...flatbuffers.UOffsetT) flatbuffers.UOffsetT {
+		b.StartVector(4, len(elems), 4)
+		for _, e := range elems {
+			b.PrependUOffsetT(e)
+		}
+		return b.EndVector(len(elems))
+	}
+	b.StartObject(2) // Int{bitWidth 32, is_signed}
+	b.PrependInt32Slot(0, 32, 0)
+	b.PrependBoolSlot(1, true, false)
+	f := field("x", 2, b.EndObject(), 0)
+	for range depth {
+		b.StartObject(0)
+		f = field("s", 13, b.EndObject(), vector(f, f))
+	}
+	fields := vector(f)
+	b.StartObject(4)
+	b.PrependUOffsetTSlot(1, fields, 0)
+	schema := b.EndObject()
+	b.StartObject(5)
+	b.PrependInt16Slot(0, 4, 0)
+	b.PrependByteSlot(1, 1, 0)
+	b.PrependUOffsetTSlot(2, schema, 0)
+	b.Finish(b.EndObject())
+	meta := b.FinishedBytes()
+	for len(meta)%8 != 0 {
+		meta = append(meta, 0)
+	}
+	out := binary.LittleEndian.AppendUint32(nil, 0xFFFFFFFF)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(meta)))
+	out = append(out, meta...)
+	return binary.LittleEndian.AppendUint64(out, 0xFFFFFFFF) // end of stream
+}
+
+// TestIPCSharedFields: a schema of shared Field tables took the check exponential time
+// (depth 40: minutes) and arrow-go exponential memory (depth 24: 2^24 fields, a fatal
+// out-of-memory); the check counts the tables it visits against the bytes that could
+// hold them. At depth 3 the schema is one a tree could spell out: it reads.
+func TestIPCSharedFields(t *testing.T) {
+	dir := t.TempDir()
+	for _, depth := range []int{3, 24, 40} {
+		p := filepath.Join(dir, fmt.Sprintf("dag%d.arrows", depth))
+		if err := os.WriteFile(p, sharedFieldStream(depth), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(p, LoadOptions{})
+		if depth == 3 && errors.Is(err, ErrCorrupt) && strings.Contains(err.Error(), "tables") {
+			t.Errorf("depth 3: the check refuses it: %v", err)
+		}
+		if depth > 3 && !errors.Is(err, ErrCorrupt) {
+			t.Errorf("depth %d: %v, want ErrCorrupt", depth, err)
+		}
 	}
 }

@@ -416,12 +416,23 @@ func (ld *loader) batch(rec arrow.RecordBatch, fileIdx []int) error {
 }
 
 // reserve preallocates every column for the given number of rows when it is known up
-// front (Parquet, Arrow file), so that loading never holds more than one copy.
-func (ld *loader) reserve(rows int) {
+// front (Parquet, Arrow file), so that loading never holds more than one copy. The count
+// comes from the file's metadata, which a corrupt file can set to 2^40 rows: beyond
+// maxReserve(size) rows the columns grow as they are read instead (a file that real
+// rows fill that far is highly compressed).
+func (ld *loader) reserve(rows int, size int64) {
+	rows = int(min(int64(rows), maxReserve(size)))
 	for _, b := range ld.cols {
 		b.reserve = rows
 	}
 }
+
+// maxReserve is the most rows reserve preallocates for a file of size bytes: 64 per byte
+// (a bit-packed or dictionary-encoded column takes at least an eighth of a byte a row
+// before compression), at least 2^20, and as many as an eighth of the machine's memory
+// holds as float64 (a column of a constant compressed by ZSTD can take next to nothing a
+// row, and reserving is what keeps its load to one copy).
+func maxReserve(size int64) int64 { return max(1<<20, 64*size, physicalMemory()/64) }
 
 // csv reads the header with encoding/csv (to learn the number of columns), then the body
 // with Arrow's CSV reader as text columns.
@@ -587,13 +598,14 @@ func (ld *loader) arrow(f *os.File) (err error) {
 	if err != nil {
 		return &InputError{File: ld.path, Err: err}
 	}
-	if err := checkIPCSchema(f, fi.Size()); err != nil {
+	rows, err := checkIPCMetadata(f, fi.Size())
+	if err != nil {
 		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
 	}
 	// arrow-go refuses a batch of more than 256 MiB by default (and 64 MiB of metadata),
 	// whatever the file: the file's own size is the bound that separates a corrupt length
 	// from a large batch.
-	mem := cappedAllocator{ld.mem, ipcAllocLimit(fi.Size())}
+	mem := newCappedAllocator(ld.mem, ipcAllocLimit(fi.Size()))
 	opts := []ipc.Option{ipc.WithAllocator(mem), ipc.WithEnsureNativeEndian(true),
 		ipc.WithBodySizeLimit(max(1, fi.Size())), ipc.WithMetadataSizeLimit(max(1, fi.Size()))}
 	fr, ferr := ipc.NewFileReader(f, opts...)
@@ -603,18 +615,9 @@ func (ld *loader) arrow(f *os.File) (err error) {
 		if err != nil {
 			return err
 		}
-		// A first pass counts the rows (cheap: batch bodies are not decoded) so that the
-		// columns are allocated once at their final size.
-		total := 0
-		for i := 0; i < fr.NumRecords(); i++ {
-			rec, err := fr.RecordBatchAt(i)
-			if err != nil {
-				return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
-			}
-			total += int(rec.NumRows())
-			rec.Release()
-		}
-		ld.reserve(total)
+		// The record batches' lengths in their metadata (read by the check) let the
+		// columns be allocated once at their final size.
+		ld.reserve(rows, fi.Size())
 		for i := 0; i < fr.NumRecords(); i++ {
 			rec, err := fr.RecordBatchAt(i) // owned by us, unlike RecordBatch's
 			if err != nil {
@@ -692,7 +695,7 @@ func (ld *loader) parquet(f *os.File, size int64) (err error) {
 	if pf.MetaData().Schema.NumColumns() != schema.NumFields() {
 		return &InputError{File: ld.path, Err: ErrUnsupportedType, Detail: "nested Parquet columns"}
 	}
-	ld.reserve(int(pf.NumRows()))
+	ld.reserve(int(pf.NumRows()), size)
 	rr, err := fr.GetRecordReader(context.Background(), fileIdx, nil)
 	if err != nil {
 		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
