@@ -22,7 +22,7 @@ func TestBlocksAgainstCBC(t *testing.T) {
 		t.Run(c.file, func(t *testing.T) {
 			p := census(t, c.file, c.n)
 			p.Family = c.family
-			res := againstCBCWith(t, p, Settings{blockLeaf: 8})
+			res := againstCBCWith(t, p, Settings{blockLeaf: 8, noProbe: true})
 			if res.Stats.Blocks < 3 {
 				t.Errorf("%d blocks, want at least 3", res.Stats.Blocks)
 			}

@@ -245,6 +245,9 @@ type Settings struct {
 	// (line searches, polish, the bilinear starts, neighbourhoods), so that a test's
 	// optimum must come from the tree: a bound that is too strong then shows.
 	noLocalSearch bool
+	// noProbe skips the short tree before the local searches and blocks (solver.run), so
+	// that a test of the blocks on a small problem, which the probe would prove, runs them.
+	noProbe bool
 }
 
 // Status is the outcome of Learn.
