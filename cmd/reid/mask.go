@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -95,10 +94,7 @@ A summary of what was done is printed on stdout (--format text|json).`,
 				if err != nil {
 					return err
 				}
-				if err := keepText(tab, args[0], *out, opts, summary.Attributes); err != nil {
-					return err
-				}
-				if err := datasets.Write(*out, tab, datasets.FormatAuto); err != nil {
+				if err := writeMasked(*out, args[0], tab, summary.Attributes); err != nil {
 					return err
 				}
 				summary.Input, summary.Output = args[0], *out
@@ -108,11 +104,11 @@ A summary of what was done is printed on stdout (--format text|json).`,
 	}
 }
 
-// keepText replaces the numeric columns of tab that were not masked by their text as
-// read from input when input and output are both CSV, so that the copy is exact: the
-// loader keeps numbers as float64 and would write "007" as 7 and "1.50" as 1.5. The
-// columns are read again as categorical, which keeps every field's text.
-func keepText(tab *datasets.Table, input, output string, opts datasets.LoadOptions, masked []string) error {
+// writeMasked writes the masked table tab to output. From CSV to CSV it copies the input
+// with only the masked columns' fields replaced, so that the other columns keep their
+// text (the loader keeps numbers as float64, which would write "007" as 7, "1.50" as 1.5
+// and a missing "NA" as an empty field); otherwise it writes tab in output's format.
+func writeMasked(output, input string, tab *datasets.Table, masked []string) error {
 	inFormat, err := datasets.FormatOf(input)
 	if err != nil {
 		return err
@@ -121,33 +117,10 @@ func keepText(tab *datasets.Table, input, output string, opts datasets.LoadOptio
 	if err != nil {
 		return err
 	}
-	if inFormat != datasets.FormatCSV || outFormat != datasets.FormatCSV {
-		return nil
+	if inFormat == datasets.FormatCSV && outFormat == datasets.FormatCSV {
+		return datasets.ReplaceCSVColumns(output, input, tab, masked)
 	}
-	var copied []string
-	for _, c := range tab.Columns {
-		if c.Kind == datasets.Numeric && !slices.Contains(masked, c.Name) {
-			copied = append(copied, c.Name)
-		}
-	}
-	if len(copied) == 0 {
-		return nil
-	}
-	opts.Types = maps.Clone(opts.Types)
-	if opts.Types == nil {
-		opts.Types = map[string]datasets.Kind{}
-	}
-	for _, name := range copied {
-		opts.Types[name] = datasets.Categorical
-	}
-	text, err := datasets.Load(input, opts)
-	if err != nil {
-		return err
-	}
-	for _, name := range copied {
-		*tab.Column(name) = *text.Column(name)
-	}
-	return nil
+	return datasets.Write(output, tab, datasets.FormatAuto)
 }
 
 // loadFlags are the flags every command that reads data files shares.

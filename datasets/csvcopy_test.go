@@ -1,0 +1,110 @@
+package datasets
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// readFields reads a CSV file's records with encoding/csv, independently of the loader.
+func readFields(t *testing.T, path string) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.TrimPrefix(string(b), "\ufeff")
+	if !strings.Contains(s, "\n") {
+		s = strings.ReplaceAll(s, "\r", "\n")
+	}
+	rows, err := csv.NewReader(strings.NewReader(s)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// TestReplaceCSVColumns: the copy's fields are the input's, field for field, except in
+// the replaced columns, which hold the table's values as Column.String writes them; for
+// files with a byte-order mark, classic Mac line ends, a quoted header, blanks, a
+// missing-value token and a quoted field with a comma and a line break.
+func TestReplaceCSVColumns(t *testing.T) {
+	cases := map[string]string{
+		"plain":    "id,x,a\n007,1.50,1\n010,NA,2\n011, 3 ,4\n",
+		"bom, cr":  "\ufeffid,x,a\r007,1.50,1\r010,NA,2\r011, 3 ,4\r",
+		"quoted":   "\"id\", x ,\"a\"\n\"A,07\",\"1.50\n2\",1\nB10,NA,2\n\"C \"\"11\"\"\", 3 ,4\n",
+		"crlf, na": "id,x,a\r\n007,,1\r\n010,NA,\r\n011,-0.0,4\r\n",
+	}
+	for name, content := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			in := writeFile(t, dir, "in.csv", content)
+			tab, err := Load(in, LoadOptions{Missing: MissingKeep})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := tab.Column("a")
+			for i := range a.Values { // a new value in each row, one missing
+				a.Values[i] = float64(i) + 0.25
+			}
+			a.Valid = []bool{true, false, true}
+			a.Values[1] = 0
+			out := filepath.Join(dir, "out.csv")
+			if err := ReplaceCSVColumns(out, in, tab, []string{"a"}); err != nil {
+				t.Fatal(err)
+			}
+			want, got := readFields(t, in), readFields(t, out)
+			if len(got) != len(want) {
+				t.Fatalf("%d records, want %d", len(got), len(want))
+			}
+			for i := range want {
+				for j := range want[i] {
+					w := want[i][j]
+					if i > 0 && j == 2 {
+						w = []string{"0.25", "", "2.25"}[i-1]
+					}
+					if got[i][j] != w {
+						t.Errorf("record %d field %d: %q, want %q", i+1, j+1, got[i][j], w)
+					}
+				}
+			}
+			back, err := Load(out, LoadOptions{Missing: MissingKeep})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(back.Column("a").Values, a.Values) || !slices.Equal(back.Column("a").Valid, a.Valid) {
+				t.Errorf("a reads back as %v %v, want %v %v", back.Column("a").Values, back.Column("a").Valid, a.Values, a.Valid)
+			}
+		})
+	}
+}
+
+// TestReplaceCSVColumnsMismatch: a table of another row count than the file, or without
+// the column, is an error and writes nothing.
+func TestReplaceCSVColumnsMismatch(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "in.csv", "x,a\n1,2\n3,4\n")
+	tab, err := Load(in, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.csv")
+	for name, c := range map[string]struct {
+		tab  *Table
+		cols []string
+	}{
+		"fewer rows": {tab.Subset([]int{0}), []string{"a"}},
+		"more rows":  {tab.Subset([]int{0, 1, 1}), []string{"a"}},
+		"no column":  {tab, []string{"b"}},
+	} {
+		if err := ReplaceCSVColumns(out, in, c.tab, c.cols); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%s: the output exists", name)
+		}
+	}
+}
