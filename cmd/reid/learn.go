@@ -474,11 +474,16 @@ func printLearn(w io.Writer, r *learnReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "status\t%s\t\n", r.Status)
 	fmt.Fprintf(tw, "correct links\t%d\t(margin ≥ ε; Reid %.4f)\n", r.CorrectLinks, r.Reid)
-	fmt.Fprintf(tw, "proven bound\t%d\t(gap %.2f%%)\n", r.Bound, 100*r.Gap)
+	fmt.Fprintf(tw, "proven bound\t%d\t(Reid ≤ %.4f; gap %.2f%%)\n", r.Bound, float64(r.Bound)/float64(max(r.N, 1)), 100*r.Gap)
 	fmt.Fprintf(tw, "DBRL links\t%d\t(learned parameters, unique nearest)\n", r.DBRLLinks)
 	fmt.Fprintf(tw, "Euclidean links\t%d\t\n", r.EuclideanLinks)
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if r.Status != optimize.Optimal.String() && r.Bound > r.CorrectLinks {
+		// What a reader of a stopped search most needs: the answer is an interval.
+		fmt.Fprintf(w, "the worst case of the %s family lies between %d and %d links (Reid %.4f to %.4f): a longer --time-limit may narrow it\n",
+			r.Operator, r.CorrectLinks, r.Bound, r.Reid, float64(r.Bound)/float64(max(r.N, 1)))
 	}
 	for _, h := range r.Hierarchy {
 		fmt.Fprintf(w, "%s (warm start): %d links, bound %d, %s\n", h.Operator, h.CorrectLinks, h.Bound, h.Status)

@@ -285,3 +285,28 @@ func TestLearnLowerFamiliesLimited(t *testing.T) {
 		t.Errorf("bilinear %s %d/%d; hierarchy %+v", r.Status, r.CorrectLinks, r.Bound, r.Hierarchy)
 	}
 }
+
+// TestPrintLearnInterval: a stopped search's text says the worst case is an interval,
+// with both ends as links and as Reid (454 / 1080 = 0.4204, 764 / 1080 = 0.7074); a
+// proven one does not.
+func TestPrintLearnInterval(t *testing.T) {
+	r := learnReport{Operator: "wm", N: 1080, CorrectLinks: 454, Reid: 454.0 / 1080, Bound: 764,
+		Gap: (764.0 - 454) / 764, Status: "time_limit", Attributes: []string{"a"}, Params: []float64{1}}
+	var b strings.Builder
+	if err := printLearn(&b, &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"(Reid ≤ 0.7074; gap 40.58%)", "lies between 454 and 764 links (Reid 0.4204 to 0.7074)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, b.String())
+		}
+	}
+	r.Status, r.Bound, r.Gap = "optimal", 454, 0
+	b.Reset()
+	if err := printLearn(&b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "lies between") {
+		t.Errorf("a proven optimum is called an interval:\n%s", b.String())
+	}
+}
