@@ -99,7 +99,7 @@ func (sv *solver) blockBounds() {
 			share = blockPassShare
 		}
 		b := sv.newBudget(share)
-		before := sv.currentLB()
+		before := sv.staticLB()
 		var queue []block
 		for k := range parts {
 			lo, hi := sv.cutPoint(order, k*len(order)/parts), sv.cutPoint(order, (k+1)*len(order)/parts)
@@ -149,7 +149,9 @@ func (sv *solver) blockBounds() {
 			}
 			queue = append(halves, queue...)
 		}
-		if !proven || sv.currentLB() <= before {
+		// The blocks' own bound, not currentLB: that one also holds the root's bound from
+		// the probe (solver.run), which a pass can raise the blocks' bound under.
+		if !proven || sv.staticLB() <= before {
 			return // larger blocks would not be proven, or blocks do not help here
 		}
 	}

@@ -196,3 +196,25 @@ func TestClimbFrom(t *testing.T) {
 		t.Errorf("from w = 0.9: %d failures, θ %v links %d; want 3 failures, 2 links", sv.bestFail, sv.bestTheta, n)
 	}
 }
+
+// TestStalledRootGoesOn: a root whose rounding check the search gives up on (CLP's
+// trouble, simulated) left the tree empty after the probe of the tree, and the search
+// ended at once with the Euclidean answer; the local searches and blocks must still run,
+// and the root is tried again after them.
+func TestStalledRootGoesOn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 10-s search")
+	}
+	p := census(t, "noise_additive_50", 200)
+	res, err := Learn(p, Settings{TimeLimit: 10 * time.Second, stallChecks: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.CorrectLinks <= res.EuclideanLinks || res.Stats.Blocks == 0 || res.Stats.Nodes < 2 {
+		t.Errorf("%v: %d links (Euclidean %d), %d blocks, %d nodes: the search stopped after the root",
+			res.Status, res.CorrectLinks, res.EuclideanLinks, res.Stats.Blocks, res.Stats.Nodes)
+	}
+	if res.Bound < res.CorrectLinks || res.Bound >= len(p.Queries[0]) {
+		t.Errorf("bound %d with %d links", res.Bound, res.CorrectLinks)
+	}
+}

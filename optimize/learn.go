@@ -248,6 +248,9 @@ type Settings struct {
 	// noProbe skips the short tree before the local searches and blocks (solver.run), so
 	// that a test of the blocks on a small problem, which the probe would prove, runs them.
 	noProbe bool
+	// stallChecks makes the first stallChecks rounding checks of the tree undecided, as
+	// CLP's trouble would (the node is then given up on, its bound kept as unresolved).
+	stallChecks int
 }
 
 // Status is the outcome of Learn.

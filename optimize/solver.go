@@ -103,6 +103,7 @@ type solver struct {
 	clpMaster      bool
 	noLocalSearch  bool
 	noProbe        bool
+	stallChecks    int
 	masterWrap     func(masterLP) masterLP
 	tailRounds     int
 	blockLeaf      int
@@ -135,7 +136,7 @@ type solver struct {
 
 func newSolver(d *data, s Settings, start time.Time) *solver {
 	n := len(d.recs)
-	sv := &solver{d: d, eps: s.Epsilon, epsLP: s.Epsilon + lpSlack, threads: s.Threads, initialRows: s.InitialRows, clpSubproblems: s.clpSubproblems, clpMaster: s.clpMaster, masterWrap: s.masterWrap, tailRounds: cmp.Or(s.tailRounds, tailRounds), blockLeaf: cmp.Or(s.blockLeaf, blockLeaf), noLocalSearch: s.noLocalSearch, noProbe: s.noProbe,
+	sv := &solver{d: d, eps: s.Epsilon, epsLP: s.Epsilon + lpSlack, threads: s.Threads, initialRows: s.InitialRows, clpSubproblems: s.clpSubproblems, clpMaster: s.clpMaster, masterWrap: s.masterWrap, tailRounds: cmp.Or(s.tailRounds, tailRounds), blockLeaf: cmp.Or(s.blockLeaf, blockLeaf), noLocalSearch: s.noLocalSearch, noProbe: s.noProbe, stallChecks: s.stallChecks,
 		start: start, progress: s.Progress, lastReport: start,
 		theta: make([]float64, d.sp.dim()), famCutKeys: map[string]bool{}, fixed: make([]bool, n), cutKeys: map[string]bool{}, cutCount: make([]int, n), cutsOf: make([][]int, n),
 		bestFail: n + 1, unresolved: n + 1, masterKeep: masterKeepMin, climbGap: climbEvery, nextClimb: climbEvery,
@@ -857,8 +858,8 @@ const (
 )
 
 // probeTree explores up to probeNodes nodes of the tree within probeShare of the time
-// limit and reports whether the tree was closed (or the search's own time is up); the
-// open nodes stay for the tree after the local searches.
+// limit and reports whether the tree was closed with every node decided (or the search's
+// own time is up); the open nodes stay for the tree after the local searches.
 func (sv *solver) probeTree() bool {
 	sv.startTree()
 	deadline := sv.deadline
@@ -870,7 +871,16 @@ func (sv *solver) probeTree() bool {
 	if sv.timedOut && !sv.interrupted && (deadline.IsZero() || time.Now().Before(deadline)) {
 		sv.timedOut = false // the probe's limit, not the search's
 	}
-	return sv.open.Len() == 0 || sv.timeUp()
+	if sv.timeUp() {
+		return true
+	}
+	if sv.open.Len() == 0 && sv.unresolved < sv.bestFail {
+		// The root was given up on (CLP's trouble, a stalled game): the tree is empty but
+		// not closed. It starts again after the local searches, as without the probe.
+		sv.unresolved, sv.treeStarted = len(sv.d.recs)+1, false
+		return false
+	}
+	return sv.open.Len() == 0
 }
 
 // tree processes the open nodes, best bound first, until none is left, the time is up,
@@ -1141,6 +1151,10 @@ func (sv *solver) processNode(nd *node) {
 			L[i] = K[i] < 0.5 && !sv.fixed[i]
 		}
 		linkable, cuts, done := sv.check(L, K)
+		if sv.stallChecks > 0 { // a test's stand-in for CLP's trouble
+			sv.stallChecks--
+			done = false
+		}
 		if !done {
 			if sv.timeUp() {
 				heap.Push(&sv.open, nd)
