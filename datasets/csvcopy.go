@@ -75,7 +75,7 @@ func ReplaceCSVColumns(output, input string, t *Table, columns []string) error {
 			for k, j := range field {
 				rec[j] = cols[k].String(row)
 			}
-			if err := w.Write(rec); err != nil {
+			if err := writeCSVRecord(bw, w, rec); err != nil {
 				return fmt.Errorf("%s: %w", output, err)
 			}
 		}

@@ -51,12 +51,13 @@ func checkIPCMetadata(f *os.File, size int64) (rows int, err error) {
 // marker, the end of the file, or a message the reader will find broken on its own (a
 // length beyond the file).
 func checkIPCStream(f *os.File, size int64) error {
-	for pos, first := int64(0), true; pos+4 <= size; first = false {
+	var views viewCounts
+	for pos := int64(0); pos+4 <= size; {
 		buf, next, err := readMessage(f, pos, size)
 		if err != nil || buf == nil {
 			return err
 		}
-		bodyLength, _, err := checkMessage(buf, first)
+		bodyLength, _, err := checkMessage(buf, &views)
 		if err != nil {
 			return err
 		}
@@ -92,10 +93,11 @@ func readMessage(f *os.File, pos, size int64) (buf []byte, next int64, err error
 }
 
 // checkMessage checks a Message table (Message.fbs: version, header_type, header,
-// bodyLength, custom_metadata): its custom metadata, and its header: the schema (only
-// where first) or a record batch or dictionary batch. It returns the body's length and,
-// for a record batch, its rows.
-func checkMessage(buf []byte, first bool) (bodyLength int64, rows int, err error) {
+// bodyLength, custom_metadata): its custom metadata, and its header: the schema (the
+// first only: views is filled from it) or a record batch or dictionary batch (their
+// variadic counts against views). It returns the body's length and, for a record batch,
+// its rows.
+func checkMessage(buf []byte, views *viewCounts) (bodyLength int64, rows int, err error) {
 	w := newFBWalk(buf)
 	msg, err := w.root()
 	if err != nil {
@@ -111,17 +113,21 @@ func checkMessage(buf []byte, first bool) (bodyLength int64, rows int, err error
 	const schemaHeader, dictionaryHeader, recordBatchHeader = 1, 2, 3 // MessageHeader
 	kind, _ := msg.scalar(1, 1)
 	switch {
-	case kind == schemaHeader && first:
-		err = w.schema(header)
+	case kind == schemaHeader && views.dict == nil:
+		if err = w.schema(header); err == nil {
+			*views = w.views
+		}
 	case kind == dictionaryHeader:
 		var data fbTable
 		if data, ok, err = w.table(header, 1); err == nil && ok {
-			err = w.recordBatch(data)
+			id, _ := header.scalar64(0)
+			err = w.recordBatch(data, views.dict[int64(id)])
 		}
 	case kind == recordBatchHeader:
-		if err = w.recordBatch(header); err == nil {
+		if err = w.recordBatch(header, views.batch); err == nil {
+			// A negative length is the reader's to refuse or mend; it counts as none.
 			n, _ := header.scalar64(0)
-			rows = int(min(n, math.MaxInt32))
+			rows = int(min(max(int64(n), 0), math.MaxInt32))
 		}
 	}
 	if err != nil {
@@ -181,7 +187,7 @@ func checkIPCFooter(f *os.File, size int64) (rows int, err error) {
 			if msg == nil {
 				continue
 			}
-			_, batchRows, err := checkMessage(msg, false)
+			_, batchRows, err := checkMessage(msg, &w.views)
 			if err != nil {
 				return 0, err
 			}
@@ -206,6 +212,15 @@ func readMetadata(f *os.File, offset, length, size int64) ([]byte, error) {
 	return buf, nil
 }
 
+// viewCounts is what the messages' check needs from the schema: the number of view
+// arrays (BinaryView, Utf8View) in a record batch and in each dictionary's batch, by
+// dictionary id. The reader takes one variadic buffer count per view array from a batch,
+// whatever the length of the batch's vector of counts.
+type viewCounts struct {
+	batch int
+	dict  map[int64]int
+}
+
 // fbWalk checks the tables of one flatbuffer, counting them: a valid schema is a tree,
 // each of whose tables takes a 4-byte offset of its own, so a walk that visits more
 // tables than len(buf)/4 has met shared tables (a corrupt buffer can make a field its
@@ -213,6 +228,7 @@ func readMetadata(f *os.File, offset, length, size int64) ([]byte, error) {
 type fbWalk struct {
 	buf    fbBuf
 	budget int
+	views  viewCounts // counted by schema
 }
 
 func newFBWalk(buf []byte) *fbWalk { return &fbWalk{buf: buf, budget: len(buf) / 4} }
@@ -249,54 +265,71 @@ func (w *fbWalk) elem(start, k int) (fbTable, error) {
 }
 
 // schema checks a Schema table: its fields (recursively), custom metadata and
-// features.
+// features; it counts the view arrays into w.views.
 func (w *fbWalk) schema(schema fbTable) error {
-	if err := w.fields(schema, 1, 0); err != nil {
+	w.views = viewCounts{dict: map[int64]int{}}
+	views, err := w.fields(schema, 1, 0)
+	if err != nil {
 		return err
 	}
+	w.views.batch = views
 	if err := w.keyValues(schema, 2); err != nil {
 		return err
 	}
-	_, _, err := schema.vector(3, 8)
+	_, _, err = schema.vector(3, 8)
 	return err
 }
 
 // fields checks the vector of Field tables at field index of t, and each field's name,
-// type, dictionary encoding, children and custom metadata.
-func (w *fbWalk) fields(t fbTable, index, depth int) error {
+// type, dictionary encoding, children and custom metadata. It returns the number of
+// view arrays the fields make in a record batch; a dictionary-encoded field's (its
+// values, in its dictionary's batches) go to w.views.dict under its dictionary id.
+func (w *fbWalk) fields(t fbTable, index, depth int) (views int, err error) {
 	if depth > maxSchemaDepth {
-		return fmt.Errorf("%w: fields nested more than %d deep", errIPCMetadata, maxSchemaDepth)
+		return 0, fmt.Errorf("%w: fields nested more than %d deep", errIPCMetadata, maxSchemaDepth)
 	}
 	start, n, err := t.vector(index, 4)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for k := 0; k < n; k++ {
 		field, err := w.elem(start, k)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if _, _, err := field.vector(0, 1); err != nil { // name
-			return err
+			return 0, err
 		}
 		if err := w.fieldType(field); err != nil {
-			return err
+			return 0, err
 		}
-		if dict, ok, err := w.table(field, 4); err != nil {
-			return err
-		} else if ok {
+		own := 0
+		if kind, _ := field.scalar(2, 1); kind == 23 || kind == 24 { // BinaryView, Utf8View
+			own = 1
+		}
+		children, err := w.fields(field, 5, depth+1)
+		if err != nil {
+			return 0, err
+		}
+		own += children
+		dict, ok, err := w.table(field, 4)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
 			if _, _, err := w.table(dict, 1); err != nil { // index type
-				return err
+				return 0, err
 			}
-		}
-		if err := w.fields(field, 5, depth+1); err != nil {
-			return err
+			id, _ := dict.scalar64(0)
+			w.views.dict[int64(id)] = own // the indices in the batch make no views
+		} else {
+			views += own
 		}
 		if err := w.keyValues(field, 6); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	return views, nil
 }
 
 // fieldType checks a Field's type table and the vectors some types hold: a Timestamp's
@@ -338,9 +371,10 @@ func (w *fbWalk) keyValues(t fbTable, index int) error {
 
 // recordBatch checks a RecordBatch table (Message.fbs: length, nodes, buffers,
 // compression, variadicBufferCounts): its vectors of 16-byte FieldNode and Buffer
-// structs, its compression table, and that each variadic buffer count (int64) is at
-// most the number of buffers, which the reader allocates that many of.
-func (w *fbWalk) recordBatch(rb fbTable) error {
+// structs, its compression table, that it has a variadic buffer count for each of its
+// views arrays and that each count (int64) is at most the number of buffers, which the
+// reader allocates that many of.
+func (w *fbWalk) recordBatch(rb fbTable, views int) error {
 	if _, _, err := rb.vector(1, 16); err != nil {
 		return err
 	}
@@ -354,6 +388,9 @@ func (w *fbWalk) recordBatch(rb fbTable) error {
 	start, n, err := rb.vector(4, 8)
 	if err != nil {
 		return err
+	}
+	if n < views {
+		return fmt.Errorf("%w: %d variadic buffer counts for %d view arrays", errIPCMetadata, n, views)
 	}
 	for k := 0; k < n; k++ {
 		count := int64(binary.LittleEndian.Uint64(w.buf[start+8*k:]))
@@ -488,15 +525,15 @@ func (t fbTable) vector(index, elem int) (start, n int, err error) {
 }
 
 // ipcAllocLimit is the most memory the buffers of an Arrow IPC read may hold at once: the
-// machine's physical memory where it is known (a request beyond it can only end in the
-// runtime's fatal out-of-memory), else a thousand times the file and at least 1 GiB.
-// Uncompressed buffers are slices of the file; compressed ones (LZ4, ZSTD) are allocated
-// at the size their first eight bytes announce, which a corrupt file can set to anything
-// up to 2^63, while a real one can decompress to tens of thousands of times its size
-// (ZSTD on a constant column).
+// memory the process can hope to allocate where it is known (memoryLimit; a request
+// beyond it can only end in the runtime's fatal out-of-memory), else a thousand times the
+// file and at least 1 GiB. Uncompressed buffers are slices of the file; compressed ones
+// (LZ4, ZSTD) are allocated at the size their first eight bytes announce, which a
+// corrupt file can set to anything up to 2^63, while a real one can decompress to tens of
+// thousands of times its size (ZSTD on a constant column).
 func ipcAllocLimit(size int64) int64 {
-	if ram := physicalMemory(); ram > 0 {
-		return ram
+	if limit := memoryLimit(); limit > 0 {
+		return limit
 	}
 	return max(1<<30, 1024*size)
 }

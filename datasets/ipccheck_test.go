@@ -227,6 +227,14 @@ func TestIPCCorruptBatches(t *testing.T) {
 		schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Float64}}, nil)
 		return array.NewRecordBatchWithMetadata(schema, []arrow.Array{bld.NewArray()}, 3, arrow.NewMetadata([]string{"k"}, []string{"v"}))
 	}
+	viewBatch := func() arrow.RecordBatch {
+		bld := array.NewStringViewBuilder(memory.DefaultAllocator)
+		for i := range 4 {
+			bld.Append(strings.Repeat("a label longer than twelve bytes ", i+1))
+		}
+		schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.StringView}}, nil)
+		return array.NewRecordBatch(schema, []arrow.Array{bld.NewArray()}, 4)
+	}
 	cases := []struct {
 		name    string
 		batch   func() arrow.RecordBatch
@@ -238,18 +246,21 @@ func TestIPCCorruptBatches(t *testing.T) {
 			at += flatbuffers.GetUOffsetT(msg[at:])
 			binary.LittleEndian.PutUint32(msg[at:], 0x7ffffff0)
 		}},
-		{"variadic buffer count", func() arrow.RecordBatch {
-			bld := array.NewStringViewBuilder(memory.DefaultAllocator)
-			for i := range 4 {
-				bld.Append(strings.Repeat("a label longer than twelve bytes ", i+1))
-			}
-			schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.StringView}}, nil)
-			return array.NewRecordBatch(schema, []arrow.Array{bld.NewArray()}, 4)
-		}, func(t *testing.T, msg []byte) {
+		{"variadic buffer count", viewBatch, func(t *testing.T, msg []byte) {
 			root := &flatbuffers.Table{Bytes: msg, Pos: flatbuffers.GetUOffsetT(msg)}
 			rb := &flatbuffers.Table{Bytes: msg, Pos: root.Indirect(slot(t, root, 2))}
 			at := slot(t, rb, 4)
 			at += flatbuffers.GetUOffsetT(msg[at:])
+			binary.LittleEndian.PutUint64(msg[at+4:], 1<<40)
+		}},
+		{"variadic counts fewer than the view arrays", viewBatch, func(t *testing.T, msg []byte) {
+			// The reader takes one count per view array whatever the vector's length: an
+			// empty vector followed by 2^40 asks for 2^40 buffers.
+			root := &flatbuffers.Table{Bytes: msg, Pos: flatbuffers.GetUOffsetT(msg)}
+			rb := &flatbuffers.Table{Bytes: msg, Pos: root.Indirect(slot(t, root, 2))}
+			at := slot(t, rb, 4)
+			at += flatbuffers.GetUOffsetT(msg[at:])
+			binary.LittleEndian.PutUint32(msg[at:], 0)
 			binary.LittleEndian.PutUint64(msg[at+4:], 1<<40)
 		}},
 		{"batch length", func() arrow.RecordBatch {

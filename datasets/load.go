@@ -418,21 +418,24 @@ func (ld *loader) batch(rec arrow.RecordBatch, fileIdx []int) error {
 // reserve preallocates every column for the given number of rows when it is known up
 // front (Parquet, Arrow file), so that loading never holds more than one copy. The count
 // comes from the file's metadata, which a corrupt file can set to 2^40 rows: beyond
-// maxReserve(size) rows the columns grow as they are read instead (a file that real
-// rows fill that far is highly compressed).
+// maxReserve rows the columns grow as they are read instead (a file that real rows fill
+// that far is highly compressed).
 func (ld *loader) reserve(rows int, size int64) {
-	rows = int(min(int64(rows), maxReserve(size)))
+	rows = int(min(int64(rows), maxReserve(size, len(ld.cols))))
 	for _, b := range ld.cols {
 		b.reserve = rows
 	}
 }
 
-// maxReserve is the most rows reserve preallocates for a file of size bytes: 64 per byte
-// (a bit-packed or dictionary-encoded column takes at least an eighth of a byte a row
-// before compression), at least 2^20, and as many as an eighth of the machine's memory
-// holds as float64 (a column of a constant compressed by ZSTD can take next to nothing a
-// row, and reserving is what keeps its load to one copy).
-func maxReserve(size int64) int64 { return max(1<<20, 64*size, physicalMemory()/64) }
+// maxReserve is the most rows reserve preallocates in each of cols columns of a file of
+// size bytes: 64 per byte (a bit-packed or dictionary-encoded column takes at least an
+// eighth of a byte a row before compression), at least 2^20, and as many as an eighth
+// of the memory the process can allocate holds as float64 across the columns (a column
+// of a constant compressed by ZSTD can take next to nothing a row, and reserving is what
+// keeps its load to one copy).
+func maxReserve(size int64, cols int) int64 {
+	return max(1<<20, 64*size, memoryLimit()/(64*int64(max(cols, 1))))
+}
 
 // csv reads the header with encoding/csv (to learn the number of columns), then the body
 // with Arrow's CSV reader as text columns.

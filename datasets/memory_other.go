@@ -2,5 +2,5 @@
 
 package datasets
 
-// physicalMemory is the machine's physical memory in bytes (0: unknown on this system).
-func physicalMemory() int64 { return 0 }
+// memoryLimit is the memory the process can hope to allocate (0: unknown on this system).
+func memoryLimit() int64 { return 0 }

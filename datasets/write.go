@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bufio"
+	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
@@ -108,6 +109,10 @@ func Encode(f io.Writer, t *Table, format Format, name string) error {
 	var err error
 	switch format {
 	case FormatCSV:
+		if len(t.Columns) == 1 && t.Columns[0].HasMissing() {
+			err = writeOneColumnCSV(w, &t.Columns[0])
+			break
+		}
 		cw := arrowcsv.NewWriter(w, schema, arrowcsv.WithHeader(true), arrowcsv.WithNullWriter(""))
 		err = eachBatch(t, schema, asText, cw.Write)
 		if err == nil {
@@ -250,4 +255,35 @@ func buildArray(mem memory.Allocator, c *Column, lo, hi int, asText bool) arrow.
 		typ := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
 		return array.NewDictionaryArray(typ, idxArr, dictArr)
 	}
+}
+
+// writeOneColumnCSV writes a table of one column with missing values, whose missing rows
+// must be written as "" (a quoted empty field): an empty line is no record to CSV
+// readers (encoding/csv, Arrow's, pandas skip it), so the rows after it would shift.
+func writeOneColumnCSV(w *bufio.Writer, c *Column) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{c.Name}); err != nil {
+		return err
+	}
+	for i := 0; i < c.Len(); i++ {
+		if err := writeCSVRecord(w, cw, []string{c.String(i)}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeCSVRecord writes rec with cw, except a record of one empty field, which it writes
+// as "" (see writeOneColumnCSV) after flushing cw to w.
+func writeCSVRecord(w *bufio.Writer, cw *csv.Writer, rec []string) error {
+	if len(rec) == 1 && rec[0] == "" {
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
+		}
+		_, err := w.WriteString("\"\"\n")
+		return err
+	}
+	return cw.Write(rec)
 }
