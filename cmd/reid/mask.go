@@ -48,6 +48,9 @@ values as if the records missing there were absent (sd, ranks, window and groups
 from the present values) and leave missing cells missing; mdav and corrnoise combine
 attributes within records and refuse a missing value in the attributes they mask.
 
+A CSV column whose labels are mostly numbers is read as numeric: after pram on labels
+such as 0, 1, x1, read the output with --types COLUMN:categorical.
+
 The same input, method, parameters and seed always give the same output file.
 A summary of what was done is printed on stdout (--format text|json).`,
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
