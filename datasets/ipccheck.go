@@ -1,15 +1,17 @@
 package datasets
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
 )
 
 // The Arrow IPC reader trusts the lengths in a file's flatbuffer metadata: a schema whose
@@ -36,7 +38,7 @@ var errIPCMetadata = errors.New("corrupt Arrow IPC metadata")
 // every block it lists) or stream (every message, in order) f of size bytes. It returns
 // nil for a file that is neither, leaving that verdict to the reader. For the file
 // format it also returns the number of rows its record batches' messages announce.
-func checkIPCMetadata(f *os.File, size int64) (rows int, err error) {
+func checkIPCMetadata(f io.ReaderAt, size int64) (rows int, err error) {
 	head := make([]byte, 8)
 	if _, err := f.ReadAt(head, 0); err != nil {
 		return 0, nil
@@ -50,7 +52,7 @@ func checkIPCMetadata(f *os.File, size int64) (rows int, err error) {
 // checkIPCStream checks the messages of a stream from its start until the end-of-stream
 // marker, the end of the file, or a message the reader will find broken on its own (a
 // length beyond the file).
-func checkIPCStream(f *os.File, size int64) error {
+func checkIPCStream(f io.ReaderAt, size int64) error {
 	var views viewCounts
 	for pos := int64(0); pos+4 <= size; {
 		buf, next, err := readMessage(f, pos, size)
@@ -72,7 +74,7 @@ func checkIPCStream(f *os.File, size int64) error {
 // readMessage reads the metadata of the message at pos: a 0xFFFFFFFF continuation
 // marker and the length, or (before format 0.15) the length alone; nil at the
 // end-of-stream marker. next is where the message's body starts.
-func readMessage(f *os.File, pos, size int64) (buf []byte, next int64, err error) {
+func readMessage(f io.ReaderAt, pos, size int64) (buf []byte, next int64, err error) {
 	prefix := make([]byte, 8)
 	n, _ := f.ReadAt(prefix, pos)
 	if n < 4 {
@@ -140,7 +142,7 @@ func checkMessage(buf []byte, views *viewCounts) (bodyLength int64, rows int, er
 // checkIPCFooter checks the footer of the IPC file format (the file ends with the
 // footer's flatbuffer, its length (int32) and "ARROW1") and the message of every
 // dictionary and record-batch block it lists; it returns the record batches' rows.
-func checkIPCFooter(f *os.File, size int64) (rows int, err error) {
+func checkIPCFooter(f io.ReaderAt, size int64) (rows int, err error) {
 	if size < 16 {
 		return 0, nil
 	}
@@ -201,7 +203,7 @@ func checkIPCFooter(f *os.File, size int64) (rows int, err error) {
 
 // readMetadata reads length bytes of flatbuffer metadata at offset, checking that they
 // lie inside the file.
-func readMetadata(f *os.File, offset, length, size int64) ([]byte, error) {
+func readMetadata(f io.ReaderAt, offset, length, size int64) ([]byte, error) {
 	if length < 4 || length > maxIPCMetadata || offset < 0 || offset+length > size {
 		return nil, fmt.Errorf("%w: metadata of %d bytes at offset %d in a file of %d bytes", errIPCMetadata, length, offset, size)
 	}
@@ -571,4 +573,30 @@ func (a cappedAllocator) Reallocate(size int, b []byte) []byte {
 func (a cappedAllocator) Free(b []byte) {
 	a.live.Add(-int64(len(b)))
 	a.Allocator.Free(b)
+}
+
+// checkStoredArrowSchema checks the Arrow schema a Parquet file may store (base64, key
+// "ARROW:schema", as pqarrow writes it and reads it back through the IPC reader) as an
+// IPC stream: a corrupt one is the same unbounded allocation as in an Arrow file. What
+// does not decode is left to pqarrow, as its decoding is (standard, then raw base64).
+func checkStoredArrowSchema(pf *file.Reader) error {
+	kv := pf.MetaData().KeyValueMetadata()
+	if kv == nil {
+		return nil
+	}
+	stored := kv.FindValue("ARROW:schema")
+	if stored == nil {
+		return nil
+	}
+	var decoded []byte
+	var err error
+	if len(*stored)%4 == 0 {
+		decoded, err = base64.StdEncoding.DecodeString(*stored)
+	}
+	if len(decoded) == 0 || err != nil {
+		if decoded, err = base64.RawStdEncoding.DecodeString(*stored); err != nil {
+			return nil
+		}
+	}
+	return checkIPCStream(bytes.NewReader(decoded), int64(len(decoded)))
 }

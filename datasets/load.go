@@ -681,6 +681,9 @@ func (ld *loader) parquet(f *os.File, size int64) (err error) {
 		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
 	}
 	defer pf.Close()
+	if err := checkStoredArrowSchema(pf); err != nil {
+		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
+	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, ld.mem)
 	if err != nil {
 		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
