@@ -200,15 +200,23 @@ func TestClimbFrom(t *testing.T) {
 // TestStalledRootGoesOn: a root whose rounding check the search gives up on (CLP's
 // trouble, simulated) left the tree empty after the probe of the tree, and the search
 // ended at once with the Euclidean answer; the local searches and blocks must still run,
-// and the root is tried again after them.
+// and the root is tried again after them, its bound kept meanwhile.
 func TestStalledRootGoesOn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 10-s search")
 	}
 	p := census(t, "noise_additive_50", 200)
-	res, err := Learn(p, Settings{TimeLimit: 10 * time.Second, stallChecks: 1})
+	var reports []Report
+	res, err := Learn(p, Settings{TimeLimit: 10 * time.Second, stallChecks: 1, Progress: func(r Report) { reports = append(reports, r) }})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The root given up on keeps its bound: the reported bound never goes back up.
+	for k := 1; k < len(reports); k++ {
+		if reports[k].Bound > reports[k-1].Bound || reports[k].Incumbent < reports[k-1].Incumbent {
+			t.Errorf("report %d: %d / %d after %d / %d", k, reports[k].Incumbent, reports[k].Bound, reports[k-1].Incumbent, reports[k-1].Bound)
+			break
+		}
 	}
 	if res.CorrectLinks <= res.EuclideanLinks || res.Stats.Blocks == 0 || res.Stats.Nodes < 2 {
 		t.Errorf("%v: %d links (Euclidean %d), %d blocks, %d nodes: the search stopped after the root",

@@ -876,8 +876,12 @@ func (sv *solver) probeTree() bool {
 	}
 	if sv.open.Len() == 0 && sv.unresolved < sv.bestFail {
 		// The root was given up on (CLP's trouble, a stalled game): the tree is empty but
-		// not closed. It starts again after the local searches, as without the probe.
-		sv.unresolved, sv.treeStarted = len(sv.d.recs)+1, false
+		// not closed. The root goes back in, with the bound its master gave (valid for
+		// every node, so the reported bound does not move back), to be tried again after
+		// the local searches, as without the probe.
+		heap.Push(&sv.open, &node{fix: sv.rootFix, lb: sv.unresolved, seq: sv.seq})
+		sv.seq++
+		sv.unresolved = len(sv.d.recs) + 1
 		return false
 	}
 	return sv.open.Len() == 0
