@@ -138,3 +138,27 @@ func TestOneColumnMissingCSV(t *testing.T) {
 		}
 	}
 }
+
+// TestOneColumnEmptyLabelCSV: a one-column categorical table with an empty label (from
+// Arrow or Parquet), or an empty column name, wrote an empty line: a row lost, or a file
+// that does not read back. Both are written as "".
+func TestOneColumnEmptyLabelCSV(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"s", ""} {
+		tab := &Table{Source: "t", Columns: []Column{{Name: name, Kind: Categorical, Codes: []int32{0, 1, 2}, Levels: []string{"a", "", "b"}}}}
+		p := filepath.Join(dir, "t.csv")
+		if err := Write(p, tab, FormatAuto); err != nil {
+			t.Fatal(err)
+		}
+		rows := readFields(t, p)
+		want := [][]string{{name}, {"a"}, {""}, {"b"}}
+		if len(rows) != len(want) {
+			t.Fatalf("name %q: %d records %q, want %q", name, len(rows), rows, want)
+		}
+		for i := range want {
+			if !slices.Equal(rows[i], want[i]) {
+				t.Errorf("name %q: record %d is %q, want %q", name, i+1, rows[i], want[i])
+			}
+		}
+	}
+}

@@ -429,12 +429,18 @@ func (ld *loader) reserve(rows int, size int64) {
 
 // maxReserve is the most rows reserve preallocates in each of cols columns of a file of
 // size bytes: 64 per byte (a bit-packed or dictionary-encoded column takes at least an
-// eighth of a byte a row before compression), at least 2^20, and as many as an eighth
-// of the memory the process can allocate holds as float64 across the columns (a column
-// of a constant compressed by ZSTD can take next to nothing a row, and reserving is what
-// keeps its load to one copy).
+// eighth of a byte a row before compression) and at least 2^20, or as many as a
+// sixty-fourth of the memory the process can allocate holds as float64 across the
+// columns if more (a column of a constant compressed by ZSTD can take next to nothing a
+// row, and reserving is what keeps its load to one copy), but never more than an eighth
+// of that memory.
 func maxReserve(size int64, cols int) int64 {
-	return max(1<<20, 64*size, memoryLimit()/(64*int64(max(cols, 1))))
+	c := int64(max(cols, 1))
+	rows := max(1<<20, 64*size)
+	if limit := memoryLimit(); limit > 0 {
+		rows = min(max(rows, limit/(8*8*c)), limit/(8*c))
+	}
+	return rows
 }
 
 // csv reads the header with encoding/csv (to learn the number of columns), then the body

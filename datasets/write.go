@@ -109,7 +109,7 @@ func Encode(f io.Writer, t *Table, format Format, name string) error {
 	var err error
 	switch format {
 	case FormatCSV:
-		if len(t.Columns) == 1 && t.Columns[0].HasMissing() {
+		if len(t.Columns) == 1 {
 			err = writeOneColumnCSV(w, &t.Columns[0])
 			break
 		}
@@ -257,12 +257,13 @@ func buildArray(mem memory.Allocator, c *Column, lo, hi int, asText bool) arrow.
 	}
 }
 
-// writeOneColumnCSV writes a table of one column with missing values, whose missing rows
-// must be written as "" (a quoted empty field): an empty line is no record to CSV
-// readers (encoding/csv, Arrow's, pandas skip it), so the rows after it would shift.
+// writeOneColumnCSV writes a table of one column, whose empty values (missing, or an
+// empty label) must be written as "" (a quoted empty field): an empty line is no record
+// to CSV readers (encoding/csv, Arrow's, pandas skip it), so the rows after it would
+// shift. CSV cannot tell an empty label from a missing value: both read back missing.
 func writeOneColumnCSV(w *bufio.Writer, c *Column) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{c.Name}); err != nil {
+	if err := writeCSVRecord(w, cw, []string{c.Name}); err != nil {
 		return err
 	}
 	for i := 0; i < c.Len(); i++ {

@@ -248,9 +248,10 @@ type Settings struct {
 	// noProbe skips the short tree before the local searches and blocks (solver.run), so
 	// that a test of the blocks on a small problem, which the probe would prove, runs them.
 	noProbe bool
-	// stallChecks makes the first stallChecks rounding checks of the tree undecided, as
-	// CLP's trouble would (the node is then given up on, its bound kept as unresolved).
-	stallChecks int
+	// stallCheck makes the stallCheck-th rounding check of the tree (1-based; 0: none)
+	// undecided, as CLP's trouble would (the node is then given up on, its bound kept as
+	// unresolved).
+	stallCheck int
 }
 
 // Status is the outcome of Learn.

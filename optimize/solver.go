@@ -103,7 +103,8 @@ type solver struct {
 	clpMaster      bool
 	noLocalSearch  bool
 	noProbe        bool
-	stallChecks    int
+	stallCheck     int // Settings.stallCheck
+	checks         int // rounding checks of the tree so far
 	masterWrap     func(masterLP) masterLP
 	tailRounds     int
 	blockLeaf      int
@@ -136,7 +137,7 @@ type solver struct {
 
 func newSolver(d *data, s Settings, start time.Time) *solver {
 	n := len(d.recs)
-	sv := &solver{d: d, eps: s.Epsilon, epsLP: s.Epsilon + lpSlack, threads: s.Threads, initialRows: s.InitialRows, clpSubproblems: s.clpSubproblems, clpMaster: s.clpMaster, masterWrap: s.masterWrap, tailRounds: cmp.Or(s.tailRounds, tailRounds), blockLeaf: cmp.Or(s.blockLeaf, blockLeaf), noLocalSearch: s.noLocalSearch, noProbe: s.noProbe, stallChecks: s.stallChecks,
+	sv := &solver{d: d, eps: s.Epsilon, epsLP: s.Epsilon + lpSlack, threads: s.Threads, initialRows: s.InitialRows, clpSubproblems: s.clpSubproblems, clpMaster: s.clpMaster, masterWrap: s.masterWrap, tailRounds: cmp.Or(s.tailRounds, tailRounds), blockLeaf: cmp.Or(s.blockLeaf, blockLeaf), noLocalSearch: s.noLocalSearch, noProbe: s.noProbe, stallCheck: s.stallCheck,
 		start: start, progress: s.Progress, lastReport: start,
 		theta: make([]float64, d.sp.dim()), famCutKeys: map[string]bool{}, fixed: make([]bool, n), cutKeys: map[string]bool{}, cutCount: make([]int, n), cutsOf: make([][]int, n),
 		bestFail: n + 1, unresolved: n + 1, masterKeep: masterKeepMin, climbGap: climbEvery, nextClimb: climbEvery,
@@ -1155,8 +1156,7 @@ func (sv *solver) processNode(nd *node) {
 			L[i] = K[i] < 0.5 && !sv.fixed[i]
 		}
 		linkable, cuts, done := sv.check(L, K)
-		if sv.stallChecks > 0 { // a test's stand-in for CLP's trouble
-			sv.stallChecks--
+		if sv.checks++; sv.checks == sv.stallCheck { // a test's stand-in for CLP's trouble
 			done = false
 		}
 		if !done {
