@@ -8,7 +8,7 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-//go:generate sh -c "cd sortnetgen && go run . > ../owa16_amd64.s && go run . -choquet > ../choquetreg_amd64.s"
+//go:generate sh -c "cd sortnetgen && go run . > ../owa16_amd64.s && go run . -choquet > ../choquetreg_amd64.s && go run . -choquet-go > ../choquetreg_amd64.go"
 //go:generate sh -c "cd asm && go run . -out ../kernel_amd64.s -stubs ../kernel_amd64_stub.go -pkg kernel"
 
 // init selects the best assembly kernel the CPU and the OS support (x/sys/cpu checks
