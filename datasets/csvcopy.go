@@ -30,12 +30,9 @@ func ReplaceCSVColumns(output, input string, t *Table, columns []string) error {
 	if err != nil {
 		return &InputError{File: input, Err: err}
 	}
-	if _, err := f.Seek(start, io.SeekStart); err != nil {
-		return &InputError{File: input, Err: err}
-	}
-	var in io.Reader = f
-	if crOnly {
-		in = crToLF{f}
+	in, err := csvBody(input, f, start, crOnly)
+	if err != nil {
+		return err
 	}
 	r := csv.NewReader(bufio.NewReaderSize(in, 1<<20))
 	r.ReuseRecord = true

@@ -113,7 +113,7 @@ func checkMessage(buf []byte, views *viewCounts) (bodyLength int64, rows int, er
 		return 0, 0, err
 	}
 	const schemaHeader, dictionaryHeader, recordBatchHeader = 1, 2, 3 // MessageHeader
-	kind, _ := msg.scalar(1, 1)
+	kind := msg.ubyte(1)
 	switch {
 	case kind == schemaHeader && views.dict == nil:
 		if err = w.schema(header); err == nil {
@@ -122,21 +122,18 @@ func checkMessage(buf []byte, views *viewCounts) (bodyLength int64, rows int, er
 	case kind == dictionaryHeader:
 		var data fbTable
 		if data, ok, err = w.table(header, 1); err == nil && ok {
-			id, _ := header.scalar64(0)
-			err = w.recordBatch(data, views.dict[int64(id)])
+			err = w.recordBatch(data, views.dict[int64(header.scalar64(0))])
 		}
 	case kind == recordBatchHeader:
 		if err = w.recordBatch(header, views.batch); err == nil {
 			// A negative length is the reader's to refuse or mend; it counts as none.
-			n, _ := header.scalar64(0)
-			rows = int(min(max(int64(n), 0), math.MaxInt32))
+			rows = int(min(max(int64(header.scalar64(0)), 0), math.MaxInt32))
 		}
 	}
 	if err != nil {
 		return 0, 0, err
 	}
-	v, _ := msg.scalar64(3)
-	return int64(v), rows, nil
+	return int64(msg.scalar64(3)), rows, nil
 }
 
 // checkIPCFooter checks the footer of the IPC file format (the file ends with the
@@ -302,11 +299,12 @@ func (w *fbWalk) fields(t fbTable, index, depth int) (views int, err error) {
 		if _, _, err := field.vector(0, 1); err != nil { // name
 			return 0, err
 		}
-		if err := w.fieldType(field); err != nil {
+		kind := field.ubyte(2) // type_type
+		if err := w.fieldType(field, kind); err != nil {
 			return 0, err
 		}
 		own := 0
-		if kind, _ := field.scalar(2, 1); kind == 23 || kind == 24 { // BinaryView, Utf8View
+		if kind == 23 || kind == 24 { // BinaryView, Utf8View
 			own = 1
 		}
 		children, err := w.fields(field, 5, depth+1)
@@ -322,8 +320,7 @@ func (w *fbWalk) fields(t fbTable, index, depth int) (views int, err error) {
 			if _, _, err := w.table(dict, 1); err != nil { // index type
 				return 0, err
 			}
-			id, _ := dict.scalar64(0)
-			w.views.dict[int64(id)] = own // the indices in the batch make no views
+			w.views.dict[int64(dict.scalar64(0))] = own // the indices in the batch make no views
 		} else {
 			views += own
 		}
@@ -336,12 +333,11 @@ func (w *fbWalk) fields(t fbTable, index, depth int) (views int, err error) {
 
 // fieldType checks a Field's type table and the vectors some types hold: a Timestamp's
 // time zone (Type 10, field 1) and a Union's type ids (Type 14, field 1).
-func (w *fbWalk) fieldType(field fbTable) error {
+func (w *fbWalk) fieldType(field fbTable, kind byte) error {
 	typ, ok, err := w.table(field, 3)
 	if err != nil || !ok {
 		return err
 	}
-	kind, _ := field.scalar(2, 1)
 	switch kind {
 	case 10:
 		_, _, err = typ.vector(1, 1)
@@ -471,29 +467,23 @@ func (t fbTable) field(index int) (int, bool, error) {
 	return t.pos + int(off), true, nil
 }
 
-// scalar returns the unsigned scalar of width bytes (1, 2 or 4) of field index.
-func (t fbTable) scalar(index, width int) (uint32, bool) {
+// ubyte returns the 1-byte scalar of field index, 0 when absent (the default of the
+// enums read with it).
+func (t fbTable) ubyte(index int) byte {
 	pos, ok, err := t.field(index)
-	if !ok || err != nil || pos+width > len(t.buf) {
-		return 0, false
+	if !ok || err != nil || pos >= len(t.buf) {
+		return 0
 	}
-	switch width {
-	case 1:
-		return uint32(t.buf[pos]), true
-	case 2:
-		v, _ := t.buf.u16(pos)
-		return uint32(v), true
-	}
-	return t.buf.u32(pos)
+	return t.buf[pos]
 }
 
-// scalar64 returns the 8-byte scalar of field index (0 when absent).
-func (t fbTable) scalar64(index int) (uint64, bool) {
+// scalar64 returns the 8-byte scalar of field index, 0 when absent.
+func (t fbTable) scalar64(index int) uint64 {
 	pos, ok, err := t.field(index)
 	if !ok || err != nil || pos+8 > len(t.buf) {
-		return 0, false
+		return 0
 	}
-	return binary.LittleEndian.Uint64(t.buf[pos:]), true
+	return binary.LittleEndian.Uint64(t.buf[pos:])
 }
 
 // table returns the table referenced by field index, or false when the field is absent.

@@ -450,18 +450,7 @@ func (ld *loader) csv(f *os.File, size int64) error {
 	if err != nil {
 		return &InputError{File: ld.path, Err: err}
 	}
-	// body positions f after the byte-order mark (which is no part of the first name, and
-	// before a quoted name would make it a bare quote) and turns classic Mac line ends into
-	// LF, the only line end encoding/csv knows besides CRLF.
-	body := func() (io.Reader, error) {
-		if _, err := f.Seek(start, io.SeekStart); err != nil {
-			return nil, &InputError{File: ld.path, Err: err}
-		}
-		if crOnly {
-			return crToLF{f}, nil
-		}
-		return f, nil
-	}
+	body := func() (io.Reader, error) { return csvBody(ld.path, f, start, crOnly) }
 	in, err := body()
 	if err != nil {
 		return err
@@ -580,6 +569,20 @@ func csvPrologue(f *os.File) (start int64, crOnly bool, err error) {
 			return start, err != nil || next[0] != '\n', nil
 		}
 	}
+}
+
+// csvBody positions f at start, after the byte-order mark (which is no part of the first
+// name, and before a quoted name would make it a bare quote), and turns classic Mac line
+// ends into LF, the only line end encoding/csv knows besides CRLF (start and crOnly from
+// csvPrologue).
+func csvBody(path string, f *os.File, start int64, crOnly bool) (io.Reader, error) {
+	if _, err := f.Seek(start, io.SeekStart); err != nil {
+		return nil, &InputError{File: path, Err: err}
+	}
+	if crOnly {
+		return crToLF{f}, nil
+	}
+	return f, nil
 }
 
 // crToLF turns every CR into LF, for a file whose lines end in CR alone: encoding/csv would
