@@ -865,10 +865,10 @@ func (sv *solver) probeTree() bool {
 	sv.startTree()
 	deadline := sv.deadline
 	if !deadline.IsZero() {
-		sv.deadline = sv.newBudget(probeShare).end
+		sv.setDeadline(sv.newBudget(probeShare).end)
 	}
 	sv.tree(sv.stats.Nodes + probeNodes)
-	sv.deadline = deadline
+	sv.setDeadline(deadline)
 	if sv.timedOut && !sv.interrupted && (deadline.IsZero() || time.Now().Before(deadline)) {
 		sv.timedOut = false // the probe's limit, not the search's
 	}
