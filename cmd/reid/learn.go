@@ -208,14 +208,18 @@ type learnReport struct {
 	Reid           float64   `json:"reid"`
 	DBRLLinks      int       `json:"dbrl_links"`
 	EuclideanLinks int       `json:"euclidean_links"`
-	Bound          int       `json:"bound"`
-	Gap            float64   `json:"gap"`
-	Status         string    `json:"status"`
-	Nodes          int       `json:"nodes"`
-	Cuts           int       `json:"cuts"`
-	RowsGenerated  int       `json:"rows_generated"`
-	LPIterations   int       `json:"lp_iterations"`
-	FamilyCuts     int       `json:"family_cuts"`
+	// EuclideanCorrectLinks counts the Euclidean distance's links by the criterion of
+	// correct_links (margin ≥ ε), the figure correct_links is never below;
+	// euclidean_links counts plain DBRL's (unique nearest, any margin).
+	EuclideanCorrectLinks int     `json:"euclidean_correct_links"`
+	Bound                 int     `json:"bound"`
+	Gap                   float64 `json:"gap"`
+	Status                string  `json:"status"`
+	Nodes                 int     `json:"nodes"`
+	Cuts                  int     `json:"cuts"`
+	RowsGenerated         int     `json:"rows_generated"`
+	LPIterations          int     `json:"lp_iterations"`
+	FamilyCuts            int     `json:"family_cuts"`
 	// PSDStrategies counts the rank-one strategies the bilinear θ-LP games generated.
 	PSDStrategies int `json:"psd_strategies,omitempty"`
 	// TwinGroups is the number of groups of identical records (different true partners)
@@ -375,33 +379,34 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 		return nil, nil, err
 	}
 	r := &learnReport{
-		Engine:         "reid " + version,
-		Attributes:     p.Attributes,
-		N:              res.N,
-		Direction:      j.direction.String(),
-		Operator:       j.family.String(),
-		Params:         res.Params,
-		Epsilon:        res.Epsilon,
-		CorrectLinks:   res.CorrectLinks,
-		DBRLLinks:      res.DBRLLinks,
-		EuclideanLinks: eu.Measures.Correct,
-		Bound:          res.Bound,
-		Gap:            res.Gap,
-		Status:         res.Status.String(),
-		Nodes:          res.Stats.Nodes,
-		Cuts:           res.Stats.Cuts,
-		RowsGenerated:  res.Stats.RowsGenerated,
-		LPIterations:   res.Stats.LPIterations,
-		FamilyCuts:     res.Stats.FamilyCuts,
-		PSDStrategies:  res.Stats.PSDStrategies,
-		TwinGroups:     res.Stats.TwinGroups,
-		CliqueRows:     res.Stats.CliqueRows,
-		Swaps:          res.Stats.Swaps,
-		Blocks:         res.Stats.Blocks,
-		BlockNodes:     res.Stats.BlockNodes,
-		Neighbourhoods: res.Stats.Neighbourhoods,
-		Seed:           j.settings.Seed,
-		Seconds:        res.Stats.Seconds,
+		Engine:                "reid " + version,
+		Attributes:            p.Attributes,
+		N:                     res.N,
+		Direction:             j.direction.String(),
+		Operator:              j.family.String(),
+		Params:                res.Params,
+		Epsilon:               res.Epsilon,
+		CorrectLinks:          res.CorrectLinks,
+		DBRLLinks:             res.DBRLLinks,
+		EuclideanLinks:        eu.Measures.Correct,
+		EuclideanCorrectLinks: res.EuclideanLinks,
+		Bound:                 res.Bound,
+		Gap:                   res.Gap,
+		Status:                res.Status.String(),
+		Nodes:                 res.Stats.Nodes,
+		Cuts:                  res.Stats.Cuts,
+		RowsGenerated:         res.Stats.RowsGenerated,
+		LPIterations:          res.Stats.LPIterations,
+		FamilyCuts:            res.Stats.FamilyCuts,
+		PSDStrategies:         res.Stats.PSDStrategies,
+		TwinGroups:            res.Stats.TwinGroups,
+		CliqueRows:            res.Stats.CliqueRows,
+		Swaps:                 res.Stats.Swaps,
+		Blocks:                res.Stats.Blocks,
+		BlockNodes:            res.Stats.BlockNodes,
+		Neighbourhoods:        res.Stats.Neighbourhoods,
+		Seed:                  j.settings.Seed,
+		Seconds:               res.Stats.Seconds,
 	}
 	if res.N > 0 {
 		r.Reid = float64(res.CorrectLinks) / float64(res.N)
@@ -476,7 +481,9 @@ func printLearn(w io.Writer, r *learnReport) error {
 	fmt.Fprintf(tw, "correct links\t%d\t(margin ≥ ε; Reid %.4f)\n", r.CorrectLinks, r.Reid)
 	fmt.Fprintf(tw, "proven bound\t%d\t(Reid ≤ %.4f; gap %.2f%%)\n", r.Bound, float64(r.Bound)/float64(max(r.N, 1)), 100*r.Gap)
 	fmt.Fprintf(tw, "DBRL links\t%d\t(learned parameters, unique nearest)\n", r.DBRLLinks)
-	fmt.Fprintf(tw, "Euclidean links\t%d\t\n", r.EuclideanLinks)
+	// Both criteria: on heavy-tailed files many plain links have margins below ε, and
+	// the plain count alone reads as if the worst case linked fewer than Euclidean.
+	fmt.Fprintf(tw, "Euclidean links\t%d\t(unique nearest; %d with margin ≥ ε)\n", r.EuclideanLinks, r.EuclideanCorrectLinks)
 	if err := tw.Flush(); err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func TestLearnToy(t *testing.T) {
 			t.Errorf("JSON lacks %q", f)
 		}
 	}
-	if doc["correct_links"].(float64) != 3 || doc["euclidean_links"].(float64) != 2 || doc["bound"].(float64) != 3 ||
+	if doc["correct_links"].(float64) != 3 || doc["euclidean_links"].(float64) != 2 || doc["euclidean_correct_links"].(float64) != 2 || doc["bound"].(float64) != 3 ||
 		doc["status"] != "optimal" || doc["gap"].(float64) != 0 || doc["operator"] != "wm" || doc["epsilon"].(float64) != 1e-4 {
 		t.Errorf("toy: %v", doc)
 	}
@@ -80,14 +80,21 @@ func TestLearnToy(t *testing.T) {
 		t.Fatalf("ε = 10: exit %d: %s", code, stderr)
 	}
 	var wide struct {
-		Bound    int      `json:"bound"`
-		Warnings []string `json:"warnings"`
+		Bound                 int      `json:"bound"`
+		EuclideanLinks        int      `json:"euclidean_links"`
+		EuclideanCorrectLinks int      `json:"euclidean_correct_links"`
+		Warnings              []string `json:"warnings"`
 	}
 	if err := json.Unmarshal([]byte(out), &wide); err != nil {
 		t.Fatal(err)
 	}
 	if wide.Bound != 0 || len(wide.Warnings) != 1 || !strings.Contains(wide.Warnings[0], "re-identifies 2 records") || !strings.Contains(wide.Warnings[0], "proven bound 0") {
 		t.Errorf("ε = 10: bound %d, warnings %q", wide.Bound, wide.Warnings)
+	}
+	// No margin reaches 10, so the Euclidean distance's links by the bound's criterion are
+	// none, while plain DBRL's stay 2.
+	if wide.EuclideanLinks != 2 || wide.EuclideanCorrectLinks != 0 {
+		t.Errorf("ε = 10: euclidean_links %d (want 2), euclidean_correct_links %d (want 0)", wide.EuclideanLinks, wide.EuclideanCorrectLinks)
 	}
 }
 
