@@ -13,7 +13,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/reid-sdc/reid/datasets"
 	"github.com/reid-sdc/reid/distances"
 	"github.com/reid-sdc/reid/linkage"
 	"github.com/reid-sdc/reid/optimize"
@@ -32,19 +31,22 @@ func auditCommand() *command {
 		Short:     "run every measure on a masked file, write the report and check a policy",
 		Long: `
 Audit is the job to run before releasing a masked file, and the one a CI pipeline runs on
-every masked file. It pairs the files as 'reid check' does (on every numeric attribute
-but the id unless --attrs chooses) and runs:
+every masked file. It pairs the files as 'reid check' does (on every attribute but the
+id unless --attrs chooses) and runs:
 
-  DBRL        distance-based record linkage, Euclidean distance, both directions
-  PRL         probabilistic record linkage (Fellegi-Sunter), EM and supervised (worst case)
+  DBRL        distance-based record linkage, Euclidean distance, both directions, on the
+              numeric attributes (distances need numbers)
+  PRL         probabilistic record linkage (Fellegi-Sunter), EM and supervised (worst case),
+              on every attribute: categorical ones agree when equal
   K.Reid      the links the intruder knows are correct, under --masking
   worst case  the learned distances of the WM, OWA, bilinear and Choquet families (exact
-              MILP, anytime): --time-limit is split between the operators; each reports
-              its incumbent, proven bound, gap and status (an interrupt, Ctrl-C or
-              SIGTERM, ends the searches with status interrupted; the report is still
-              written, and audit exits 130 without judging the policy). Bilinear and
-              Choquet start from the WM and OWA optima; on more than 13 attributes the
-              2-additive Choquet integral (choquet2, up to 20) replaces the full one.
+              MILP, anytime) on the numeric attributes: --time-limit is split between the
+              operators; each reports its incumbent, proven bound, gap and status (an
+              interrupt, Ctrl-C or SIGTERM, ends the searches with status interrupted;
+              the report is still written, and audit exits 130 without judging the
+              policy). Bilinear and Choquet start from the WM and OWA optima; on more
+              than 13 attributes the 2-additive Choquet integral (choquet2, up to 20)
+              replaces the full one.
   uniqueness  with --keys: sample and population uniques, P(PU|SU), record risk and
               k-anonymity of the masked file on those keys (--population counts F_j)
 
@@ -64,7 +66,7 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			pf := addPairFlags(fs)
 			masking := fs.String("masking", "none", "intruder's `knowledge` of the masking, for K.Reid (rankswap:p=P, mdav:k=K, indrank:k=K, none)")
-			keys := fs.String("keys", "", "comma-separated key `attributes` for uniqueness (numeric keys are linked on too, as every numeric attribute unless --attrs)")
+			keys := fs.String("keys", "", "comma-separated key `attributes` for uniqueness (linked on too, as every attribute unless --attrs)")
 			population := fs.String("population", "", "population `file` for uniqueness (F_j counted in it)")
 			policyFile := fs.String("policy", "", "policy `file` (JSON) with the thresholds of the gate")
 			timeLimit := secondsOrDuration(time.Minute)
@@ -163,14 +165,17 @@ type auditInputs struct {
 }
 
 type auditOptions struct {
-	Attributes   []string  `json:"attributes"`
-	ID           string    `json:"id,omitempty"`
-	Keys         []string  `json:"keys"`
-	Masking      string    `json:"masking"`
-	TimeLimit    string    `json:"time_limit"`
-	Epsilon      float64   `json:"epsilon"`
-	Records      int       `json:"records"`
-	PRLQuantiles []float64 `json:"prl_quantiles"`
+	Attributes []string `json:"attributes"`
+	// DistanceAttributes are the numeric ones among Attributes: DBRL and the worst case
+	// link on them, PRL on all.
+	DistanceAttributes []string  `json:"distance_attributes"`
+	ID                 string    `json:"id,omitempty"`
+	Keys               []string  `json:"keys"`
+	Masking            string    `json:"masking"`
+	TimeLimit          string    `json:"time_limit"`
+	Epsilon            float64   `json:"epsilon"`
+	Records            int       `json:"records"`
+	PRLQuantiles       []float64 `json:"prl_quantiles"`
 }
 
 // auditLinkage is one linkage run (DBRL or PRL, one direction).
@@ -314,12 +319,21 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	step := func(name string, t time.Time) { steps[name] = time.Since(t).Seconds() }
 
 	t := time.Now()
-	if err := a.defaultAttributes(); err != nil {
-		return nil, err
-	}
 	files, err := a.pf.open()
 	if err != nil {
 		return nil, err
+	}
+	// PRL compares every attribute; the distances (DBRL, the worst case) only numbers.
+	// Before, the audit linked every method on the numeric attributes alone: a file of
+	// categorical keys masked by PRAM passed with Reid 0 where PRL on its keys links half.
+	dist, categorical, err := files.numericView()
+	if err != nil {
+		return nil, err
+	}
+	if len(dist.Pairing.Attributes) == 0 && a.knowledge.Method != "" && a.knowledge.Method != "none" {
+		// K.Reid comes with DBRL, which has nothing to run on: a max_k_reid rule would
+		// pass on a measure never taken.
+		return nil, usagef("--masking %s: K.Reid re-runs the masking on numeric attributes, and every attribute here is categorical", a.maskingSpec)
 	}
 	step("load", t)
 	pf := a.pf
@@ -330,7 +344,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 			Original: auditInput{*pf.original, files.OriginalSHA256, files.OriginalRecords},
 			Masked:   auditInput{*pf.masked, files.MaskedSHA256, files.MaskedRecords},
 		},
-		Options: auditOptions{Attributes: files.Pairing.Attributes, ID: *pf.id, Keys: a.keys, Masking: a.maskingSpec,
+		Options: auditOptions{Attributes: files.Pairing.Attributes, DistanceAttributes: dist.Pairing.Attributes, ID: *pf.id, Keys: a.keys, Masking: a.maskingSpec,
 			TimeLimit: a.timeLimit.String(), Epsilon: a.epsilon, Records: a.records, PRLQuantiles: prlQuantiles},
 		Seed:      *pf.seed,
 		Linkage:   []auditLinkage{},
@@ -339,6 +353,15 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	}
 	if r.Options.Keys == nil {
 		r.Options.Keys = []string{}
+	}
+	if r.Options.DistanceAttributes == nil {
+		r.Options.DistanceAttributes = []string{}
+	}
+	switch {
+	case len(categorical) > 0 && len(dist.Pairing.Attributes) == 0:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("no numeric attribute: DBRL and the worst case (distances) were not run; PRL compared the categorical attributes %s", strings.Join(categorical, ", ")))
+	case len(categorical) > 0:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("DBRL and the worst case link on the numeric attributes only (%d of %d); the categorical ones (%s) are compared by PRL", len(dist.Pairing.Attributes), len(files.Pairing.Attributes), strings.Join(categorical, ", ")))
 	}
 
 	// Uniqueness of the masked file on the keys, first: its inputs (--keys, --population)
@@ -353,8 +376,11 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 
 	// DBRL, Euclidean, both directions, with K.Reid.
 	for _, dir := range []linkage.Direction{linkage.MaskedToOriginal, linkage.OriginalToMasked} {
+		if len(dist.Pairing.Attributes) == 0 {
+			break
+		}
 		t = time.Now()
-		job := linkJob{files: files, operator: "euclidean", direction: dir, knowledge: a.knowledge, records: a.records, threads: a.threads}
+		job := linkJob{files: dist, operator: "euclidean", direction: dir, knowledge: a.knowledge, records: a.records, threads: a.threads}
 		lr, _, err := job.run(e)
 		if err != nil {
 			return nil, err
@@ -366,7 +392,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	// PRL, EM and supervised, masked to original.
 	for _, sup := range []bool{false, true} {
 		t = time.Now()
-		lk, weights, err := a.prl(e, files, sup)
+		lk, weights, err := a.prl(e, files, dist, sup)
 		if err != nil {
 			return nil, err
 		}
@@ -388,8 +414,14 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	// On more than 13 attributes the full Choquet measure is out of reach: the 2-additive
 	// one (choquet2) is learned instead, up to 20 attributes.
 	fams := []optimize.Family{optimize.WM, optimize.OWA, optimize.Bilinear, optimize.Choquet}
-	nattrs := len(files.Pairing.Attributes)
-	if nattrs > optimize.MaxFullChoquetAttributes {
+	nattrs := len(dist.Pairing.Attributes)
+	if nattrs == 0 {
+		for _, fam := range fams {
+			r.WorstCase = append(r.WorstCase, auditWorstCase{Operator: fam.String(), Available: false, Status: "not_available",
+				Reason: "no numeric attribute: the families are distances on numbers", Params: []float64{}})
+		}
+		fams = nil
+	} else if nattrs > optimize.MaxFullChoquetAttributes {
 		reason := fmt.Sprintf("the Choquet learner fits all 2^m − 2 measure values for at most %d attributes; this audit links on %d (choose fewer with --attrs)", optimize.MaxFullChoquetAttributes, nattrs)
 		if nattrs <= distances.MaxChoquetAttributes {
 			reason += "; the 2-additive Choquet integral (choquet2) is learned instead"
@@ -421,7 +453,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 			return nil, err
 		}
 		settings := optimize.Settings{Epsilon: a.epsilon, TimeLimit: per, Seed: int64(*pf.seed), Threads: a.threads, WarmStarts: warm}
-		job := learnJob{files: files, family: fam, direction: linkage.MaskedToOriginal, records: a.records, threads: a.threads, settings: settings}
+		job := learnJob{files: dist, family: fam, direction: linkage.MaskedToOriginal, records: a.records, threads: a.threads, settings: settings}
 		lr, _, err := job.run(ctx, e)
 		if err != nil {
 			return nil, err
@@ -449,36 +481,6 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	return r, nil
 }
 
-// defaultAttributes sets --attrs, when not given, to the numeric columns of the original
-// but the id (numeric --keys included): linkage needs numbers, and an intruder links on
-// the keys too.
-func (a *auditJob) defaultAttributes() error {
-	if *a.pf.attrs != "" {
-		return nil
-	}
-	opts, err := a.pf.load.options()
-	if err != nil {
-		return err
-	}
-	t, err := datasets.Load(*a.pf.original, opts)
-	if err != nil {
-		return err
-	}
-	// Every numeric attribute but the id, the --keys included: an intruder links on the
-	// keys too, and leaving numeric keys out lowered the Reid a policy judges.
-	var attrs []string
-	for _, c := range t.Columns {
-		if c.Kind == datasets.Numeric && c.Name != *a.pf.id {
-			attrs = append(attrs, c.Name)
-		}
-	}
-	if len(attrs) == 0 {
-		return &datasets.InputError{File: *a.pf.original, Err: fmt.Errorf("no numeric attribute to link on (give --attrs)")}
-	}
-	*a.pf.attrs = strings.Join(attrs, ",")
-	return nil
-}
-
 func fromLinkReport(method string, supervised bool, lr *linkReport) auditLinkage {
 	id := method + "/" + lr.Operator + "/" + lr.Direction
 	if method == "prl" {
@@ -497,8 +499,9 @@ func nonNilCounts(c []linkage.Count) []linkage.Count {
 }
 
 // prl runs probabilistic record linkage as 'reid link --method prl' does with its default
-// settings, and returns the weights of true and other pairs for the chart.
-func (a *auditJob) prl(e *env, files *pairedFiles, supervised bool) (auditLinkage, [2][]weightCount, error) {
+// settings, and returns the weights of true and other pairs for the chart. K.Reid's
+// attack re-runs the masking on the numeric attributes, dist.
+func (a *auditJob) prl(e *env, files, dist *pairedFiles, supervised bool) (auditLinkage, [2][]weightCount, error) {
 	var weights [2][]weightCount
 	dir := linkage.MaskedToOriginal
 	// Bands at quantiles of |Δz| first; when an attribute has too many equal differences
@@ -532,7 +535,7 @@ func (a *auditJob) prl(e *env, files *pairedFiles, supervised bool) (auditLinkag
 	for k, v := range ms.ReidAtK {
 		lr.ReidAtK[strconv.Itoa(k)] = v
 	}
-	job := linkJob{files: files, knowledge: a.knowledge}
+	job := linkJob{files: dist, knowledge: a.knowledge}
 	known, err := job.knownLinks()
 	if err != nil {
 		return auditLinkage{}, weights, err
@@ -673,8 +676,8 @@ func optF(v *float64) string {
 }
 
 func printAudit(w io.Writer, r *auditReport) {
-	fmt.Fprintf(w, "reid audit: %s (%d records) against %s (%d records), %d attributes\n",
-		r.Inputs.Masked.File, r.Inputs.Masked.Records, r.Inputs.Original.File, r.Inputs.Original.Records, len(r.Options.Attributes))
+	fmt.Fprintf(w, "reid audit: %s (%d records) against %s (%d records), %s\n",
+		r.Inputs.Masked.File, r.Inputs.Masked.Records, r.Inputs.Original.File, r.Inputs.Original.Records, attributeCounts(r.Options))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nlinkage\tn\tReid\tReid (sets)\tK.Reid")
 	for _, l := range r.Linkage {
@@ -705,6 +708,16 @@ func printAudit(w io.Writer, r *auditReport) {
 		}
 	}
 	fmt.Fprintf(w, "\ntime: %.2fs\n", r.Timings.TotalSeconds)
+}
+
+// attributeCounts says how many attributes the audit links on, and how many of them the
+// distances use when the categorical ones are left to PRL.
+func attributeCounts(o auditOptions) string {
+	n, d := len(o.Attributes), len(o.DistanceAttributes)
+	if d == n {
+		return fmt.Sprintf("%d attributes", n)
+	}
+	return fmt.Sprintf("%d attributes (%d numeric for DBRL and the worst case)", n, d)
 }
 
 // ciLine is the one-line summary for CI logs.

@@ -73,12 +73,23 @@ func TestAuditReportValidatesAndAgreesWithLink(t *testing.T) {
 	if errs := validate(schema, schema, doc, "$"); len(errs) > 0 {
 		t.Fatalf("report does not validate:\n%s", strings.Join(errs, "\n"))
 	}
+	// The distances link on the numeric attributes, PRL on all: the categorical keys too.
+	opts := doc["options"].(map[string]any)
+	attrs, distAttrs := toStrings(opts["attributes"]), toStrings(opts["distance_attributes"])
+	for _, k := range []string{"age_band", "sex", "region"} {
+		if !slices.Contains(attrs, k) || slices.Contains(distAttrs, k) {
+			t.Errorf("categorical key %s: in attributes %v, in distance_attributes %v; want only the first", k, attrs, distAttrs)
+		}
+	}
+	if len(distAttrs) == 0 || len(distAttrs) >= len(attrs) {
+		t.Errorf("distance_attributes %v, attributes %v", distAttrs, attrs)
+	}
 	// DBRL Reid in both directions equals reid link's on the same files and records.
 	orig, _, swap := fixture(t)
 	link := map[string]float64{}
 	for _, dir := range []string{"masked-to-original", "original-to-masked"} {
 		c, out, se := runReid(t, "link", "--format", "json", "--records", "40", "--direction", dir,
-			"--attrs", strings.Join(toStrings(doc["options"].(map[string]any)["attributes"]), ","),
+			"--attrs", strings.Join(distAttrs, ","),
 			"--masking", "rankswap:p=5", orig, swap)
 		if c != exitOK {
 			t.Fatal(se)
@@ -89,6 +100,27 @@ func TestAuditReportValidatesAndAgreesWithLink(t *testing.T) {
 		}
 		link["dbrl/euclidean/"+dir] = lr["reid"].(float64)
 		link["k_reid/"+dir] = lr["k_reid"].(float64)
+	}
+	// PRL's Reid equals reid link --method prl's on every attribute.
+	for _, sup := range []string{"em", "supervised"} {
+		args := []string{"link", "--method", "prl", "--format", "json", "--records", "40", "--attrs", strings.Join(attrs, ","), orig, swap}
+		if sup == "supervised" {
+			args = append(args, "--supervised")
+		}
+		for _, l := range doc["linkage"].([]any) {
+			if l := l.(map[string]any); l["id"] == "prl/"+sup+"/masked-to-original" && l["comparison"] == prlFallback {
+				args = append(args, "--bands", "0.1,0.5")
+			}
+		}
+		c, out, se := runReid(t, args...)
+		if c != exitOK {
+			t.Fatal(se)
+		}
+		var lr map[string]any
+		if err := json.Unmarshal([]byte(out), &lr); err != nil {
+			t.Fatal(err)
+		}
+		link["prl/"+sup+"/masked-to-original"] = lr["reid"].(float64)
 	}
 	ids := map[string]bool{}
 	for _, l := range doc["linkage"].([]any) {
@@ -786,4 +818,79 @@ func auditJSON(t *testing.T, out string, args ...string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// TestAuditCategoricalAttributes: PRL compares the categorical attributes, the distances
+// use the numeric ones. By construction: a flips between 1 and 2 in every masked record,
+// so the true partner is never among the nearest on a (DBRL Reid 0), while the label c
+// is unique and unchanged, so it agrees on the true pair only and supervised PRL's
+// unique best weight is the true pair (Reid 1). Before, the audit linked every method
+// on a alone and reported Reid 0; without a, it refused the file.
+func TestAuditCategoricalAttributes(t *testing.T) {
+	dir := t.TempDir()
+	var o, m, oc, mc strings.Builder
+	o.WriteString("a,c\n")
+	m.WriteString("a,c\n")
+	oc.WriteString("c,d\n")
+	mc.WriteString("c,d\n")
+	for i := range 12 {
+		fmt.Fprintf(&o, "%d,r%d\n", 1+i%2, i)
+		fmt.Fprintf(&m, "%d,r%d\n", 2-i%2, i)
+		fmt.Fprintf(&oc, "r%d,x%d\n", i, i%3)
+		fmt.Fprintf(&mc, "r%d,x%d\n", i, (i+1)%3)
+	}
+	type report struct {
+		Options struct {
+			Attributes         []string `json:"attributes"`
+			DistanceAttributes []string `json:"distance_attributes"`
+		} `json:"options"`
+		Warnings  []string         `json:"warnings"`
+		Linkage   []auditLinkage   `json:"linkage"`
+		WorstCase []auditWorstCase `json:"worst_case"`
+	}
+	read := func(data []byte) (report, map[string]float64) {
+		var r report
+		if err := json.Unmarshal(data, &r); err != nil {
+			t.Fatal(err)
+		}
+		reid := map[string]float64{}
+		for _, l := range r.Linkage {
+			reid[l.ID] = l.Reid
+		}
+		return r, reid
+	}
+
+	mixed, reid := read(auditJSON(t, filepath.Join(dir, "mixed"), "--time-limit", "2s",
+		writeCSV(t, dir, "o.csv", o.String()), writeCSV(t, dir, "m.csv", m.String())))
+	if got := strings.Join(mixed.Options.Attributes, ","); got != "a,c" {
+		t.Errorf("attributes %q, want a,c", got)
+	}
+	if got := strings.Join(mixed.Options.DistanceAttributes, ","); got != "a" {
+		t.Errorf("distance_attributes %q, want a", got)
+	}
+	if r, ok := reid["dbrl/euclidean/masked-to-original"]; !ok || r != 0 {
+		t.Errorf("DBRL on a: Reid %v (run %v), want 0", r, ok)
+	}
+	if r := reid["prl/supervised/masked-to-original"]; r != 1 {
+		t.Errorf("supervised PRL on a and c: Reid %v, want 1", r)
+	}
+	if !slices.ContainsFunc(mixed.Warnings, func(w string) bool { return strings.Contains(w, "categorical ones (c) are compared by PRL") }) {
+		t.Errorf("no warning that c is left to PRL: %q", mixed.Warnings)
+	}
+
+	// Only categorical attributes: PRL and no distances, every family not available.
+	ocPath, mcPath := writeCSV(t, dir, "oc.csv", oc.String()), writeCSV(t, dir, "mc.csv", mc.String())
+	cat, reid := read(auditJSON(t, filepath.Join(dir, "cat"), "--time-limit", "2s", ocPath, mcPath))
+	if len(cat.Options.DistanceAttributes) != 0 || len(cat.Linkage) != 2 || reid["prl/supervised/masked-to-original"] != 1 {
+		t.Errorf("categorical only: distance_attributes %v, linkage %v", cat.Options.DistanceAttributes, cat.Linkage)
+	}
+	if len(cat.WorstCase) != 4 || slices.ContainsFunc(cat.WorstCase, func(w auditWorstCase) bool { return w.Available || w.Status != "not_available" }) {
+		t.Errorf("categorical only: worst case %+v, want four families not available", cat.WorstCase)
+	}
+	// K.Reid re-runs a numeric masking: with no numeric attribute it is refused, not
+	// reported as 0 for a policy to pass on.
+	code, _, stderr := runReid(t, "audit", "--masking", "rankswap:p=5", "--out", filepath.Join(dir, "k"), ocPath, mcPath)
+	if code != exitInput || !strings.Contains(stderr, "every attribute here is categorical") {
+		t.Errorf("--masking on categorical attributes: exit %d, stderr %q", code, stderr)
+	}
 }

@@ -431,3 +431,58 @@ func printCheck(e *env, pf *pairFlags, f *pairedFiles, format string) error {
 	}
 	return w.Flush()
 }
+
+// numericView returns f restricted to its numeric attributes, the ones distances can use,
+// and the names of the categorical attributes it leaves out (f itself when there are
+// none). The view shares f's columns.
+func (f *pairedFiles) numericView() (*pairedFiles, []string, error) {
+	var keep, left []int
+	for j := range f.Original.Table.Columns {
+		if f.Original.Table.Columns[j].Kind == datasets.Numeric {
+			keep = append(keep, j)
+		} else {
+			left = append(left, j)
+		}
+	}
+	if len(left) == 0 {
+		return f, nil, nil
+	}
+	names := func(idx []int) []string {
+		out := make([]string, len(idx))
+		for k, j := range idx {
+			out[k] = f.Original.Table.Columns[j].Name
+		}
+		return out
+	}
+	keepNames := names(keep)
+	pairing := *f.Pairing
+	pairing.Attributes = keepNames
+	var err error
+	if pairing.Original, err = f.Pairing.Original.Select(keepNames); err != nil {
+		return nil, nil, err
+	}
+	if pairing.Masked, err = f.Pairing.Masked.Select(keepNames); err != nil {
+		return nil, nil, err
+	}
+	restrict := func(z *datasets.Standardized) (*datasets.Standardized, error) {
+		t, err := z.Table.Select(keepNames)
+		if err != nil {
+			return nil, err
+		}
+		out := &datasets.Standardized{Table: t, Dropped: z.Dropped}
+		for _, j := range keep {
+			out.Mean = append(out.Mean, z.Mean[j])
+			out.SD = append(out.SD, z.SD[j])
+		}
+		return out, nil
+	}
+	view := *f
+	view.Pairing = &pairing
+	if view.Original, err = restrict(f.Original); err != nil {
+		return nil, nil, err
+	}
+	if view.Masked, err = restrict(f.Masked); err != nil {
+		return nil, nil, err
+	}
+	return &view, names(left), nil
+}

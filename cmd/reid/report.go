@@ -17,8 +17,11 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	if p := r.Inputs.Population; p != nil {
 		fmt.Fprintf(&b, "- population: `%s` (%d records, sha256 `%s`)\n", p.File, p.Records, p.SHA256)
 	}
-	fmt.Fprintf(&b, "- attributes: %s\n- masking known to the intruder: %s\n- worst-case time limit: %s\n\n",
-		strings.Join(r.Options.Attributes, ", "), r.Options.Masking, r.Options.TimeLimit)
+	fmt.Fprintf(&b, "- attributes: %s\n", strings.Join(r.Options.Attributes, ", "))
+	if len(r.Options.DistanceAttributes) != len(r.Options.Attributes) {
+		fmt.Fprintf(&b, "- numeric attributes (DBRL and the worst case; PRL compares all): %s\n", strings.Join(r.Options.DistanceAttributes, ", "))
+	}
+	fmt.Fprintf(&b, "- masking known to the intruder: %s\n- worst-case time limit: %s\n\n", r.Options.Masking, r.Options.TimeLimit)
 	b.WriteString("## Verdict\n\n")
 	b.WriteString("`" + ciLine(r) + "`\n\n")
 	if p := r.Policy; p != nil {
@@ -85,9 +88,13 @@ func writeReportHTML(w io.Writer, r *auditReport) error {
 	var b strings.Builder
 	esc := html.EscapeString
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>reid audit report</title><style>" + reportCSS + "</style></head><body>\n")
+	attrs := strings.Join(r.Options.Attributes, ", ")
+	if len(r.Options.DistanceAttributes) != len(r.Options.Attributes) {
+		attrs += " (numeric, for DBRL and the worst case: " + strings.Join(r.Options.DistanceAttributes, ", ") + "; PRL compares all)"
+	}
 	fmt.Fprintf(&b, "<h1>reid audit report</h1>\n<p>%s, schema %s. Masked <code>%s</code> (%d records) against original <code>%s</code> (%d records); attributes %s; masking known to the intruder: %s.</p>\n",
 		esc(r.Engine), esc(r.SchemaVersion), esc(r.Inputs.Masked.File), r.Inputs.Masked.Records, esc(r.Inputs.Original.File), r.Inputs.Original.Records,
-		esc(strings.Join(r.Options.Attributes, ", ")), esc(r.Options.Masking))
+		esc(attrs), esc(r.Options.Masking))
 	fmt.Fprintf(&b, "<p><code>%s</code></p>\n", esc(ciLine(r)))
 	if p := r.Policy; p != nil {
 		b.WriteString("<h2>Policy</h2><table><tr><th>rule</th><th>measure</th><th>value</th><th>threshold</th><th>result</th></tr>\n")
