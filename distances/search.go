@@ -54,6 +54,9 @@ type QueryResult struct {
 	// Closer holds, when Settings.Closer is set, every candidate other than the true
 	// partner whose distance is below TrueDistance + Settings.Margin, by index.
 	Closer []Neighbor
+	// CloserCount is the number of those candidates, counted when Settings.Closer or
+	// Settings.CountCloser is set.
+	CloserCount int
 }
 
 // TrueInTies reports whether the true partner is in the anonymity set of the query.
@@ -71,7 +74,11 @@ type Settings struct {
 	// Closer collects the candidates closer than the true partner plus Margin (the
 	// separation oracle of the worst-case optimiser).
 	Closer bool
-	Margin float64
+	// CountCloser counts those candidates (QueryResult.CloserCount) without keeping them:
+	// a caller that needs only whether a query is linked with margin Margin pays no
+	// memory where thousands of candidates tie (files of a few discrete attributes).
+	CountCloser bool
+	Margin      float64
 	// Generic forces the portable Go kernel (embedded operators) and the pair-by-pair
 	// path (OWA, Choquet): the same results, for tests and benchmarks.
 	Generic bool
@@ -483,7 +490,8 @@ type queryState struct {
 	tied      []Neighbor // candidates within the tie tolerance of the current best
 	top       neighborHeap
 	k         int
-	collect   bool
+	collect   bool // count the candidates closer than the true partner plus the margin
+	keep      bool // and keep them in Closer
 	margin    float64
 	closerLim float64
 }
@@ -500,7 +508,8 @@ func (st *queryState) reset(res *QueryResult, truth int, trueD float64, s *Setti
 	st.tied = st.tied[:0]
 	st.top = st.top[:0]
 	st.k = s.TopK
-	st.collect = s.Closer && st.hasTrue
+	st.collect = (s.Closer || s.CountCloser) && st.hasTrue
+	st.keep = s.Closer
 	st.margin = s.Margin
 	st.closerLim = trueD + s.Margin
 }
@@ -549,7 +558,10 @@ func (st *queryState) consider(j int, d float64) {
 			res.TrueRank++
 		}
 		if st.collect && d < st.closerLim {
-			res.Closer = append(res.Closer, Neighbor{j, d})
+			res.CloserCount++
+			if st.keep {
+				res.Closer = append(res.Closer, Neighbor{j, d})
+			}
 		}
 	}
 	if st.k > 0 {

@@ -130,6 +130,7 @@ func bruteForce(q, r [][]float64, truth []int, op Operator, topK int, margin flo
 					res.Closer = append(res.Closer, c)
 				}
 			}
+			res.CloserCount = len(res.Closer)
 		}
 		sorted := append([]Neighbor(nil), d...)
 		sort.Slice(sorted, func(x, y int) bool { return less(sorted[x], sorted[y]) })
@@ -167,6 +168,17 @@ func TestSearchAgainstBruteForce(t *testing.T) {
 					t.Errorf("%s %+v: query %d: %s", op.Name(), s, i, msg)
 					break
 				}
+			}
+		}
+		// CountCloser counts the same candidates without keeping them.
+		counted, err := Search(q, r, truth, op, Settings{CountCloser: true, Margin: margin})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if counted[i].CloserCount != len(want[i].Closer) || counted[i].Closer != nil {
+				t.Errorf("%s CountCloser: query %d: count %d, kept %d; want %d, none kept", op.Name(), i, counted[i].CloserCount, len(counted[i].Closer), len(want[i].Closer))
+				break
 			}
 		}
 	}
@@ -268,6 +280,8 @@ func compareResult(want, got *QueryResult) string {
 		return "top-k length differs"
 	case len(want.Closer) != len(got.Closer):
 		return "closer list differs"
+	case want.CloserCount != got.CloserCount:
+		return "closer count differs"
 	}
 	// The two evaluate the distance in different (equally exact) forms, so candidates tied
 	// to rounding may swap places: indices must agree unless a neighbour ties.
@@ -412,7 +426,7 @@ func TestSearchFilteredBlocks(t *testing.T) {
 		want := bruteForce(c.q, c.r, tr, op, c.s.TopK, c.s.Margin)
 		if !c.s.Closer {
 			for i := range want {
-				want[i].Closer = nil
+				want[i].Closer, want[i].CloserCount = nil, 0
 			}
 		}
 		var first []QueryResult

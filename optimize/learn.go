@@ -512,7 +512,7 @@ func recountTime(p Problem, sp space, threads int) (time.Duration, error) {
 		q[a] = p.Queries[a][:k]
 	}
 	start := time.Now()
-	if _, err := distances.Search(q, p.Refs, p.Truth[:k], op, distances.Settings{Threads: threads, Closer: true, Margin: DefaultEpsilon}); err != nil {
+	if _, err := distances.Search(q, p.Refs, p.Truth[:k], op, distances.Settings{Threads: threads, CountCloser: true, Margin: DefaultEpsilon}); err != nil {
 		return 0, err
 	}
 	return time.Since(start) * time.Duration(nq) / time.Duration(k) * 5 / 4, nil
@@ -555,7 +555,7 @@ func recount(p Problem, sp space, theta []float64, eps float64, threads int) (co
 	if err != nil {
 		return 0, 0, fmt.Errorf("optimize: learned parameters: %w", err)
 	}
-	recs, err := distances.Search(p.Queries, p.Refs, p.Truth, op, distances.Settings{Threads: threads, Closer: true, Margin: eps})
+	recs, err := distances.Search(p.Queries, p.Refs, p.Truth, op, distances.Settings{Threads: threads, CountCloser: true, Margin: eps})
 	if err != nil {
 		return 0, 0, err
 	}
@@ -563,7 +563,7 @@ func recount(p Problem, sp space, theta []float64, eps float64, threads int) (co
 		if p.Truth[i] < 0 {
 			continue
 		}
-		if len(recs[i].Closer) == 0 {
+		if recs[i].CloserCount == 0 {
 			correct++
 		}
 		if recs[i].Nearest == recs[i].True && recs[i].Ties == 1 {

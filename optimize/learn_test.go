@@ -712,3 +712,41 @@ func TestStatusZeroValue(t *testing.T) {
 		t.Errorf("status beside the error %v: %v", err, r.Status)
 	}
 }
+
+// TestLargeTwinGroup: G records share one masked record q, and their true references lie
+// on a quarter circle around q, so that each reference's diff vector (cos²α, sin²α) is
+// dominated by no other's: each record alone is linked by some weighting, no two together
+// (identical queries have one nearest reference). The optimum is one link. A second group
+// of identical records whose references are identical too can never be linked: their
+// pairs say nothing. Before, twinCuts registered every pair of every group (Adult's age
+// alone: 10 million cuts and 3 GB); now a group over twinPairMax has its clique row
+// only, and no pair with a record fixed out is registered.
+func TestLargeTwinGroup(t *testing.T) {
+	const G, dead = 3 * twinPairMax / 2, 40
+	q, r := [][]float64{{}, {}}, [][]float64{{}, {}}
+	var truth []int
+	for i := range G {
+		a := (float64(i) + 0.5) / G * math.Pi / 2
+		q[0], q[1] = append(q[0], 0), append(q[1], 0)
+		r[0], r[1] = append(r[0], math.Cos(a)), append(r[1], math.Sin(a))
+		truth = append(truth, i)
+	}
+	for i := range dead {
+		q[0], q[1] = append(q[0], 5), append(q[1], 5)
+		r[0], r[1] = append(r[0], 5), append(r[1], 5)
+		truth = append(truth, G+i)
+	}
+	res, err := Learn(Problem{Queries: q, Refs: r, Truth: truth, Family: WM}, Settings{TimeLimit: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != Optimal || res.CorrectLinks != 1 || res.Bound != 1 {
+		t.Errorf("%v, %d links, bound %d; want optimal, 1 and 1", res.Status, res.CorrectLinks, res.Bound)
+	}
+	if res.Stats.TwinGroups != 2 || res.Stats.Fixed < dead {
+		t.Errorf("%d twin groups (want 2), %d fixed (want ≥ %d)", res.Stats.TwinGroups, res.Stats.Fixed, dead)
+	}
+	if res.Stats.Cuts >= dead*(dead-1)/2 {
+		t.Errorf("%d cuts: the pairs of a group were registered one by one (the large group's %d, the dead group's %d)", res.Stats.Cuts, G*(G-1)/2, dead*(dead-1)/2)
+	}
+}

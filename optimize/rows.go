@@ -246,7 +246,10 @@ func (w *prepWorker) diffRows(d *data, r *rec, sorted bool) {
 			lo, hi, s = min(lo, v), max(hi, v), s+v
 		}
 		if hi < eps {
+			// No θ links the record: no row of it is needed (on files of a few discrete
+			// attributes nearly every record ends here, after its first tied competitor).
 			r.impossible = true
+			return
 		}
 		if lo >= eps+lpSlack {
 			continue // θ·a ≥ min_k a_k for θ on the simplex: never violated
@@ -254,9 +257,6 @@ func (w *prepWorker) diffRows(d *data, r *rec, sorted bool) {
 		w.a = append(w.a, w.fj...)
 		w.ref = append(w.ref, j)
 		w.sum = append(w.sum, s)
-	}
-	if r.impossible {
-		return
 	}
 	w.sortBySum()
 	// A dominated row has a Σ at least its dominator's, so it comes later in this order.

@@ -485,6 +485,12 @@ func (r twinRow) room() int { return len(r.members) - r.rhs }
 // linked; without these rows the master learns that pair by pair through LPs, and its
 // bound stays far above (CENSUS mdav_k3, 1,080 records, WM: 629 after 2 minutes where
 // the file has 360 distinct masked records).
+//
+// Pairs with a record that can never be linked (fixed K_i = 1) say nothing and are not
+// registered, nor are the pairs of a group of more than twinPairMax members, whose clique
+// row holds what they say (the checks find a pair when they meet it): on files of a few
+// discrete attributes groups of thousands made tens of millions of pairs (Adult's age
+// alone: 10 million cuts, 3 GB).
 func (sv *solver) twinCuts() {
 	m := sv.d.m
 	groups := map[string][]int{}
@@ -516,8 +522,14 @@ func (sv *solver) twinCuts() {
 			continue // one true partner for all: they are linked or not together
 		}
 		for x, i := range G {
+			if len(G) > twinPairMax {
+				break
+			}
+			if sv.d.recs[i].impossible {
+				continue
+			}
 			for _, j := range G[x+1:] {
-				if sv.d.recs[i].t != sv.d.recs[j].t && sv.registerCut([]int{i, j}) {
+				if sv.d.recs[i].t != sv.d.recs[j].t && !sv.d.recs[j].impossible && sv.registerCut([]int{i, j}) {
 					sv.inMaster[len(sv.cutList)-1] = true // implied by the clique row
 				}
 			}
@@ -527,6 +539,10 @@ func (sv *solver) twinCuts() {
 		sv.stats.TwinGroups++
 	}
 }
+
+// twinPairMax is the largest twin group whose pairs twinCuts registers one by one: at
+// most twinPairMax/2 pairs per member (microaggregation's groups have at most 2k − 1).
+const twinPairMax = 64
 
 // consider makes θ the incumbent if it links more records; it reports an improvement.
 func (sv *solver) consider(theta []float64) bool {
