@@ -91,6 +91,24 @@ func countsChart(counts []linkage.Count, xlabel, ylabel string, max int) (*plot.
 	if len(counts) == 0 {
 		return nil, nil
 	}
+	vals, names := countBars(counts, max)
+	p := plot.New()
+	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
+	bars, err := plotter.NewBarChart(vals, vg.Points(barWidth(len(vals))))
+	if err != nil {
+		return nil, err
+	}
+	bars.Color = chartBlue
+	p.Add(bars)
+	p.NominalX(names...)
+	padX(p, len(names))
+	p.Y.Min = 0
+	return p, nil
+}
+
+// countBars bins counts by value for countsChart: one bar per value from the smallest to
+// the largest, values above max pooled in a last bar named ">max".
+func countBars(counts []linkage.Count, max int) (plotter.Values, []string) {
 	byValue := map[int]float64{}
 	top := 0
 	for _, c := range counts {
@@ -98,7 +116,10 @@ func countsChart(counts []linkage.Count, xlabel, ylabel string, max int) (*plot.
 		byValue[v] += float64(c.Count)
 		top = maxInt(top, v)
 	}
-	lo := counts[0].Value
+	// The smallest value drawn, pooled as the largest is: when every value passes max
+	// (anonymity sets of thousands on a file of a few discrete attributes) the one bar
+	// is ">max", not an empty range (an internal error: "no data points").
+	lo := max + 1
 	for _, c := range counts {
 		lo = min(lo, c.Value)
 	}
@@ -112,18 +133,7 @@ func countsChart(counts []linkage.Count, xlabel, ylabel string, max int) (*plot.
 		}
 		names = append(names, name)
 	}
-	p := plot.New()
-	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
-	bars, err := plotter.NewBarChart(vals, vg.Points(barWidth(len(vals))))
-	if err != nil {
-		return nil, err
-	}
-	bars.Color = chartBlue
-	p.Add(bars)
-	p.NominalX(names...)
-	padX(p, len(names))
-	p.Y.Min = 0
-	return p, nil
+	return vals, names
 }
 
 // padX keeps the first and last bars (and their offsets) inside the axes.
