@@ -375,6 +375,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	}
 
 	// DBRL, Euclidean, both directions, with K.Reid.
+	var euclidean *int // masked to original: the worst-case families' Euclidean links
 	for _, dir := range []linkage.Direction{linkage.MaskedToOriginal, linkage.OriginalToMasked} {
 		if len(dist.Pairing.Attributes) == 0 {
 			break
@@ -386,6 +387,9 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 			return nil, err
 		}
 		r.Linkage = append(r.Linkage, fromLinkReport("dbrl", false, lr))
+		if dir == linkage.MaskedToOriginal {
+			euclidean = &lr.Correct
+		}
 		step("dbrl/"+dir.String(), t)
 	}
 
@@ -453,7 +457,8 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 			return nil, err
 		}
 		settings := optimize.Settings{Epsilon: a.epsilon, TimeLimit: per, Seed: int64(*pf.seed), Threads: a.threads, WarmStarts: warm}
-		job := learnJob{files: dist, family: fam, direction: linkage.MaskedToOriginal, records: a.records, threads: a.threads, settings: settings}
+		job := learnJob{files: dist, family: fam, direction: linkage.MaskedToOriginal, records: a.records, threads: a.threads, settings: settings,
+			euclideanLinks: euclidean}
 		lr, _, err := job.run(ctx, e)
 		if err != nil {
 			return nil, err
