@@ -55,7 +55,7 @@ type PRLSettings struct {
 	ErrorRatesGiven bool
 	// TopK is the first number of candidates per record kept for the one-to-one
 	// assignment (0: 16); it is doubled until the assignment is certified optimal for all
-	// pairs or reaches MaxTopK (0: 1024).
+	// pairs, or reaches MaxTopK (0: 1024), or has not gained in two doublings.
 	TopK, MaxTopK int
 	// NoAssignment skips the one-to-one mode.
 	NoAssignment bool
@@ -254,13 +254,28 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 	modes := []ModeResult{thr, best}
 	if !s.NoAssignment {
 		var as ModeResult
+		var last int64
+		lastUnassigned, same := -1, 0
 		for {
 			var retry bool
-			as, retry = c.assign(res.Records, tops, k, res.Thresholds, maxAbs(res.Weight))
+			var total int64
+			as, total, retry = c.assign(res.Records, tops, k, res.Thresholds, maxAbs(res.Weight))
 			res.TopK = k
-			if !retry || k >= maxK || k >= c.nr {
+			// Four times the candidates and not one unit of weight gained: where
+			// thousands of pairs tie (a few discrete attributes), the dual's certificate
+			// fails at every k while the assignment stays as good, and each pass rescans
+			// every pair (5,000 records: 127 s to k = 1,024). The status then says "not
+			// certified". (CENSUS noise_additive_10, EM: the same assignment from k = 32,
+			// certified at 128.)
+			if total == last && as.Unassigned == lastUnassigned {
+				same++
+			} else {
+				same = 0
+			}
+			if !retry || k >= maxK || k >= c.nr || same >= 2 {
 				break
 			}
+			last, lastUnassigned = total, as.Unassigned
 			k = min(2*k, maxK)
 			startPass(fmt.Sprintf("top %d candidates for the assignment", k))
 			_, tops = c.decide(lookup, res.Thresholds, k)
@@ -429,39 +444,57 @@ func (l *weightLookup) weight(code uint64) float64 {
 	return l.w[x]
 }
 
-// topHeap keeps the k candidates of highest (weight, then lowest index): a min-heap whose
-// root is the worst kept.
-type topHeap []Neighbor
+// topHeap keeps the k candidates of highest weight, ties in an order of the query's own
+// (tieRank): a min-heap whose root is the worst kept. With ties broken by the lowest
+// index, every record of a class of tied pairs (a few discrete attributes) kept the same
+// k candidates, no one-to-one assignment existed among them, and PRL doubled k to 1,024
+// (65 s for 5,000 records, 1,204 left unassigned).
+type topHeap struct {
+	a    []Neighbor
+	salt uint64
+}
 
-func worse(a, b Neighbor) bool {
-	return a.Distance < b.Distance || (a.Distance == b.Distance && a.Index > b.Index)
+// tieRank orders a query's candidates of equal weight: a mix of the candidate's index
+// and the query's salt, a bijection of the index for each salt.
+func (h *topHeap) tieRank(j int) uint64 {
+	x := uint64(j) ^ h.salt
+	x ^= x >> 31
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 29
+	return x
+}
+
+// worse reports whether candidate a ranks below b: a lower weight, or an equal one and a
+// higher tieRank.
+func (h *topHeap) worse(a, b Neighbor) bool {
+	return a.Distance < b.Distance || (a.Distance == b.Distance && h.tieRank(a.Index) > h.tieRank(b.Index))
 }
 
 func (h *topHeap) offer(n Neighbor, k int) {
-	a := *h
+	a := h.a
 	if len(a) < k {
 		a = append(a, n)
 		for i := len(a) - 1; i > 0; {
 			p := (i - 1) / 2
-			if !worse(a[i], a[p]) {
+			if !h.worse(a[i], a[p]) {
 				break
 			}
 			a[i], a[p] = a[p], a[i]
 			i = p
 		}
-		*h = a
+		h.a = a
 		return
 	}
-	if !worse(a[0], n) {
+	if !h.worse(a[0], n) {
 		return
 	}
 	a[0] = n
 	for i := 0; ; {
 		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(a) && worse(a[l], a[m]) {
+		if l < len(a) && h.worse(a[l], a[m]) {
 			m = l
 		}
-		if r < len(a) && worse(a[r], a[m]) {
+		if r < len(a) && h.worse(a[r], a[m]) {
 			m = r
 		}
 		if m == i {
@@ -489,7 +522,8 @@ func (c *comparator) decide(lk *weightLookup, th Thresholds, k int) ([]PRLRecord
 			r.TrueWeight = tw
 			r.TrueLinked = tw >= th.Upper
 		}
-		*h = (*h)[:0]
+		h.a = h.a[:0]
+		h.salt = uint64(i) * 0x9e3779b97f4a7c15
 		compared := 0
 		for _, ti := range c.tilesOf(i) {
 			t := &c.tiles[ti]
@@ -520,12 +554,12 @@ func (c *comparator) decide(lk *weightLookup, th Thresholds, k int) ([]PRLRecord
 		if r.True >= 0 && math.IsNaN(tw) {
 			r.TrueRank = compared
 		}
-		top := slices.Clone(*h)
+		top := slices.Clone(h.a)
 		slices.SortFunc(top, func(a, b Neighbor) int {
-			if worse(b, a) {
+			if h.worse(b, a) {
 				return -1
 			}
-			if worse(a, b) {
+			if h.worse(a, b) {
 				return 1
 			}
 			return 0
@@ -628,8 +662,8 @@ const assignScale = 1 << 16
 // the one with the fewest correct links is chosen (n < n + 1 keeps the penalty from
 // outweighing any real difference). maxW bounds |w| over all compared pairs. retry asks
 // for more candidates: the dual does not certify optimality over all compared pairs.
-func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thresholds, maxW float64) (ModeResult, bool) {
-	m := ModeResult{Mode: ModeAssignment}
+func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thresholds, maxW float64) (m ModeResult, total int64, retry bool) {
+	m = ModeResult{Mode: ModeAssignment}
 	n := int64(c.nq + 1)
 	arcs := make([][]arc, c.nq)
 	bound := make([]int64, c.nq)
@@ -658,7 +692,7 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 		if wMax*float64(c.nq) > assignLimit {
 			m.Unavailable = true
 			m.Status = fmt.Sprintf("not available: no one-to-one assignment gives every record a partner, and the partial assignment of %d records with weights up to %.4g bits exceeds the exact integer range", c.nq, maxW)
-			return m, false
+			return m, 0, false
 		}
 		match, u, v = assignPartial(c.nq, c.nr, arcs, int64(wMax))
 	}
@@ -696,9 +730,10 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 		}
 		recs[i].Assigned = j
 		w := 0.0
-		for _, nb := range tops[i] {
+		for x, nb := range tops[i] {
 			if nb.Index == j {
 				w = nb.Distance
+				total += arcs[i][x].w
 				break
 			}
 		}
@@ -713,5 +748,5 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 	if m.Unassigned > 0 {
 		m.Status += fmt.Sprintf("; %d unassigned (no one-to-one assignment gives every record a partner among its candidates: as many records as possible are assigned)", m.Unassigned)
 	}
-	return m, !certified
+	return m, total, !certified
 }
