@@ -243,7 +243,7 @@ func newComparator(p *PRLProblem, threads int) (*comparator, error) {
 		ac.radix = c.space
 		hi, lo := bits.Mul64(c.space, uint64(ac.digits))
 		if hi != 0 || lo > 1<<62 {
-			return nil, ErrPatternSpace
+			return nil, fmt.Errorf("%w: the %d attributes before %q give %d patterns and it has %d levels: compare fewer attributes", ErrPatternSpace, len(c.attrs), a.Name, c.space, ac.digits)
 		}
 		c.space = lo
 		c.attrs = append(c.attrs, ac)

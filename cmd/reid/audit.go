@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -397,6 +398,11 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	for _, sup := range []bool{false, true} {
 		t = time.Now()
 		lk, weights, err := a.prl(e, files, dist, sup)
+		if errors.Is(err, linkage.ErrPatternSpace) {
+			// Some 40 attributes of three levels: the audit's other measures stand.
+			r.Warnings = append(r.Warnings, fmt.Sprintf("prl not run: %v (--attrs)", err))
+			break
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -894,3 +894,51 @@ func TestAuditCategoricalAttributes(t *testing.T) {
 		t.Errorf("--masking on categorical attributes: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestAuditTooManyPRLPatterns: 45 attributes of three levels each (the bands at two
+// quantiles) are 3^45 > 2^62 agreement patterns, which PRL cannot count: the audit warns
+// and reports its other measures (it ended with exit 2 before).
+func TestAuditTooManyPRLPatterns(t *testing.T) {
+	dir := t.TempDir()
+	const m, n = 45, 30
+	var o, mk strings.Builder
+	for k := range m {
+		if k > 0 {
+			o.WriteString(",")
+		}
+		fmt.Fprintf(&o, "v%d", k)
+	}
+	o.WriteString("\n")
+	mk.WriteString(o.String())
+	for i := range n {
+		for k := range m {
+			sep := ","
+			if k == m-1 {
+				sep = "\n"
+			}
+			v := float64((i*7+k*13)%31) / 3
+			fmt.Fprintf(&o, "%g%s", v, sep)
+			fmt.Fprintf(&mk, "%g%s", v+float64((i+k)%5)/10, sep)
+		}
+	}
+	data := auditJSON(t, filepath.Join(dir, "audit"), "--time-limit", "1s",
+		writeCSV(t, dir, "o.csv", o.String()), writeCSV(t, dir, "m.csv", mk.String()))
+	var doc struct {
+		Warnings []string       `json:"warnings"`
+		Linkage  []auditLinkage `json:"linkage"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(doc.Warnings, func(w string) bool { return strings.HasPrefix(w, "prl not run") }) {
+		t.Errorf("no warning that PRL was not run: %q", doc.Warnings)
+	}
+	for _, l := range doc.Linkage {
+		if l.Method != "dbrl" {
+			t.Errorf("linkage %s reported", l.ID)
+		}
+	}
+	if len(doc.Linkage) != 2 {
+		t.Errorf("%d linkage entries, want the two DBRL directions", len(doc.Linkage))
+	}
+}
