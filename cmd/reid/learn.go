@@ -485,7 +485,7 @@ func describeParams(r *learnReport, op distances.Operator, attrs []string) {
 // worst case proves at most bound links with margin ≥ eps: the file's true links have
 // margins below ε, which the search does not count (heavy-tailed attributes, z-scored).
 func marginWarning(plain, bound int, eps float64) string {
-	return fmt.Sprintf("plain DBRL re-identifies %d records with a distance of the family, more than the proven bound %d on links with margin ≥ ε = %g: many true links here have margins below ε, which the worst-case search does not count; rerun with a smaller --epsilon (e.g. %.3g) to bound them", plain, bound, eps, eps/1000)
+	return fmt.Sprintf("plain DBRL re-identifies %d records with a distance of the family, more than the proven bound %d on links with margin ≥ ε = %g: at least %d true links here have margins below ε, which the worst-case search does not count; rerun with a smaller --epsilon (e.g. %.3g) to bound them", plain, bound, eps, plain-bound, eps/1000)
 }
 
 func printLearn(w io.Writer, r *learnReport) error {
