@@ -192,6 +192,8 @@ type LoadOptions struct {
 	Format Format
 	// Columns selects and orders the columns to read; nil reads all.
 	Columns []string
+	// namesOnly, set by ColumnNames, receives the file's column names and stops the load.
+	namesOnly *[]string
 	// Types overrides the kind of the named columns. A name may be any column of the
 	// file, read or not (the override of a column not in Columns is ignored); a name that
 	// is no column of the file is an ErrNoSuchColumn error. Numeric on a text, dictionary
@@ -231,6 +233,26 @@ func Load(path string, opts LoadOptions) (*Table, error) {
 	// and loading would peak above twice the size of the data.
 	return load(path, opts, mallocator.NewMallocator())
 }
+
+// ColumnNames returns the names of the columns of the file at path, in file order,
+// reading no more than its header or schema (a CSV's first record; the schema of an
+// Arrow or Parquet file).
+func ColumnNames(path string, opts LoadOptions) ([]string, error) {
+	var names []string
+	opts.namesOnly = &names
+	opts.Types = nil // an override naming an absent column is Load's error, not this one's
+	_, err := load(path, opts, mallocator.NewMallocator())
+	if errors.Is(err, errNamesRead) {
+		return names, nil
+	}
+	if err == nil {
+		err = &InputError{File: path, Err: errors.New("no column names read")}
+	}
+	return nil, err
+}
+
+// errNamesRead stops a load once ColumnNames has its names.
+var errNamesRead = errors.New("datasets: column names read")
 
 // load is Load with Arrow's buffers taken from mem (tests measure them).
 func load(path string, opts LoadOptions, mem memory.Allocator) (*Table, error) {
@@ -308,6 +330,10 @@ type loader struct {
 // plan matches the file's column names against the selection and creates the builders.
 // It returns, for each output column, its index in the file.
 func (ld *loader) plan(fileNames []string) ([]int, error) {
+	if ld.opts.namesOnly != nil {
+		*ld.opts.namesOnly = slices.Clone(fileNames)
+		return nil, errNamesRead
+	}
 	seen := make(map[string]int, len(fileNames))
 	for i, n := range fileNames {
 		if _, dup := seen[n]; dup {

@@ -9,11 +9,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/reid-sdc/reid/datasets"
 	"github.com/reid-sdc/reid/distances"
 	"github.com/reid-sdc/reid/linkage"
 	"github.com/reid-sdc/reid/optimize"
@@ -320,6 +322,10 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	step := func(name string, t time.Time) { steps[name] = time.Since(t).Seconds() }
 
 	t := time.Now()
+	leftOut, err := a.defaultAttributes()
+	if err != nil {
+		return nil, err
+	}
 	files, err := a.pf.open()
 	if err != nil {
 		return nil, err
@@ -357,6 +363,9 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	}
 	if r.Options.DistanceAttributes == nil {
 		r.Options.DistanceAttributes = []string{}
+	}
+	if len(leftOut) > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("not linked on: %s, columns of the original that the masked file does not have", strings.Join(leftOut, ", ")))
 	}
 	switch {
 	case len(categorical) > 0 && len(dist.Pairing.Attributes) == 0:
@@ -399,6 +408,10 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		t = time.Now()
 		lk, weights, err := a.prl(e, files, dist, sup)
 		if errors.Is(err, linkage.ErrPatternSpace) {
+			if len(r.Linkage) == 0 {
+				// No numeric attribute for DBRL either: no linkage measured at all.
+				return nil, asInput(fmt.Errorf("no linkage method can run: the attributes are categorical (no distance) and PRL cannot count their agreement patterns: %w; choose fewer attributes with --attrs", err))
+			}
 			// Some 40 attributes of three levels: the audit's other measures stand.
 			r.Warnings = append(r.Warnings, fmt.Sprintf("prl not run: %v (--attrs)", err))
 			break
@@ -490,6 +503,44 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	r.fillMeasures()
 	r.Timings = auditTimings{TotalSeconds: time.Since(start).Seconds(), Steps: steps}
 	return r, nil
+}
+
+// defaultAttributes sets --attrs, when not given, to the original's columns that the
+// masked file has too, but the id: a release often drops columns (a direct identifier),
+// and the masked file may add its own, which Pair would refuse or, with missing cells,
+// the loader. It returns the original's columns left out. Only the files' headers (or
+// schemas) are read.
+func (a *auditJob) defaultAttributes() (leftOut []string, err error) {
+	if *a.pf.attrs != "" {
+		return nil, nil
+	}
+	opts, err := a.pf.load.options()
+	if err != nil {
+		return nil, err
+	}
+	original, err := datasets.ColumnNames(*a.pf.original, opts)
+	if err != nil {
+		return nil, err
+	}
+	masked, err := datasets.ColumnNames(*a.pf.masked, opts)
+	if err != nil {
+		return nil, err
+	}
+	var attrs []string
+	for _, c := range original {
+		switch {
+		case c == *a.pf.id:
+		case slices.Contains(masked, c):
+			attrs = append(attrs, c)
+		default:
+			leftOut = append(leftOut, c)
+		}
+	}
+	if len(attrs) == 0 {
+		return nil, &datasets.InputError{File: *a.pf.masked, Err: fmt.Errorf("no column of %s but the id to link on (give --attrs)", *a.pf.original)}
+	}
+	*a.pf.attrs = strings.Join(attrs, ",")
+	return leftOut, nil
 }
 
 func fromLinkReport(method string, supervised bool, lr *linkReport) auditLinkage {

@@ -340,6 +340,11 @@ func TestPolicyCheckByHand(t *testing.T) {
 	if res.Pass {
 		t.Error("max_worst_case_reid passed without a worst case")
 	}
+	// Nor does max_reid pass without a linkage (it compared −∞ and passed).
+	res = (&policy{MaxReid: f(0.05)}).check(&auditReport{}, "")
+	if res.Pass || len(res.Violations) != 1 || !strings.Contains(res.Violations[0].Message, "not measured") || math.IsInf(res.Rules[0].Value, 0) {
+		t.Errorf("max_reid without a linkage: %+v", res)
+	}
 	// A distance of the families re-identifying more by plain DBRL than the ε-bound
 	// (margins below ε) sets the worst case: the gate must not pass under it.
 	r.Measures = append(r.Measures, auditMeasure{Name: "worst_case_reid_dbrl", Source: "dbrl/euclidean/masked-to-original", Value: 0.8})
@@ -862,6 +867,22 @@ func TestAuditCategoricalAttributes(t *testing.T) {
 
 	mixed, reid := read(auditJSON(t, filepath.Join(dir, "mixed"), "--time-limit", "2s",
 		writeCSV(t, dir, "o.csv", o.String()), writeCSV(t, dir, "m.csv", m.String())))
+
+	// A column of the original that the release dropped (a name), and one the masked
+	// file adds with empty cells: neither is linked on, and the audit runs (both were
+	// refused once the audit linked on every column by default).
+	withName := strings.Replace(strings.Replace(o.String(), "a,c\n", "a,c,name\n", 1), "\n", ",n\n", -1)
+	withName = strings.Replace(withName, "a,c,name,n\n", "a,c,name\n", 1)
+	withNote := strings.Replace(strings.Replace(m.String(), "a,c\n", "a,c,note\n", 1), "\n", ",\n", -1)
+	withNote = strings.Replace(withNote, "a,c,note,\n", "a,c,note\n", 1)
+	dropped, _ := read(auditJSON(t, filepath.Join(dir, "dropped"), "--time-limit", "2s",
+		writeCSV(t, dir, "on.csv", withName), writeCSV(t, dir, "mn.csv", withNote)))
+	if got := strings.Join(dropped.Options.Attributes, ","); got != "a,c" {
+		t.Errorf("original with name, masked with note: attributes %q, want a,c", got)
+	}
+	if !slices.ContainsFunc(dropped.Warnings, func(w string) bool { return strings.HasPrefix(w, "not linked on: name") }) {
+		t.Errorf("no warning that name is not linked on: %q", dropped.Warnings)
+	}
 	if got := strings.Join(mixed.Options.Attributes, ","); got != "a,c" {
 		t.Errorf("attributes %q, want a,c", got)
 	}
@@ -887,9 +908,29 @@ func TestAuditCategoricalAttributes(t *testing.T) {
 	if len(cat.WorstCase) != 4 || slices.ContainsFunc(cat.WorstCase, func(w auditWorstCase) bool { return w.Available || w.Status != "not_available" }) {
 		t.Errorf("categorical only: worst case %+v, want four families not available", cat.WorstCase)
 	}
+	// No numeric attribute and too many categorical ones for PRL's patterns: no linkage
+	// can run, an input error (it was an internal error drawing an empty chart).
+	var wo, wm strings.Builder
+	for k := range 66 {
+		fmt.Fprintf(&wo, "c%d,", k)
+	}
+	wo.WriteString("z\n")
+	for i := range 12 {
+		for k := range 66 {
+			fmt.Fprintf(&wo, "%c,", 'a'+byte((i*7+k)%2))
+		}
+		fmt.Fprintf(&wo, "r%d\n", i)
+	}
+	wm.WriteString(wo.String())
+	wide := writeCSV(t, dir, "wide.csv", wo.String())
+	code, _, stderr := runReid(t, "audit", "--out", filepath.Join(dir, "wide"), wide, writeCSV(t, dir, "widem.csv", wm.String()))
+	if code != exitInput || !strings.Contains(stderr, "no linkage method can run") {
+		t.Errorf("66 categorical attributes: exit %d, stderr %q", code, stderr)
+	}
+
 	// K.Reid re-runs a numeric masking: with no numeric attribute it is refused, not
 	// reported as 0 for a policy to pass on.
-	code, _, stderr := runReid(t, "audit", "--masking", "rankswap:p=5", "--out", filepath.Join(dir, "k"), ocPath, mcPath)
+	code, _, stderr = runReid(t, "audit", "--masking", "rankswap:p=5", "--out", filepath.Join(dir, "k"), ocPath, mcPath)
 	if code != exitInput || !strings.Contains(stderr, "every attribute here is categorical") {
 		t.Errorf("--masking on categorical attributes: exit %d, stderr %q", code, stderr)
 	}

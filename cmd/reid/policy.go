@@ -164,6 +164,9 @@ func (p *policy) check(r *auditReport, path string) *policyResult {
 		msg := fmt.Sprintf("%s: %s = %.4g (%s) %s threshold %g", name, measure, value, source, op, threshold)
 		if source == "" {
 			msg = fmt.Sprintf("%s: %s not measured (no worst-case operator ran), threshold %g", name, measure, threshold)
+			if name == "max_reid" {
+				msg = fmt.Sprintf("%s: %s not measured (no linkage ran), threshold %g", name, measure, threshold)
+			}
 		}
 		res.Violations = append(res.Violations, policyViolation{name, measure, value, threshold, msg})
 	}
@@ -178,8 +181,12 @@ func (p *policy) check(r *auditReport, path string) *policyResult {
 		return v, src, found
 	}
 	if p.MaxReid != nil {
-		v, src, _ := maxOf("reid")
-		rule("max_reid", "reid", *p.MaxReid, v, v <= *p.MaxReid, src)
+		// No linkage measured: the gate fails rather than passing on −∞.
+		if v, src, found := maxOf("reid"); found {
+			rule("max_reid", "reid", *p.MaxReid, v, v <= *p.MaxReid, src)
+		} else {
+			rule("max_reid", "reid", *p.MaxReid, 0, false, "")
+		}
 	}
 	if p.MaxWorstCaseReid != nil {
 		name := "worst_case_reid_" + p.worstCaseBy()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"io"
@@ -19,7 +20,7 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	}
 	fmt.Fprintf(&b, "- attributes: %s\n", strings.Join(r.Options.Attributes, ", "))
 	if len(r.Options.DistanceAttributes) != len(r.Options.Attributes) {
-		fmt.Fprintf(&b, "- numeric attributes (DBRL and the worst case; PRL compares all): %s\n", strings.Join(r.Options.DistanceAttributes, ", "))
+		fmt.Fprintf(&b, "- numeric attributes (DBRL and the worst case; PRL compares all): %s\n", cmp.Or(strings.Join(r.Options.DistanceAttributes, ", "), "none"))
 	}
 	fmt.Fprintf(&b, "- masking known to the intruder: %s\n- worst-case time limit: %s\n\n", r.Options.Masking, r.Options.TimeLimit)
 	b.WriteString("## Verdict\n\n")
@@ -90,7 +91,7 @@ func writeReportHTML(w io.Writer, r *auditReport) error {
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>reid audit report</title><style>" + reportCSS + "</style></head><body>\n")
 	attrs := strings.Join(r.Options.Attributes, ", ")
 	if len(r.Options.DistanceAttributes) != len(r.Options.Attributes) {
-		attrs += " (numeric, for DBRL and the worst case: " + strings.Join(r.Options.DistanceAttributes, ", ") + "; PRL compares all)"
+		attrs += " (numeric, for DBRL and the worst case: " + cmp.Or(strings.Join(r.Options.DistanceAttributes, ", "), "none") + "; PRL compares all)"
 	}
 	fmt.Fprintf(&b, "<h1>reid audit report</h1>\n<p>%s, schema %s. Masked <code>%s</code> (%d records) against original <code>%s</code> (%d records); attributes %s; masking known to the intruder: %s.</p>\n",
 		esc(r.Engine), esc(r.SchemaVersion), esc(r.Inputs.Masked.File), r.Inputs.Masked.Records, esc(r.Inputs.Original.File), r.Inputs.Original.Records,
