@@ -55,7 +55,7 @@ type PRLSettings struct {
 	ErrorRatesGiven bool
 	// TopK is the first number of candidates per record kept for the one-to-one
 	// assignment (0: 16); it is doubled until the assignment is certified optimal for all
-	// pairs, or reaches MaxTopK (0: 1024), or has not gained in two doublings.
+	// pairs or reaches MaxTopK (0: 1024).
 	TopK, MaxTopK int
 	// NoAssignment skips the one-to-one mode.
 	NoAssignment bool
@@ -254,28 +254,13 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 	modes := []ModeResult{thr, best}
 	if !s.NoAssignment {
 		var as ModeResult
-		var last int64
-		lastUnassigned, same := -1, 0
 		for {
 			var retry bool
-			var total int64
-			as, total, retry = c.assign(res.Records, tops, k, res.Thresholds, maxAbs(res.Weight))
+			as, retry = c.assign(res.Records, tops, k, res.Thresholds, maxAbs(res.Weight))
 			res.TopK = k
-			// Four times the candidates and not one unit of weight gained: where
-			// thousands of pairs tie (a few discrete attributes), the dual's certificate
-			// fails at every k while the assignment stays as good, and each pass rescans
-			// every pair (5,000 records: 127 s to k = 1,024). The status then says "not
-			// certified". (CENSUS noise_additive_10, EM: the same assignment from k = 32,
-			// certified at 128.)
-			if total == last && as.Unassigned == lastUnassigned {
-				same++
-			} else {
-				same = 0
-			}
-			if !retry || k >= maxK || k >= c.nr || same >= 2 {
+			if !retry || k >= maxK || k >= c.nr {
 				break
 			}
-			last, lastUnassigned = total, as.Unassigned
 			k = min(2*k, maxK)
 			startPass(fmt.Sprintf("top %d candidates for the assignment", k))
 			_, tops = c.decide(lookup, res.Thresholds, k)
@@ -510,7 +495,7 @@ type Neighbor = distances.Neighbor
 
 // decide scans every compared pair again with the weights: each record's best candidate,
 // ties, links and clerical pairs, the rank of its true partner and its top k candidates
-// (by weight, then index), all without storing pairs.
+// (by weight, ties in the record's own order: topHeap), all without storing pairs.
 func (c *comparator) decide(lk *weightLookup, th Thresholds, k int) ([]PRLRecord, [][]Neighbor) {
 	recs := make([]PRLRecord, c.nq)
 	tops := make([][]Neighbor, c.nq)
@@ -662,8 +647,8 @@ const assignScale = 1 << 16
 // the one with the fewest correct links is chosen (n < n + 1 keeps the penalty from
 // outweighing any real difference). maxW bounds |w| over all compared pairs. retry asks
 // for more candidates: the dual does not certify optimality over all compared pairs.
-func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thresholds, maxW float64) (m ModeResult, total int64, retry bool) {
-	m = ModeResult{Mode: ModeAssignment}
+func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thresholds, maxW float64) (ModeResult, bool) {
+	m := ModeResult{Mode: ModeAssignment}
 	n := int64(c.nq + 1)
 	arcs := make([][]arc, c.nq)
 	bound := make([]int64, c.nq)
@@ -692,7 +677,7 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 		if wMax*float64(c.nq) > assignLimit {
 			m.Unavailable = true
 			m.Status = fmt.Sprintf("not available: no one-to-one assignment gives every record a partner, and the partial assignment of %d records with weights up to %.4g bits exceeds the exact integer range", c.nq, maxW)
-			return m, 0, false
+			return m, false
 		}
 		match, u, v = assignPartial(c.nq, c.nr, arcs, int64(wMax))
 	}
@@ -730,10 +715,9 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 		}
 		recs[i].Assigned = j
 		w := 0.0
-		for x, nb := range tops[i] {
+		for _, nb := range tops[i] {
 			if nb.Index == j {
 				w = nb.Distance
-				total += arcs[i][x].w
 				break
 			}
 		}
@@ -748,5 +732,5 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 	if m.Unassigned > 0 {
 		m.Status += fmt.Sprintf("; %d unassigned (no one-to-one assignment gives every record a partner among its candidates: as many records as possible are assigned)", m.Unassigned)
 	}
-	return m, total, !certified
+	return m, !certified
 }
