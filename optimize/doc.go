@@ -177,6 +177,6 @@
 //
 // The subproblem imposes the rows at ε + 1e-7 (CLP's primal tolerance set to 1e-10) so
 // that a θ it returns links with margin ≥ ε exactly; the final count is made by the
-// pairwise core (distances.Search with Closer and Margin ε), which is the MILP's
+// pairwise core (distances.Search with CountCloser and Margin ε), which is the MILP's
 // criterion, so Result.CorrectLinks = N − Σ K.
 package optimize

@@ -296,7 +296,9 @@ type Stats struct {
 	// LPIterations counts simplex iterations of every LP (master and subproblem).
 	LPIterations int
 	// Cuts is the number of distinct combinatorial Benders (covering) cuts, counting the
-	// pairs of twins (implied by their groups' rows, see TwinGroups).
+	// pairs of twins registered one by one (implied by their groups' rows, see
+	// TwinGroups; not those with a record that can never be linked, nor those of groups of
+	// more than 64 records).
 	Cuts int
 	// Fixed is the number of records that can never be linked (dominance, or a
 	// subproblem infeasible on its own), and Candidates the competitor rows left after
@@ -348,7 +350,7 @@ type Result struct {
 	N int
 	// CorrectLinks is the number of records whose true partner is closer than every other
 	// candidate by at least ε under Params, re-counted by the pairwise core
-	// (distances.Search with Closer and Margin ε): the MILP's criterion, so
+	// (distances.Search with CountCloser and Margin ε): the MILP's criterion, so
 	// CorrectLinks = N − Failures.
 	CorrectLinks int
 	// Failures is Σ K_i of the incumbent.
@@ -427,7 +429,7 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 	if s.TimeLimit > 0 {
 		// The final recount by the pairwise core runs after the search: reserve its time.
 		deadline = start.Add(s.TimeLimit)
-		if reserve, err = recountTime(p, sp, s.Threads); err != nil {
+		if reserve, err = recountTime(p, sp, s.Threads, 512); err != nil {
 			return Result{}, err
 		}
 		s.TimeLimit = max(s.TimeLimit-reserve, time.Millisecond)
@@ -458,7 +460,8 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 		// an interrupt asks for a prompt answer (within about a second).
 		limit := deadline.Sub(start)
 		if deadline.IsZero() { // interrupted without a time limit: the reserve is unknown
-			if reserve, err = recountTime(p, sp, s.Threads); err != nil {
+			// A small sample: an interrupt asks for an answer within about a second.
+			if reserve, err = recountTime(p, sp, s.Threads, 64); err != nil {
 				return Result{}, err
 			}
 		}
@@ -504,13 +507,14 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 // ran on one goroutine and with its fixed costs took as long as 128, which made the
 // estimate 3.5 to 4.4 times the recount on 60,000 records (42 s for 12 s, 4.4 s for
 // 1.0 s) and the reserve took that from every time limit; 512 queries a goroutine
-// came within 10 %.
-func recountTime(p Problem, sp space, threads int) (time.Duration, error) {
+// (perThread) came within 10 %. The sample is at most a twentieth of the queries beyond
+// 64 a goroutine.
+func recountTime(p Problem, sp space, threads, perThread int) (time.Duration, error) {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
 	nq := len(p.Truth)
-	k := min(512*threads, nq)
+	k := min(perThread*threads, max(64*threads, nq/20), nq)
 	op, err := sp.operator(sp.euclidean())
 	if err != nil {
 		return 0, err
