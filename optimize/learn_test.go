@@ -598,6 +598,15 @@ func TestPrepareStopped(t *testing.T) {
 	if res.CorrectLinks != eu.CorrectLinks || res.EuclideanLinks != eu.CorrectLinks || !slices.Equal(res.Params, eu.Params) {
 		t.Errorf("worse warm start: %d links with %v, want the Euclidean %d", res.CorrectLinks, res.Params, eu.CorrectLinks)
 	}
+	// Given the Euclidean counts (an audit's earlier family), it reports them without a
+	// recount: the same as counted above.
+	known, err := unsearched(cancelled, p, d, Settings{Epsilon: DefaultEpsilon, KnownEuclidean: &EuclideanCounts{eu.EuclideanLinks, eu.DBRLLinks}}, time.Now(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if known.CorrectLinks != eu.CorrectLinks || known.EuclideanLinks != eu.EuclideanLinks || known.DBRLLinks != eu.DBRLLinks {
+		t.Errorf("known Euclidean counts: %d, %d, %d; counted %d, %d, %d", known.CorrectLinks, known.EuclideanLinks, known.DBRLLinks, eu.CorrectLinks, eu.EuclideanLinks, eu.DBRLLinks)
+	}
 	if _, _, err := prepareUntil(p, sp, DefaultEpsilon, 1, func() bool { return false }, rowBudget{1000, storedRowsBytes}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("1000 bytes for %d records' rows: err %v, want ErrTooLarge", len(d.recs), err)
 	}

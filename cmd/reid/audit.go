@@ -476,6 +476,11 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 			return nil, err
 		}
 		settings := optimize.Settings{Epsilon: a.epsilon, TimeLimit: per, Seed: int64(*pf.seed), Threads: a.threads, WarmStarts: warm}
+		if len(learned) > 0 && euclidean != nil {
+			// Every family counts the same Euclidean links: a search that cannot start
+			// (a large file, a short share) reports them without a pass of its own.
+			settings.KnownEuclidean = &optimize.EuclideanCounts{Correct: learned[0].EuclideanLinks, DBRL: *euclidean}
+		}
 		job := learnJob{files: dist, family: fam, direction: linkage.MaskedToOriginal, records: a.records, threads: a.threads, settings: settings,
 			euclideanLinks: euclidean}
 		lr, _, err := job.run(ctx, e)
