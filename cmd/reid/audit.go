@@ -34,8 +34,9 @@ func auditCommand() *command {
 		Short:     "run every measure on a masked file, write the report and check a policy",
 		Long: `
 Audit is the job to run before releasing a masked file, and the one a CI pipeline runs on
-every masked file. It pairs the files as 'reid check' does (on every attribute but the
-id unless --attrs chooses) and runs:
+every masked file. It pairs the files as 'reid check' does, on the original's columns
+that the masked file has too, but the id (a warning names the ones left out), unless
+--attrs chooses, and runs:
 
   DBRL        distance-based record linkage, Euclidean distance, both directions, on the
               numeric attributes (distances need numbers)
@@ -68,8 +69,9 @@ threshold; it exits 0 otherwise. The last line of stdout is a one-line summary f
 linkage and worst case (uniqueness always counts the whole masked file).`,
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			pf := addPairFlags(fs)
+			fs.Lookup("attrs").Usage = "comma-separated `attributes` to link on (default: the original's columns that the masked file has too, but the id)"
 			masking := fs.String("masking", "none", "intruder's `knowledge` of the masking, for K.Reid (rankswap:p=P, mdav:k=K, indrank:k=K, none)")
-			keys := fs.String("keys", "", "comma-separated key `attributes` for uniqueness (linked on too, as every attribute unless --attrs)")
+			keys := fs.String("keys", "", "comma-separated key `attributes` for uniqueness (linked on too when the original has them, unless --attrs)")
 			population := fs.String("population", "", "population `file` for uniqueness (F_j counted in it)")
 			policyFile := fs.String("policy", "", "policy `file` (JSON) with the thresholds of the gate")
 			timeLimit := secondsOrDuration(time.Minute)
@@ -476,9 +478,11 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 			return nil, err
 		}
 		settings := optimize.Settings{Epsilon: a.epsilon, TimeLimit: per, Seed: int64(*pf.seed), Threads: a.threads, WarmStarts: warm}
-		if len(learned) > 0 && euclidean != nil {
+		if len(learned) > 0 && learned[0].Note != "" && euclidean != nil {
 			// Every family counts the same Euclidean links: a search that cannot start
-			// (a large file, a short share) reports them without a pass of its own.
+			// (a large file, a short share) reports them without a pass of its own. Only
+			// counts made by the recount are passed on: a search that started counted
+			// them on its own rows, which can differ where a margin equals ε exactly.
 			settings.KnownEuclidean = &optimize.EuclideanCounts{Correct: learned[0].EuclideanLinks, DBRL: *euclidean}
 		}
 		job := learnJob{files: dist, family: fam, direction: linkage.MaskedToOriginal, records: a.records, threads: a.threads, settings: settings,
@@ -516,7 +520,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 // the loader. It returns the original's columns left out. Only the files' headers (or
 // schemas) are read.
 func (a *auditJob) defaultAttributes() (leftOut []string, err error) {
-	if *a.pf.attrs != "" {
+	if splitList(*a.pf.attrs) != nil {
 		return nil, nil
 	}
 	opts, err := a.pf.load.options()
@@ -544,7 +548,7 @@ func (a *auditJob) defaultAttributes() (leftOut []string, err error) {
 	if len(attrs) == 0 {
 		return nil, &datasets.InputError{File: *a.pf.masked, Err: fmt.Errorf("no column of %s but the id to link on (give --attrs)", *a.pf.original)}
 	}
-	*a.pf.attrs = strings.Join(attrs, ",")
+	a.pf.attrList = attrs
 	return leftOut, nil
 }
 

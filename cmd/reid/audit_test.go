@@ -340,10 +340,12 @@ func TestPolicyCheckByHand(t *testing.T) {
 	if res.Pass {
 		t.Error("max_worst_case_reid passed without a worst case")
 	}
-	// Nor does max_reid pass without a linkage (it compared −∞ and passed).
-	res = (&policy{MaxReid: f(0.05)}).check(&auditReport{}, "")
-	if res.Pass || len(res.Violations) != 1 || !strings.Contains(res.Violations[0].Message, "not measured") || math.IsInf(res.Rules[0].Value, 0) {
-		t.Errorf("max_reid without a linkage: %+v", res)
+	// Nor does any other rule pass on a measure not taken (it compared −∞ and passed).
+	for _, p := range []policy{{MaxReid: f(0.05)}, {MaxKReid: f(0.05)}, {MaxPPUGivenSU: f(0.5)}, {MinK: i(2)}} {
+		res = p.check(&auditReport{}, "")
+		if res.Pass || len(res.Violations) != 1 || !strings.Contains(res.Violations[0].Message, "not measured") || math.IsInf(res.Rules[0].Value, 0) {
+			t.Errorf("%+v without its measure: %+v", p, res)
+		}
 	}
 	// A distance of the families re-identifying more by plain DBRL than the ε-bound
 	// (margins below ε) sets the worst case: the gate must not pass under it.
@@ -882,6 +884,22 @@ func TestAuditCategoricalAttributes(t *testing.T) {
 	}
 	if !slices.ContainsFunc(dropped.Warnings, func(w string) bool { return strings.HasPrefix(w, "not linked on: name") }) {
 		t.Errorf("no warning that name is not linked on: %q", dropped.Warnings)
+	}
+	// A blank --attrs is no choice: the same default (it loaded every column, and the
+	// masked file's empty note cells were refused).
+	blank, _ := read(auditJSON(t, filepath.Join(dir, "blank"), "--time-limit", "2s", "--attrs", " ",
+		filepath.Join(dir, "on.csv"), filepath.Join(dir, "mn.csv")))
+	if got := strings.Join(blank.Options.Attributes, ","); got != "a,c" {
+		t.Errorf("--attrs \" \": attributes %q, want a,c", got)
+	}
+	// A column name with a comma is linked on as the file names it (the default was
+	// joined into the flag's comma-separated form and split again).
+	comma := strings.Replace(o.String(), "a,c\n", "a,\"c,x\"\n", 1)
+	commaM := strings.Replace(m.String(), "a,c\n", "a,\"c,x\"\n", 1)
+	named, _ := read(auditJSON(t, filepath.Join(dir, "comma"), "--time-limit", "2s",
+		writeCSV(t, dir, "oc2.csv", comma), writeCSV(t, dir, "mc2.csv", commaM)))
+	if !slices.Equal(named.Options.Attributes, []string{"a", "c,x"}) {
+		t.Errorf("a column named \"c,x\": attributes %q", named.Options.Attributes)
 	}
 	if got := strings.Join(mixed.Options.Attributes, ","); got != "a,c" {
 		t.Errorf("attributes %q, want a,c", got)

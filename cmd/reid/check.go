@@ -26,6 +26,10 @@ type pairFlags struct {
 	seed             *uint64
 	dropConstant     *bool
 	load             *loadFlags
+	// attrList, when set, is the attributes chosen by the command itself (the audit's
+	// default) instead of --attrs: names as the files spell them, commas and spaces
+	// included, which the flag's comma-separated form would split or trim.
+	attrList []string
 }
 
 func addPairFlags(fs *flag.FlagSet) *pairFlags {
@@ -76,7 +80,10 @@ func (p *pairFlags) open() (*pairedFiles, error) {
 	if err != nil {
 		return nil, err
 	}
-	attrs := splitList(*p.attrs)
+	attrs := p.attrList
+	if attrs == nil {
+		attrs = splitList(*p.attrs)
+	}
 	if attrs != nil {
 		// Read only what is needed: the attributes and the id.
 		opts.Columns = attrs

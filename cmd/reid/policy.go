@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -163,10 +164,9 @@ func (p *policy) check(r *auditReport, path string) *policyResult {
 		}
 		msg := fmt.Sprintf("%s: %s = %.4g (%s) %s threshold %g", name, measure, value, source, op, threshold)
 		if source == "" {
-			msg = fmt.Sprintf("%s: %s not measured (no worst-case operator ran), threshold %g", name, measure, threshold)
-			if name == "max_reid" {
-				msg = fmt.Sprintf("%s: %s not measured (no linkage ran), threshold %g", name, measure, threshold)
-			}
+			why := map[string]string{"max_worst_case_reid": "no worst-case operator ran", "max_reid": "no linkage ran",
+				"max_k_reid": "no linkage ran"}[name]
+			msg = fmt.Sprintf("%s: %s not measured (%s), threshold %g", name, measure, cmp.Or(why, "no uniqueness ran"), threshold)
 		}
 		res.Violations = append(res.Violations, policyViolation{name, measure, value, threshold, msg})
 	}
@@ -180,13 +180,16 @@ func (p *policy) check(r *auditReport, path string) *policyResult {
 		}
 		return v, src, found
 	}
-	if p.MaxReid != nil {
-		// No linkage measured: the gate fails rather than passing on −∞.
-		if v, src, found := maxOf("reid"); found {
-			rule("max_reid", "reid", *p.MaxReid, v, v <= *p.MaxReid, src)
+	// A measure never taken fails its rule (the value would be −∞, and pass a maximum).
+	measured := func(name, measure string, threshold float64, pass func(float64) bool) {
+		if v, src, found := maxOf(measure); found {
+			rule(name, measure, threshold, v, pass(v), src)
 		} else {
-			rule("max_reid", "reid", *p.MaxReid, 0, false, "")
+			rule(name, measure, threshold, 0, false, "")
 		}
+	}
+	if p.MaxReid != nil {
+		measured("max_reid", "reid", *p.MaxReid, func(v float64) bool { return v <= *p.MaxReid })
 	}
 	if p.MaxWorstCaseReid != nil {
 		name := "worst_case_reid_" + p.worstCaseBy()
@@ -205,16 +208,13 @@ func (p *policy) check(r *auditReport, path string) *policyResult {
 		}
 	}
 	if p.MaxKReid != nil {
-		v, src, _ := maxOf("k_reid")
-		rule("max_k_reid", "k_reid", *p.MaxKReid, v, v <= *p.MaxKReid, src)
+		measured("max_k_reid", "k_reid", *p.MaxKReid, func(v float64) bool { return v <= *p.MaxKReid })
 	}
 	if p.MaxPPUGivenSU != nil {
-		v, src, _ := maxOf("p_pu_given_su")
-		rule("max_p_pu_given_su", "p_pu_given_su", *p.MaxPPUGivenSU, v, v <= *p.MaxPPUGivenSU, src)
+		measured("max_p_pu_given_su", "p_pu_given_su", *p.MaxPPUGivenSU, func(v float64) bool { return v <= *p.MaxPPUGivenSU })
 	}
 	if p.MinK != nil {
-		v, src, _ := maxOf("k_min")
-		rule("min_k", "k_min", float64(*p.MinK), v, v >= float64(*p.MinK), src)
+		measured("min_k", "k_min", float64(*p.MinK), func(v float64) bool { return v >= float64(*p.MinK) })
 	}
 	return res
 }
