@@ -268,6 +268,14 @@ func (j *uniquenessJob) run(samplePath, popPath, weights string, lo datasets.Loa
 		return nil, nil, asInput(err)
 	}
 	rep.fill(res)
+	for k, key := range j.keys {
+		// Quantiles that coincide (a column of mostly one value) leave fewer bins than
+		// asked, and a rare value, the very record at risk, disappears into a wide bin.
+		if got := len(rep.Keys[k].Cuts) + 1; key.Quantiles > 0 && got < key.Quantiles {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("--bins %s:q%d gave %d bin(s): the sample's quantiles of %s coincide (values concentrated on a few); give cut points (--bins %s:C1,C2,...) to keep rare values apart",
+				key.Name, key.Quantiles, got, key.Name, key.Name))
+		}
+	}
 	return rep, res, nil
 }
 
@@ -360,6 +368,7 @@ type uniquenessReport struct {
 	KAnonymity                uniqK          `json:"k_anonymity"`
 	LDiversity                []uniqL        `json:"l_diversity"`
 	TCloseness                []uniqT        `json:"t_closeness"`
+	Warnings                  []string       `json:"warnings,omitempty"`
 }
 
 func finiteOrNil(v float64) *float64 {
@@ -469,6 +478,9 @@ func printUniqueness(w io.Writer, r *uniquenessReport) error {
 	fmt.Fprintf(w, "keys        %s", strings.Join(keys, ", "))
 	if r.MissingKeys == "own category" { // under --missing error there are none
 		fmt.Fprint(w, "; missing values are a category of their own")
+	}
+	for _, warning := range r.Warnings {
+		fmt.Fprintf(w, "\nwarning: %s", warning)
 	}
 	fmt.Fprintln(w)
 	switch {

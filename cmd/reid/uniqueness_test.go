@@ -118,8 +118,19 @@ func TestUniquenessBins(t *testing.T) {
 	}
 	// Quantile bins: 8 values, q2 cuts at the value of rank 4, 20: <20 and >=20.
 	r = uniqJSON(t, "--keys", "age,A", "--bins", "age:q2", s)
-	if r.Keys[0].Categories != 2 || r.Keys[0].Cuts[0] != 20 {
-		t.Errorf("%+v", r.Keys)
+	if r.Keys[0].Categories != 2 || r.Keys[0].Cuts[0] != 20 || len(r.Warnings) != 0 {
+		t.Errorf("%+v, warnings %q", r.Keys, r.Warnings)
+	}
+	// Twenty records of 5 and one of 9: every quantile is 5, so q4 gives one bin and
+	// the rare 9 joins it; the report says so.
+	var nc strings.Builder
+	nc.WriteString("x\n")
+	for i := range 21 {
+		fmt.Fprintf(&nc, "%d\n", map[bool]int{true: 9, false: 5}[i == 20])
+	}
+	r = uniqJSON(t, "--keys", "x", "--bins", "x:q4", writeCSV(t, dir, "nc.csv", nc.String()))
+	if r.Keys[0].Categories != 1 || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "--bins x:q4 gave 1 bin(s)") {
+		t.Errorf("near-constant x in q4: %+v, warnings %q", r.Keys, r.Warnings)
 	}
 	out := filepath.Join(dir, "risk.csv")
 	if code, _, errOut := runReid(t, "uniqueness", "--keys", "A,B", "--records-out", out, s); code != exitOK {
