@@ -19,8 +19,8 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 		fmt.Fprintf(&b, "- population: `%s` (%d records, sha256 `%s`)\n", p.File, p.Records, p.SHA256)
 	}
 	fmt.Fprintf(&b, "- attributes: %s\n", strings.Join(r.Options.Attributes, ", "))
-	if len(r.Options.DistanceAttributes) != len(r.Options.Attributes) {
-		fmt.Fprintf(&b, "- numeric attributes (DBRL and the worst case; PRL compares all): %s\n", cmp.Or(strings.Join(r.Options.DistanceAttributes, ", "), "none"))
+	if d, ok := distanceAttributes(r.Options); ok {
+		fmt.Fprintf(&b, "- numeric attributes (DBRL and the worst case; PRL compares all): %s\n", d)
 	}
 	fmt.Fprintf(&b, "- masking known to the intruder: %s\n- worst-case time limit: %s\n\n", r.Options.Masking, r.Options.TimeLimit)
 	b.WriteString("## Verdict\n\n")
@@ -90,8 +90,8 @@ func writeReportHTML(w io.Writer, r *auditReport) error {
 	esc := html.EscapeString
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>reid audit report</title><style>" + reportCSS + "</style></head><body>\n")
 	attrs := strings.Join(r.Options.Attributes, ", ")
-	if len(r.Options.DistanceAttributes) != len(r.Options.Attributes) {
-		attrs += " (numeric, for DBRL and the worst case: " + cmp.Or(strings.Join(r.Options.DistanceAttributes, ", "), "none") + "; PRL compares all)"
+	if d, ok := distanceAttributes(r.Options); ok {
+		attrs += " (numeric, for DBRL and the worst case: " + d + "; PRL compares all)"
 	}
 	fmt.Fprintf(&b, "<h1>reid audit report</h1>\n<p>%s, schema %s. Masked <code>%s</code> (%d records) against original <code>%s</code> (%d records); attributes %s; masking known to the intruder: %s.</p>\n",
 		esc(r.Engine), esc(r.SchemaVersion), esc(r.Inputs.Masked.File), r.Inputs.Masked.Records, esc(r.Inputs.Original.File), r.Inputs.Original.Records,
@@ -149,4 +149,10 @@ func share(k, n int) float64 {
 		return 0
 	}
 	return float64(k) / float64(n)
+}
+
+// distanceAttributes lists the numeric attributes the distances linked on ("none"), and
+// reports whether they are fewer than the attributes PRL compared.
+func distanceAttributes(o auditOptions) (string, bool) {
+	return cmp.Or(strings.Join(o.DistanceAttributes, ", "), "none"), len(o.DistanceAttributes) != len(o.Attributes)
 }

@@ -86,15 +86,21 @@ func reportCharts(r *auditReport) ([]chartSVG, error) {
 	return out, nil
 }
 
-// countsChart draws a distribution of counts as bars, values above max pooled in "max+".
-func countsChart(counts []linkage.Count, xlabel, ylabel string, max int) (*plot.Plot, error) {
+// countsChart draws a distribution of counts as bars, values above most pooled in
+// ">most".
+func countsChart(counts []linkage.Count, xlabel, ylabel string, most int) (*plot.Plot, error) {
 	if len(counts) == 0 {
 		return nil, nil
 	}
-	vals, names := countBars(counts, max)
+	vals, names := countBars(counts, most)
+	return barPlot(vals, names, vg.Points(barWidth(len(vals))), xlabel, ylabel)
+}
+
+// barPlot is one series of blue bars named by names, from 0 up.
+func barPlot(vals plotter.Values, names []string, width vg.Length, xlabel, ylabel string) (*plot.Plot, error) {
 	p := plot.New()
 	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
-	bars, err := plotter.NewBarChart(vals, vg.Points(barWidth(len(vals))))
+	bars, err := plotter.NewBarChart(vals, width)
 	if err != nil {
 		return nil, err
 	}
@@ -107,29 +113,25 @@ func countsChart(counts []linkage.Count, xlabel, ylabel string, max int) (*plot.
 }
 
 // countBars bins counts by value for countsChart: one bar per value from the smallest to
-// the largest, values above max pooled in a last bar named ">max".
-func countBars(counts []linkage.Count, max int) (plotter.Values, []string) {
+// the largest, values above most pooled in a last bar named ">most".
+func countBars(counts []linkage.Count, most int) (plotter.Values, []string) {
 	byValue := map[int]float64{}
-	top := 0
-	for _, c := range counts {
-		v := min(c.Value, max+1)
-		byValue[v] += float64(c.Count)
-		top = maxInt(top, v)
-	}
-	// The smallest value drawn, pooled as the largest is: when every value passes max
+	// The range drawn runs over the pooled values: when every value passes most
 	// (anonymity sets of thousands on a file of a few discrete attributes) the one bar
-	// is ">max", not an empty range (an internal error: "no data points").
-	lo := max + 1
+	// is ">most", not an empty range (an internal error: "no data points").
+	lo, top := most+1, 0
 	for _, c := range counts {
-		lo = min(lo, c.Value)
+		v := min(c.Value, most+1)
+		byValue[v] += float64(c.Count)
+		lo, top = min(lo, v), max(top, v)
 	}
 	var vals plotter.Values
 	var names []string
 	for v := lo; v <= top; v++ {
 		vals = append(vals, byValue[v])
 		name := strconv.Itoa(v)
-		if v == max+1 {
-			name = ">" + strconv.Itoa(max)
+		if v == most+1 {
+			name = ">" + strconv.Itoa(most)
 		}
 		names = append(names, name)
 	}
@@ -138,13 +140,6 @@ func countBars(counts []linkage.Count, max int) (plotter.Values, []string) {
 
 // padX keeps the first and last bars (and their offsets) inside the axes.
 func padX(p *plot.Plot, n int) { p.X.Min, p.X.Max = -0.7, float64(n)-0.3 }
-
-func maxInt(a, b int) int {
-	if a > b {
-		return a
-	}
-	return b
-}
 
 func barWidth(n int) float64 { return math.Max(4, math.Min(40, 400/float64(n+1))) }
 
@@ -295,17 +290,6 @@ func riskChart(risk []float64) (*plot.Plot, error) {
 	}
 	sorted := append([]float64(nil), risk...)
 	sort.Float64s(sorted)
-	p := plot.New()
-	p.X.Label.Text = fmt.Sprintf("record risk E[1/F | f] (median %.3g, max %.3g)", sorted[len(sorted)/2], sorted[len(sorted)-1])
-	p.Y.Label.Text = "records"
-	bars, err := plotter.NewBarChart(vals, vg.Points(30))
-	if err != nil {
-		return nil, err
-	}
-	bars.Color = chartBlue
-	p.Add(bars)
-	p.NominalX(names...)
-	padX(p, len(names))
-	p.Y.Min = 0
-	return p, nil
+	return barPlot(vals, names, vg.Points(30),
+		fmt.Sprintf("record risk E[1/F | f] (median %.3g, max %.3g)", sorted[len(sorted)/2], sorted[len(sorted)-1]), "records")
 }
