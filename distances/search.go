@@ -71,8 +71,8 @@ type Settings struct {
 	Threads int
 	// TopK keeps the k nearest candidates of each query.
 	TopK int
-	// Closer collects the candidates closer than the true partner plus Margin (the
-	// separation oracle of the worst-case optimiser).
+	// Closer collects the candidates closer than the true partner plus Margin (a
+	// separation oracle; the worst-case optimiser needs only their number, CountCloser).
 	Closer bool
 	// CountCloser counts those candidates (QueryResult.CloserCount) without keeping them:
 	// a caller that needs only whether a query is linked with margin Margin pays no

@@ -247,7 +247,13 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 	lookup := newWeightLookup(c, pc, res.Weight)
 	var tops [][]Neighbor
 	startPass(fmt.Sprintf("weighing the pairs (top %d candidates)", k))
-	res.Records, tops = c.decide(lookup, res.Thresholds, k)
+	// Without the assignment no candidate list is read: none is kept (the audit's PRL
+	// offered every pair to a heap for nothing).
+	kDecide := k
+	if s.NoAssignment {
+		kDecide = 0
+	}
+	res.Records, tops = c.decide(lookup, res.Thresholds, kDecide)
 	res.Measures = Measure(queryResults(res.Records))
 	thr := modeThreshold(res.Records)
 	best := modeBest(res.Records, res.Thresholds)
@@ -533,7 +539,9 @@ func (c *comparator) decide(lk *weightLookup, th Thresholds, k int) ([]PRLRecord
 				if w > tw {
 					r.TrueRank++
 				}
-				h.offer(Neighbor{Index: j, Distance: w}, k)
+				if k > 0 {
+					h.offer(Neighbor{Index: j, Distance: w}, k)
+				}
 			}
 		}
 		if r.True >= 0 && math.IsNaN(tw) {
