@@ -521,22 +521,27 @@ func (sv *solver) twinCuts() {
 		if most == len(G) {
 			continue // one true partner for all: they are linked or not together
 		}
-		for x, i := range G {
-			if len(G) > twinPairMax {
-				break
-			}
-			if sv.d.recs[i].impossible {
-				continue
-			}
-			for _, j := range G[x+1:] {
-				if sv.d.recs[i].t != sv.d.recs[j].t && !sv.d.recs[j].impossible && sv.registerCut([]int{i, j}) {
-					sv.inMaster[len(sv.cutList)-1] = true // implied by the clique row
-				}
-			}
+		if len(G) <= twinPairMax {
+			sv.twinPairs(G)
 		}
 		sv.addMasterRow(G, float64(len(G)-most), -1)
 		sv.twinRows = append(sv.twinRows, twinRow{G, len(G) - most})
 		sv.stats.TwinGroups++
+	}
+}
+
+// twinPairs registers the pairs of members of a twin group with different true partners
+// that can each be linked alone.
+func (sv *solver) twinPairs(G []int) {
+	for x, i := range G {
+		if sv.d.recs[i].impossible {
+			continue
+		}
+		for _, j := range G[x+1:] {
+			if sv.d.recs[i].t != sv.d.recs[j].t && !sv.d.recs[j].impossible && sv.registerCut([]int{i, j}) {
+				sv.inMaster[len(sv.cutList)-1] = true // implied by the clique row
+			}
+		}
 	}
 }
 
