@@ -471,25 +471,18 @@ func standardizeOriginal(original *datasets.Table, p *datasets.Pairing, so datas
 // and the names of the categorical attributes it leaves out (f itself when there are
 // none). The view shares f's columns.
 func (f *pairedFiles) numericView() (*pairedFiles, []string, error) {
-	var keep, left []int
-	for j := range f.Original.Table.Columns {
-		if f.Original.Table.Columns[j].Kind == datasets.Numeric {
-			keep = append(keep, j)
+	var keep []int
+	var keepNames, left []string
+	for j, c := range f.Original.Table.Columns {
+		if c.Kind == datasets.Numeric {
+			keep, keepNames = append(keep, j), append(keepNames, c.Name)
 		} else {
-			left = append(left, j)
+			left = append(left, c.Name)
 		}
 	}
 	if len(left) == 0 {
 		return f, nil, nil
 	}
-	names := func(idx []int) []string {
-		out := make([]string, len(idx))
-		for k, j := range idx {
-			out[k] = f.Original.Table.Columns[j].Name
-		}
-		return out
-	}
-	keepNames := names(keep)
 	pairing := *f.Pairing
 	pairing.Attributes = keepNames
 	var err error
@@ -519,5 +512,5 @@ func (f *pairedFiles) numericView() (*pairedFiles, []string, error) {
 	if view.Masked, err = restrict(f.Masked); err != nil {
 		return nil, nil, err
 	}
-	return &view, names(left), nil
+	return &view, left, nil
 }
