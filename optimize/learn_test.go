@@ -598,14 +598,16 @@ func TestPrepareStopped(t *testing.T) {
 	if res.CorrectLinks != eu.CorrectLinks || res.EuclideanLinks != eu.CorrectLinks || !slices.Equal(res.Params, eu.Params) {
 		t.Errorf("worse warm start: %d links with %v, want the Euclidean %d", res.CorrectLinks, res.Params, eu.CorrectLinks)
 	}
-	// Given the Euclidean counts (an audit's earlier family), it reports them without a
-	// recount: the same as counted above.
-	known, err := unsearched(cancelled, p, d, Settings{Epsilon: DefaultEpsilon, KnownEuclidean: &EuclideanCounts{eu.EuclideanLinks, eu.DBRLLinks}}, time.Now(), false)
+	// Given the Euclidean counts (an audit's earlier family), it reports them and does not
+	// count its own: counts that are not this problem's (one more link each than counted
+	// above) come back as given.
+	given := EuclideanCounts{Correct: eu.EuclideanLinks + 1, DBRL: eu.DBRLLinks + 1}
+	known, err := unsearched(cancelled, p, d, Settings{Epsilon: DefaultEpsilon, KnownEuclidean: &given}, time.Now(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if known.CorrectLinks != eu.CorrectLinks || known.EuclideanLinks != eu.EuclideanLinks || known.DBRLLinks != eu.DBRLLinks {
-		t.Errorf("known Euclidean counts: %d, %d, %d; counted %d, %d, %d", known.CorrectLinks, known.EuclideanLinks, known.DBRLLinks, eu.CorrectLinks, eu.EuclideanLinks, eu.DBRLLinks)
+	if known.CorrectLinks != given.Correct || known.EuclideanLinks != given.Correct || known.DBRLLinks != given.DBRL {
+		t.Errorf("known Euclidean counts %+v: reported %d, %d, %d", given, known.CorrectLinks, known.EuclideanLinks, known.DBRLLinks)
 	}
 	if _, _, err := prepareUntil(p, sp, DefaultEpsilon, 1, func() bool { return false }, rowBudget{1000, storedRowsBytes}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("1000 bytes for %d records' rows: err %v, want ErrTooLarge", len(d.recs), err)
