@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/reid-sdc/reid/datasets"
+	"github.com/reid-sdc/reid/linkage"
 )
 
 // pairFlags are the flags of every command that reads an original and a masked file.
@@ -52,6 +53,15 @@ type pairedFiles struct {
 	Original, Masked               *datasets.Standardized
 	OriginalSHA256, MaskedSHA256   string
 	OriginalRecords, MaskedRecords int
+	// known is the last transparency attack run on these files (linkJob.knownLinks):
+	// the audit asks for it four times (DBRL both ways, PRL twice), and it re-runs the
+	// masking on the whole original.
+	known *knownMemo
+}
+
+type knownMemo struct {
+	knowledge linkage.Knowledge
+	result    *linkage.KnownResult
 }
 
 // inputs returns the files the pairing reads: the positional arguments and the file flags

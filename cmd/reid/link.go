@@ -412,6 +412,9 @@ func (j *linkJob) knownLinks() (*linkage.KnownResult, error) {
 	if j.knowledge.Method == "" || j.knowledge.Method == "none" {
 		return nil, nil
 	}
+	if m := j.files.known; m != nil && m.knowledge == j.knowledge {
+		return m.result, nil
+	}
 	if p.OriginalRows != nil || len(p.TrueOriginal) != p.Original.Rows() || p.Original.Rows() != p.Masked.Rows() {
 		// The attack re-runs the masking on the original as the owner did: its records
 		// and their order (MDAV's ties) must be the file's.
@@ -443,6 +446,7 @@ func (j *linkJob) knownLinks() (*linkage.KnownResult, error) {
 		byMasked.Known[t] = kr.Known[i]
 		byMasked.Candidates[t] = kr.Candidates[i]
 	}
+	j.files.known = &knownMemo{j.knowledge, byMasked}
 	return byMasked, nil
 }
 
