@@ -148,7 +148,9 @@ func CheckFinite(side string, x [][]float64) error {
 // kernel.MaxSorted attributes) run on blocks of references with sorting-network kernels
 // whose distances are bit-identical to their Distance; other operators are evaluated pair
 // by pair with Operator.Distance. The N×M matrix is never stored, and the results are identical
-// for every number of threads.
+// for every number of threads. Where many references are bit-identical copies (files of a
+// few discrete attributes), one of each is scanned and weighed by its copies, with the
+// same results.
 //
 // Errors wrap ErrShape (sizes that do not match, no attribute, no reference record, a
 // true partner that is not a reference) or ErrNotFinite (a NaN or ±Inf in either file,
@@ -184,21 +186,45 @@ func Search(queries, refs [][]float64, truth []int, op Operator, s Settings) ([]
 	if err := CheckFinite("references", refs); err != nil {
 		return nil, err
 	}
+	return search(queries, refs, truth, op, s, findReferenceGroups(refs)), nil
+}
+
+// search runs the scan on valid inputs; with groups (identical references), on one
+// reference of each group, weighed by its copies.
+func search(queries, refs [][]float64, truth []int, op Operator, s Settings, groups *referenceGroups) []QueryResult {
 	var sc scanner
 	sc.settings = s
 	sc.truth = truth
+	if groups != nil {
+		refs = groups.distinct(refs)
+		sc.truth = groups.groupTruth(truth)
+		sc.weight = groups.weight
+	}
 	if e, ok := op.(Embedder); ok {
 		sc.prepareEmbedded(queries, refs, e.Transform())
 	} else {
 		sc.preparePairwise(queries, refs, op)
 	}
-	return sc.run(nq, nr), nil
+	results := sc.run(len(queries[0]), len(refs[0]))
+	if groups != nil {
+		for i := range results {
+			t := -1
+			if truth != nil {
+				t = truth[i]
+			}
+			groups.expand(&results[i], t, s.TopK)
+		}
+	}
+	return results
 }
 
 // scanner holds the prepared data of one Search.
 type scanner struct {
 	settings Settings
 	truth    []int
+	// weight is the number of copies of each reference (nil: one each); see
+	// referenceGroups.
+	weight   []int
 	embedded bool
 	d        int // attributes after the transform
 	nr       int
@@ -494,9 +520,18 @@ type queryState struct {
 	keep      bool // and keep them in Closer
 	margin    float64
 	closerLim float64
+	weight    []int // the scanner's copies of each reference (nil: one each)
 }
 
-func (st *queryState) reset(res *QueryResult, truth int, trueD float64, s *Settings) {
+// copies is the number of references candidate j stands for.
+func (st *queryState) copies(j int) int {
+	if st.weight == nil {
+		return 1
+	}
+	return st.weight[j]
+}
+
+func (st *queryState) reset(res *QueryResult, truth int, trueD float64, s *Settings, weight []int) {
 	*res = QueryResult{True: truth, Nearest: -1, NearestDistance: math.Inf(1)}
 	st.res = res
 	st.hasTrue = truth >= 0
@@ -512,6 +547,7 @@ func (st *queryState) reset(res *QueryResult, truth int, trueD float64, s *Setti
 	st.keep = s.Closer
 	st.margin = s.Margin
 	st.closerLim = trueD + s.Margin
+	st.weight = weight
 }
 
 // threshold is the largest exact distance that can still change the result, given an
@@ -553,12 +589,15 @@ func (st *queryState) consider(j int, d float64) {
 		}
 		st.tied = append(st.tied, Neighbor{j, d})
 	}
-	if st.hasTrue && j != res.True {
-		if d < st.trueD-tieSlack(st.trueD) {
-			res.TrueRank++
+	if st.hasTrue {
+		n := st.copies(j)
+		if j == res.True {
+			n-- // the true partner's copies, but not the partner itself
+		} else if d < st.trueD-tieSlack(st.trueD) {
+			res.TrueRank += n
 		}
-		if st.collect && d < st.closerLim {
-			res.CloserCount++
+		if st.collect && n > 0 && d < st.closerLim {
+			res.CloserCount += n
 			if st.keep {
 				res.Closer = append(res.Closer, Neighbor{j, d})
 			}
@@ -581,7 +620,7 @@ func (st *queryState) finish() {
 	n, nearest := 0, -1
 	for _, c := range st.tied {
 		if c.Distance <= st.best+tieSlack(st.best) {
-			n++
+			n += st.copies(c.Index)
 			if nearest < 0 || c.Index < nearest {
 				nearest = c.Index
 			}
@@ -609,7 +648,7 @@ func (ws *workspace) block(results []QueryResult, lo, hi int) {
 		if t >= 0 {
 			trueD = sc.exact(i, t)
 		}
-		ws.state[i-lo].reset(&results[i], t, trueD, s)
+		ws.state[i-lo].reset(&results[i], t, trueD, s, sc.weight)
 	}
 	if sc.sorted != nil {
 		ws.sortedBlocks(lo, hi)
@@ -760,7 +799,15 @@ func (ws *workspace) scanBlock(st *queryState, i int, approx []float64, j0 int, 
 		bandLo, bandHi := above, below
 		inBand := bandLo < bandHi // the usual case of a well-linked record has an empty band
 		if inBand {
-			st.res.TrueRank += kernel.CountBetween(seg, bandLo, bandHi)
+			if st.weight == nil {
+				st.res.TrueRank += kernel.CountBetween(seg, bandLo, bandHi)
+			} else {
+				for x, a := range seg {
+					if bandLo < a && a < bandHi {
+						st.res.TrueRank += st.weight[j0+g+x]
+					}
+				}
+			}
 		}
 		for j := 0; ; j++ {
 			if inBand {
@@ -773,7 +820,7 @@ func (ws *workspace) scanBlock(st *queryState, i int, approx []float64, j0 int, 
 			}
 			a := seg[j]
 			if a < below && a > above { // in the band as it has widened since
-				st.res.TrueRank++
+				st.res.TrueRank += st.copies(j0 + g + j)
 				continue
 			}
 			st.consider(j0+g+j, sc.exact(i, j0+g+j))
