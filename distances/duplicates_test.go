@@ -155,3 +155,26 @@ func BenchmarkSearchDuplicates(b *testing.B) {
 		}
 	})
 }
+
+// TestSearchTinyMargin: a margin far below the rounding of the distances (d + 1e-300 =
+// d) still counts an exact tie with the true partner as closer, grouped or not, for the
+// embedded and the sorted kernels.
+func TestSearchTinyMargin(t *testing.T) {
+	q := [][]float64{{0, 3}, {0, 0}}
+	r := [][]float64{{1, 1, 5}, {1, 1, 5}} // references 0 and 1 are twins
+	truth := []int{0, 2}
+	owa, err := NewOWA([]float64{0.5, 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []Operator{NewEuclidean(2), owa} {
+		for _, groups := range []*referenceGroups{findReferenceGroups(r), nil} {
+			got := search(q, r, truth, op, Settings{CountCloser: true, Margin: 1e-300}, groups)
+			// Query 0: its partner's twin ties. Query 1 (at 3, 0): partner (5, 5) is
+			// farther than both twins.
+			if got[0].CloserCount != 1 || got[1].CloserCount != 2 {
+				t.Errorf("%s grouped=%v: closer counts %d, %d; want 1, 2", op.Name(), groups != nil, got[0].CloserCount, got[1].CloserCount)
+			}
+		}
+	}
+}

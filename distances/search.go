@@ -71,8 +71,10 @@ type Settings struct {
 	Threads int
 	// TopK keeps the k nearest candidates of each query.
 	TopK int
-	// Closer collects the candidates closer than the true partner plus Margin (a
-	// separation oracle; the worst-case optimiser needs only their number, CountCloser).
+	// Closer collects the candidates closer than the true partner plus Margin, d −
+	// d_true < Margin (a separation oracle; the worst-case optimiser needs only their
+	// number, CountCloser). The difference is taken, not d_true + Margin, so that a
+	// Margin below the rounding of the distances still counts an exact tie as closer.
 	Closer bool
 	// CountCloser counts those candidates (QueryResult.CloserCount) without keeping them:
 	// a caller that needs only whether a query is linked with margin Margin pays no
@@ -546,7 +548,9 @@ func (st *queryState) reset(res *QueryResult, truth int, trueD float64, s *Setti
 	st.collect = (s.Closer || s.CountCloser) && st.hasTrue
 	st.keep = s.Closer
 	st.margin = s.Margin
-	st.closerLim = trueD + s.Margin
+	// An upper bound on every d with d − trueD < Margin in floating point, for the
+	// threshold (consider decides with the difference).
+	st.closerLim = (trueD + s.Margin) * (1 + 1e-15)
 	st.weight = weight
 }
 
@@ -596,7 +600,7 @@ func (st *queryState) consider(j int, d float64) {
 		} else if d < st.trueD-tieSlack(st.trueD) {
 			res.TrueRank += n
 		}
-		if st.collect && n > 0 && d < st.closerLim {
+		if st.collect && n > 0 && d-st.trueD < st.margin {
 			res.CloserCount += n
 			if st.keep {
 				res.Closer = append(res.Closer, Neighbor{j, d})

@@ -126,7 +126,7 @@ func bruteForce(q, r [][]float64, truth []int, op Operator, topK int, margin flo
 				if c.Distance < dt-TieTolerance*dt {
 					res.TrueRank++
 				}
-				if c.Distance < dt+margin {
+				if c.Distance-dt < margin {
 					res.Closer = append(res.Closer, c)
 				}
 			}

@@ -361,10 +361,16 @@ type Result struct {
 	// CorrectLinks is the number of records whose true partner is closer than every other
 	// candidate by at least ε under Params, re-counted by the pairwise core
 	// (distances.Search with CountCloser and Margin ε): the MILP's criterion, so
-	// CorrectLinks = N − Failures.
+	// CorrectLinks = N − Failures (records on a knife edge keep the search's verdict, see
+	// KnifeEdge).
 	CorrectLinks int
 	// Failures is Σ K_i of the incumbent.
 	Failures int
+	// KnifeEdge is the number of records whose margin under Params equals ε up to
+	// rounding, on which the search's arithmetic (θ·(φ(i, j) − φ(i, t))) and the pairwise
+	// core's (d_θ(i, j) − d_θ(i, t)) fall on different sides: each keeps the search's
+	// verdict, so that CorrectLinks = N − Failures (see knifeEdgeTolerance).
+	KnifeEdge int
 	// DBRLLinks is the plain Reid count of distance-based record linkage with Params (the
 	// true partner is the unique nearest, any margin); DBRLLinks ≥ CorrectLinks.
 	DBRLLinks int
@@ -573,26 +579,84 @@ func checkShape(p Problem) error {
 // recount counts, with the pairwise core, the records that theta links with margin ≥ eps
 // (correct: the MILP's criterion) and by plain DBRL (dbrl: unique nearest, any margin).
 func recount(p Problem, sp space, theta []float64, eps float64, threads int) (correct, dbrl int, err error) {
+	linked, dbrl, err := recountLinked(p, sp, theta, eps, threads)
+	for _, l := range linked {
+		if l {
+			correct++
+		}
+	}
+	return correct, dbrl, err
+}
+
+// recountLinked is recount with the verdict of each query (linked[i]: query i's true
+// partner is closer than every competitor by at least eps).
+func recountLinked(p Problem, sp space, theta []float64, eps float64, threads int) (linked []bool, dbrl int, err error) {
 	op, err := sp.operator(theta)
 	if err != nil {
-		return 0, 0, fmt.Errorf("optimize: learned parameters: %w", err)
+		return nil, 0, fmt.Errorf("optimize: learned parameters: %w", err)
 	}
 	recs, err := distances.Search(p.Queries, p.Refs, p.Truth, op, distances.Settings{Threads: threads, CountCloser: true, Margin: eps})
 	if err != nil {
-		return 0, 0, err
+		return nil, 0, err
 	}
+	linked = make([]bool, len(recs))
 	for i := range recs {
 		if p.Truth[i] < 0 {
 			continue
 		}
-		if recs[i].CloserCount == 0 {
-			correct++
-		}
+		linked[i] = recs[i].CloserCount == 0
 		if recs[i].Nearest == recs[i].True && recs[i].Ties == 1 {
 			dbrl++
 		}
 	}
-	return correct, dbrl, nil
+	return linked, dbrl, nil
+}
+
+// knifeEdgeTolerance is the relative difference under which a record's margin counts as
+// equal to ε: the search computes θ·(φ(i, j) − φ(i, t)) from the diffs, the pairwise core
+// d_θ(i, j) − d_θ(i, t) from the distances (the transformed direct form for the embedded
+// operators), and the two roundings (below (m + 2)·2⁻⁵³ of the distances each) can fall
+// either side of a margin that equals ε exactly (integer data, ε chosen as a margin).
+const knifeEdgeTolerance = 1e-12
+
+// reconcile compares the search's verdicts on the incumbent (linkedSet) with the pairwise
+// core's (recountLinked) record by record. A record they disagree on whose margin, re-
+// evaluated pair by pair with Operator.Distance over every competitor, is within
+// knifeEdgeTolerance of ε keeps the search's verdict (both are right up to rounding);
+// any other disagreement is an internal error. It returns the number of records whose
+// verdict was kept and the number the search links.
+func (sv *solver) reconcile(p Problem, op distances.Operator, core []bool) (kept, searched int, err error) {
+	search, searched := sv.linkedSet(sv.bestTheta)
+	m := len(p.Queries)
+	q, ref := make([]float64, m), make([]float64, m)
+	for x := range sv.d.recs {
+		r := &sv.d.recs[x]
+		if search[x] == core[r.q] {
+			continue
+		}
+		for k := range m {
+			q[k] = p.Queries[k][r.q]
+			ref[k] = p.Refs[k][r.t]
+		}
+		dt := op.Distance(q, ref)
+		worst, near := math.Inf(1), 0.0
+		for j := range len(p.Refs[0]) {
+			if j == r.t {
+				continue
+			}
+			for k := range m {
+				ref[k] = p.Refs[k][j]
+			}
+			if d := op.Distance(q, ref); d-dt < worst {
+				worst, near = d-dt, d
+			}
+		}
+		if math.Abs(worst-sv.eps) > knifeEdgeTolerance*(math.Abs(dt)+math.Abs(near)+sv.eps) {
+			return kept, searched, fmt.Errorf("optimize: internal error: record %d (query %d): the search finds it linked = %v, the pairwise core %v, and its margin %g is not ε = %g up to rounding", x, r.q, search[x], core[r.q], worst, sv.eps)
+		}
+		kept++
+	}
+	return kept, searched, nil
 }
 
 // unsearched is the Result of a search stopped (time limit or ctx) before its rows were
@@ -648,12 +712,29 @@ func (sv *solver) result(p Problem) (Result, error) {
 	r := Result{Family: p.Family, N: len(sv.d.recs), Epsilon: sv.eps, Status: sv.status, Stats: sv.stats, EuclideanLinks: sv.euclideanLinks}
 	r.Params = append([]float64(nil), sv.bestTheta...)
 	r.Failures = sv.bestFail
-	var err error
-	if r.CorrectLinks, r.DBRLLinks, err = recount(p, sv.d.sp, r.Params, sv.eps, sv.threads); err != nil {
+	core, dbrl, err := recountLinked(p, sv.d.sp, r.Params, sv.eps, sv.threads)
+	if err != nil {
 		return r, err
 	}
+	r.DBRLLinks = dbrl
+	for _, l := range core {
+		if l {
+			r.CorrectLinks++
+		}
+	}
 	if r.CorrectLinks != r.N-r.Failures {
-		return r, fmt.Errorf("optimize: internal error: the pairwise core counts %d links with margin ≥ ε, the search %d", r.CorrectLinks, r.N-r.Failures)
+		op, err := sv.d.sp.operator(r.Params)
+		if err != nil {
+			return r, fmt.Errorf("optimize: learned parameters: %w", err)
+		}
+		searched := 0
+		if r.KnifeEdge, searched, err = sv.reconcile(p, op, core); err != nil {
+			return r, err
+		}
+		if searched != r.N-r.Failures {
+			return r, fmt.Errorf("optimize: internal error: the pairwise core counts %d links with margin ≥ ε, the search %d, its incumbent's rows %d", r.CorrectLinks, r.N-r.Failures, searched)
+		}
+		r.CorrectLinks = searched
 	}
 	r.Bound = sv.boundLinks()
 	// The cuts prove bounds for the margin ε + lpSlack; a witness linking more records at

@@ -683,6 +683,13 @@ func TestShortLimitKeepsWarmStart(t *testing.T) {
 // Distance(q, r_j) − Distance(q, r_t) ≥ ε for every competitor j of the true partner t.
 func marginLinks(t *testing.T, p Problem, f Family, theta []float64) int {
 	t.Helper()
+	return marginLinksAt(t, p, f, theta, DefaultEpsilon, 0)
+}
+
+// marginLinksAt is marginLinks with margin ε moved by slack·(d_j + d_t + ε): the margin
+// must be at least ε + slack·(…) (slack < 0: looser).
+func marginLinksAt(t *testing.T, p Problem, f Family, theta []float64, eps, slack float64) int {
+	t.Helper()
 	op, err := f.Operator(theta)
 	if err != nil {
 		t.Fatal(err)
@@ -704,7 +711,10 @@ func marginLinks(t *testing.T, p Problem, f Family, theta []float64) int {
 		dt := op.Distance(q, row(p.Refs, tr, r))
 		linked := true
 		for j := 0; j < nr && linked; j++ {
-			linked = j == tr || op.Distance(q, row(p.Refs, j, r))-dt >= DefaultEpsilon
+			if j != tr {
+				d := op.Distance(q, row(p.Refs, j, r))
+				linked = d-dt >= eps+slack*(d+dt+eps)
+			}
 		}
 		if linked {
 			links++

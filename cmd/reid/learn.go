@@ -75,7 +75,9 @@ export the reductions run to their end whatever the time limit. --params-out FIL
 writes the learned parameters in the format of 'reid link --params'.
 
 The JSON (--format json) has operator, params, epsilon, n, correct_links (records linked
-with margin ≥ ε under params, re-counted by the pairwise core: n − Σ K), dbrl_links (plain
+with margin ≥ ε under params, re-counted by the pairwise core: n − Σ K),
+knife_edge_records (when present: records whose margin equals ε up to rounding, on which
+the search's and the core's arithmetic disagree; they keep the search's verdict), dbrl_links (plain
 DBRL: true partner the unique nearest), euclidean_links (plain DBRL with the Euclidean
 distance), bound (proven upper bound on correct_links), gap ((bound − correct_links) /
 bound), status (optimal, time_limit or interrupted), nodes, cuts, rows_generated, lp_iterations, twin_groups
@@ -195,19 +197,23 @@ seconds is identical for the same inputs.`,
 // learnReport is the JSON document of `reid learn`. Field names are a contract with users'
 // scripts: add fields, never rename. Only seconds depends on the run.
 type learnReport struct {
-	Engine         string    `json:"engine"`
-	Original       inputFile `json:"original"`
-	Masked         inputFile `json:"masked"`
-	Attributes     []string  `json:"attributes"`
-	N              int       `json:"n"`
-	Direction      string    `json:"direction"`
-	Operator       string    `json:"operator"`
-	Params         []float64 `json:"params"`
-	Epsilon        float64   `json:"epsilon"`
-	CorrectLinks   int       `json:"correct_links"`
-	Reid           float64   `json:"reid"`
-	DBRLLinks      int       `json:"dbrl_links"`
-	EuclideanLinks int       `json:"euclidean_links"`
+	Engine       string    `json:"engine"`
+	Original     inputFile `json:"original"`
+	Masked       inputFile `json:"masked"`
+	Attributes   []string  `json:"attributes"`
+	N            int       `json:"n"`
+	Direction    string    `json:"direction"`
+	Operator     string    `json:"operator"`
+	Params       []float64 `json:"params"`
+	Epsilon      float64   `json:"epsilon"`
+	CorrectLinks int       `json:"correct_links"`
+	// KnifeEdgeRecords counts the records whose margin equals ε up to rounding, where the
+	// search's and the pairwise core's arithmetic disagree (correct_links keeps the
+	// search's verdict on them).
+	KnifeEdgeRecords int     `json:"knife_edge_records,omitempty"`
+	Reid             float64 `json:"reid"`
+	DBRLLinks        int     `json:"dbrl_links"`
+	EuclideanLinks   int     `json:"euclidean_links"`
 	// EuclideanCorrectLinks counts the Euclidean distance's links by the criterion of
 	// correct_links (margin ≥ ε), the figure correct_links is never below;
 	// euclidean_links counts plain DBRL's (unique nearest, any margin).
@@ -402,6 +408,7 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 		Params:                res.Params,
 		Epsilon:               res.Epsilon,
 		CorrectLinks:          res.CorrectLinks,
+		KnifeEdgeRecords:      res.KnifeEdge,
 		DBRLLinks:             res.DBRLLinks,
 		EuclideanLinks:        *euclideanLinks,
 		EuclideanCorrectLinks: res.EuclideanLinks,
@@ -494,6 +501,9 @@ func printLearn(w io.Writer, r *learnReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "status\t%s\t\n", r.Status)
 	fmt.Fprintf(tw, "correct links\t%d\t(margin ≥ ε; Reid %.4f)\n", r.CorrectLinks, r.Reid)
+	if r.KnifeEdgeRecords > 0 {
+		fmt.Fprintf(tw, "on a knife edge\t%d\t(margin = ε up to rounding; the search's verdict kept)\n", r.KnifeEdgeRecords)
+	}
 	fmt.Fprintf(tw, "proven bound\t%d\t(Reid ≤ %.4f; gap %.2f%%)\n", r.Bound, float64(r.Bound)/float64(max(r.N, 1)), 100*r.Gap)
 	fmt.Fprintf(tw, "DBRL links\t%d\t(learned parameters, unique nearest)\n", r.DBRLLinks)
 	// Both criteria: on heavy-tailed files many plain links have margins below ε, and

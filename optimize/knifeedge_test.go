@@ -1,0 +1,51 @@
+package optimize
+
+import "testing"
+
+// TestKnifeEdgeEpsilon: on integer data a margin can equal ε exactly (ε chosen as a
+// margin, or ε far below the distances' rounding), and the search's arithmetic and the
+// pairwise core's then fall on different sides. Learn must not call that an internal
+// error: its count equals N − Failures, and lies between the links pair-by-pair
+// evaluation counts with margin ≥ ε(1 + 1e-12) and with margin ≥ ε(1 − 1e-12) (minus the
+// rounding of the distances). The cases are the minimal files of a stress run that
+// failed with exit 3 before.
+func TestKnifeEdgeEpsilon(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		queries, refs [][]float64 // records × attributes, each file z-scored on its own
+		eps           float64
+	}{
+		// Twins among the references: their queries are never linked, however small ε.
+		{"tiny ε", [][]float64{{0, 2}, {0, 0}, {2, 1}}, [][]float64{{1, 1}, {1, 1}, {2, 2}}, 1e-300},
+		{"ε below an ulp", [][]float64{{0, 2}, {0, 0}, {2, 1}}, [][]float64{{1, 1}, {1, 1}, {2, 2}}, 1e-16},
+		// Identical files; every margin is (1/sd)² = 5 in exact arithmetic.
+		{"ε = 5", [][]float64{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}}, [][]float64{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}}, 5},
+		{"ε = 5 + ulp", [][]float64{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}}, [][]float64{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}}, 5.000000000000001},
+		{"one attribute", [][]float64{{3}, {4}, {3}, {-1}, {2}}, [][]float64{{3}, {4}, {3}, {0}, {2}}, 0.2240747557773428},
+		{"three attributes", [][]float64{{0, 1, 0}, {0, 0, 1}, {0, 1, 0}, {1, 0, 1}, {1, 1, 1}, {0, 0, 1}}, [][]float64{{1, 1, 0}, {0, 0, 1}, {0, 1, 0}, {1, 0, 1}, {0, 1, 1}, {0, 0, 1}}, 1.2499999999999996},
+		{"two attributes", [][]float64{{2, 2}, {1, 1}, {2, 2}, {2, 2}, {1, 1}}, [][]float64{{1, 2}, {2, 1}, {2, 2}, {2, 2}, {1, 1}}, 1.6666666666666672},
+	} {
+		q, r := zscore(c.queries), zscore(c.refs)
+		truth := identity(len(c.queries))
+		for _, fam := range []Family{WM, OWA, Choquet} {
+			res, err := Learn(Problem{Queries: q, Refs: r, Truth: truth, Family: fam}, Settings{Epsilon: c.eps})
+			if err != nil {
+				t.Errorf("%s %v: %v", c.name, fam, err)
+				continue
+			}
+			if res.CorrectLinks != res.N-res.Failures {
+				t.Errorf("%s %v: %d links, N − Failures = %d", c.name, fam, res.CorrectLinks, res.N-res.Failures)
+			}
+			p := Problem{Queries: q, Refs: r, Truth: truth}
+			lo := marginLinksAt(t, p, fam, res.Params, c.eps, knifeEdgeTolerance)
+			hi := marginLinksAt(t, p, fam, res.Params, c.eps, -knifeEdgeTolerance)
+			if res.CorrectLinks < lo || res.CorrectLinks > hi {
+				t.Errorf("%s %v: %d links, pair by pair %d (margin ≥ ε + rounding) to %d (≥ ε − rounding)", c.name, fam, res.CorrectLinks, lo, hi)
+			}
+			if res.KnifeEdge > 0 {
+				t.Logf("%s %v: %d records on a knife edge", c.name, fam, res.KnifeEdge)
+			}
+		}
+	}
+}
+
