@@ -48,4 +48,3 @@ func TestKnifeEdgeEpsilon(t *testing.T) {
 		}
 	}
 }
-
