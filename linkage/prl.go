@@ -150,8 +150,9 @@ type PRLResult struct {
 	// tied at the best weight; Reid@k by the true partner's rank by weight).
 	Measures Measures
 	Modes    []ModeResult
-	// TopK is the number of candidates per record the assignment finally used.
-	TopK int
+	// TopK is the number of candidates per record the assignment finally used;
+	// PricingRounds the passes over the pairs that added the pairs violating its dual.
+	TopK, PricingRounds int
 }
 
 // PRL runs probabilistic record linkage (Fellegi & Sunter 1969): compare every pair (or
@@ -252,6 +253,8 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 	kDecide := k
 	if s.NoAssignment {
 		kDecide = 0
+	} else {
+		c.groups = c.identicalReferences()
 	}
 	res.Records, tops = c.decide(lookup, res.Thresholds, kDecide)
 	res.Measures = Measure(queryResults(res.Records))
@@ -262,7 +265,9 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 		var as ModeResult
 		for {
 			var retry bool
-			as, retry = c.assign(res.Records, tops, k, res.Thresholds, maxAbs(res.Weight))
+			var rounds int
+			as, rounds, retry = c.assign(res.Records, tops, k, res.Thresholds, maxAbs(res.Weight), lookup, startPass)
+			res.PricingRounds += rounds
 			res.TopK = k
 			if !retry || k >= maxK || k >= c.nr {
 				break
@@ -539,7 +544,7 @@ func (c *comparator) decide(lk *weightLookup, th Thresholds, k int) ([]PRLRecord
 				if w > tw {
 					r.TrueRank++
 				}
-				if k > 0 {
+				if k > 0 && (c.groups == nil || c.groups.first(j)) {
 					h.offer(Neighbor{Index: j, Distance: w}, k)
 				}
 			}
@@ -655,54 +660,153 @@ const assignScale = 1 << 16
 // the one with the fewest correct links is chosen (n < n + 1 keeps the penalty from
 // outweighing any real difference). maxW bounds |w| over all compared pairs. retry asks
 // for more candidates: the dual does not certify optimality over all compared pairs.
-func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thresholds, maxW float64) (ModeResult, bool) {
+func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thresholds, maxW float64, lk *weightLookup, startPass func(string)) (ModeResult, int, bool) {
 	m := ModeResult{Mode: ModeAssignment}
 	n := int64(c.nq + 1)
+	// Columns: the classes of identical references when there are any (each candidate
+	// list then holds one member of a class, see decide), the references otherwise.
+	g := c.groups
+	cols, column := c.nr, func(j int) int { return j }
+	var capacity []int
+	if g != nil {
+		cols, column = g.classes(), func(j int) int { return int(g.of[j]) }
+		capacity = make([]int, cols)
+		for x := range capacity {
+			capacity[x] = g.size(x)
+		}
+	}
 	arcs := make([][]arc, c.nq)
 	bound := make([]int64, c.nq)
 	full := make([]bool, c.nq)
+	columnsIn := map[int]int{} // columns of each block
+	for key, tiles := range c.byBlock {
+		seen := map[int]bool{}
+		for _, ti := range tiles {
+			for _, j := range c.tiles[ti].refs {
+				seen[column(int(j))] = true
+			}
+		}
+		columnsIn[key] = len(seen)
+	}
+	// weight is the integer weight of pair (i, j) of weight w: the true pair's penalty
+	// applies only to a class of one (a class of two or more can always give the row
+	// another member, see spread).
+	weight := func(i, j int, w float64) int64 {
+		x := int64(math.Round(w*assignScale)) * n
+		if t := recs[i].True; t >= 0 && column(j) == column(t) && (g == nil || g.size(column(t)) == 1) {
+			x--
+		}
+		return x
+	}
 	for i, top := range tops {
 		for _, nb := range top {
-			w := int64(math.Round(nb.Distance*assignScale)) * n
-			if nb.Index == recs[i].True {
-				w--
-			}
-			arcs[i] = append(arcs[i], arc{int32(nb.Index), w})
+			arcs[i] = append(arcs[i], arc{int32(column(nb.Index)), weight(i, nb.Index, nb.Distance)})
 		}
-		blockSize := 0
-		for _, ti := range c.tilesOf(i) {
-			blockSize += len(c.tiles[ti].refs)
+		key := 0
+		if c.qblock != nil {
+			key = c.qblock[i]
 		}
-		if len(top) == k && blockSize > k {
+		if len(top) == k && columnsIn[key] > k {
 			full[i] = true
 			bound[i] = int64(math.Round(top[len(top)-1].Distance*assignScale)) * n
 		}
 	}
-	match, u, v, ok := assignMax(c.nq, c.nr, arcs)
-	if !ok {
-		// Every integer weight of a compared pair is at most wMax in absolute value.
-		wMax := (math.Round(maxW*assignScale) + 1) * float64(n)
-		if wMax*float64(c.nq) > assignLimit {
-			m.Unavailable = true
-			m.Status = fmt.Sprintf("not available: no one-to-one assignment gives every record a partner, and the partial assignment of %d records with weights up to %.4g bits exceeds the exact integer range", c.nq, maxW)
-			return m, false
+	var match []int
+	certified, priced, rounds := false, 0, 0
+	for {
+		var u, v []int64
+		var ok bool
+		match, u, v, ok = assignMax(c.nq, cols, arcs, capacity)
+		if !ok {
+			// Every integer weight of a compared pair is at most wMax in absolute value.
+			wMax := (math.Round(maxW*assignScale) + 1) * float64(n)
+			if wMax*float64(c.nq) > assignLimit {
+				m.Unavailable = true
+				m.Status = fmt.Sprintf("not available: no one-to-one assignment gives every record a partner, and the partial assignment of %d records with weights up to %.4g bits exceeds the exact integer range", c.nq, maxW)
+				return m, rounds, false
+			}
+			match, u, v = assignPartial(c.nq, cols, arcs, capacity, int64(wMax))
 		}
-		match, u, v = assignPartial(c.nq, c.nr, arcs, int64(wMax))
+		if rounds == 0 && c.boundCertifies(u, v, full, bound, column) {
+			certified = true
+			break
+		}
+		if rounds == maxPricingRounds {
+			break
+		}
+		// Pricing (column generation): the compared pairs that violate the dual join
+		// their rows' candidates and the assignment is solved again; none left
+		// certifies it over all compared pairs. Where many candidates tie at the k-th
+		// weight (categorical files) the bound above cannot certify, however long the
+		// lists, while the violated pairs are few.
+		startPass(fmt.Sprintf("pricing the assignment's dual, round %d", rounds+1))
+		extra, found := c.price(lk, u, v, k, column, weight)
+		rounds++
+		if found == 0 {
+			certified = true
+			break
+		}
+		for i := range extra {
+			arcs[i] = append(arcs[i], extra[i]...)
+		}
+		priced += found
 	}
-	// Certificate (LP duality, see assignMax): an arc (i, j) left out of row i's
-	// candidates has w_ij ≤ bound_i, and v_j is at least the least v over row i's block,
-	// so u_i + min v ≥ bound_i keeps the dual feasible for every compared pair.
+	if g != nil {
+		// Members for the rows of each class.
+		rowsOf := make([][]int, cols)
+		for i, x := range match {
+			if x >= 0 {
+				rowsOf[x] = append(rowsOf[x], i)
+			}
+		}
+		for x, rows := range rowsOf {
+			if len(rows) > 0 {
+				g.spread(x, rows, c.truth, match)
+			}
+		}
+	}
+	for i, j := range match {
+		if j < 0 {
+			m.Unassigned++
+			continue
+		}
+		recs[i].Assigned = j
+		w := lk.weight(c.pairCode(i, j))
+		m.classify(w, recs[i].True >= 0 && j == recs[i].True, th)
+	}
+	m.Reid = share(m.Correct, withTrue(recs))
+	if certified && rounds > 0 {
+		m.Status = fmt.Sprintf("optimal over all compared pairs (top %d candidates per record and %d more priced in %d passes, certified by the LP dual)", k, priced, rounds)
+	} else if certified {
+		m.Status = fmt.Sprintf("optimal over all compared pairs (top %d candidates per record, certified by the LP dual)", k)
+	} else {
+		m.Status = fmt.Sprintf("optimal over the top %d candidates per record; not certified over all pairs", k)
+	}
+	if m.Unassigned > 0 {
+		m.Status += fmt.Sprintf("; %d unassigned (no one-to-one assignment gives every record a partner among its candidates: as many records as possible are assigned)", m.Unassigned)
+	}
+	return m, rounds, !certified
+}
+
+// maxPricingRounds bounds the pricing rounds of one assignment; the rounds left over
+// ask PRL for longer candidate lists instead (retry).
+const maxPricingRounds = 20
+
+// boundCertifies is the certificate without another pass over the pairs: an arc (i, j)
+// left out of row i's full candidate list has w_ij ≤ bound_i, and v_j is at least the
+// least v over row i's block, so u_i + min v ≥ bound_i keeps the dual feasible for every
+// compared pair (LP duality, see assignMax).
+func (c *comparator) boundCertifies(u, v []int64, full []bool, bound []int64, column func(int) int) bool {
 	minV := map[int]int64{}
 	for key, tiles := range c.byBlock {
 		mv := int64(math.MaxInt64)
 		for _, ti := range tiles {
 			for _, j := range c.tiles[ti].refs {
-				mv = min(mv, v[j])
+				mv = min(mv, v[column(int(j))])
 			}
 		}
 		minV[key] = mv
 	}
-	certified := true
 	for i := range u {
 		if !full[i] {
 			continue
@@ -712,33 +816,42 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 			key = c.qblock[i]
 		}
 		if u[i] < bound[i]-minV[key] {
-			certified = false
-			break
+			return false
 		}
 	}
-	for i, j := range match {
-		if j < 0 {
-			m.Unassigned++
-			continue
-		}
-		recs[i].Assigned = j
-		w := 0.0
-		for _, nb := range tops[i] {
-			if nb.Index == j {
-				w = nb.Distance
-				break
+	return true
+}
+
+// price returns, for each query, up to k compared pairs whose integer weight exceeds
+// u_i + v_j (the dual constraints the assignment's dual violates, most violated first;
+// one member per class of identical references), and their number in all.
+func (c *comparator) price(lk *weightLookup, u, v []int64, k int, column func(int) int, weight func(i, j int, w float64) int64) ([][]arc, int) {
+	extra := make([][]arc, c.nq)
+	forEachQuery(c, func() *topHeap { return &topHeap{} }, func(h *topHeap, i int, code []uint64) {
+		h.a = h.a[:0]
+		h.salt = uint64(i) * 0x9e3779b97f4a7c15
+		for _, ti := range c.tilesOf(i) {
+			t := &c.tiles[ti]
+			cd := code[:len(t.refs)]
+			c.code(i, t, cd)
+			for l, x := range cd {
+				j := int(t.refs[l])
+				if c.groups != nil && !c.groups.first(j) {
+					continue
+				}
+				w := weight(i, j, lk.weight(x))
+				if excess := w - u[i] - v[column(j)]; excess > 0 {
+					h.offer(Neighbor{Index: j, Distance: float64(excess)}, k)
+				}
 			}
 		}
-		m.classify(w, recs[i].True >= 0 && j == recs[i].True, th)
+		for _, nb := range h.a {
+			extra[i] = append(extra[i], arc{int32(column(nb.Index)), weight(i, nb.Index, lk.weight(c.pairCode(i, nb.Index)))})
+		}
+	})
+	found := 0
+	for _, e := range extra {
+		found += len(e)
 	}
-	m.Reid = share(m.Correct, withTrue(recs))
-	if certified {
-		m.Status = fmt.Sprintf("optimal over all compared pairs (top %d candidates per record, certified by the LP dual)", k)
-	} else {
-		m.Status = fmt.Sprintf("optimal over the top %d candidates per record; not certified over all pairs", k)
-	}
-	if m.Unassigned > 0 {
-		m.Status += fmt.Sprintf("; %d unassigned (no one-to-one assignment gives every record a partner among its candidates: as many records as possible are assigned)", m.Unassigned)
-	}
-	return m, !certified
+	return extra, found
 }

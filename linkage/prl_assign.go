@@ -16,18 +16,28 @@ type arc struct {
 // (Hungarian) method with Dijkstra on reduced costs (Kuhn 1955; Jonker & Volgenant 1987
 // in its sparse form): rows are added one at a time, each by a shortest augmenting path.
 //
+// With capacity (nil: 1 each), column j takes up to capacity[j] rows: the transportation
+// problem of identical columns merged into one (PRL's identical references), solved as
+// the matching on their copies would be, without the copies. A column reached by a path
+// ends it while it has room; a full one passes the path on to each of its rows.
+//
 // It also returns an optimal dual: u_i + v_j ≥ w_ij on every arc, v_j ≥ 0, with equality on
-// the matched arcs and v_j = 0 on unmatched columns (a column's v only grows once it is
-// matched, and a matched column stays matched). By LP duality the matching is optimal for
-// the arcs given, and for a larger arc set as soon as the new arcs satisfy u_i + v_j ≥ w_ij
-// (PRL checks u_i ≥ the largest weight left out of row i's candidates). ok is false when
-// no matching assigns every row.
-func assignMax(rows, cols int, arcs [][]arc) (match []int, u, v []int64, ok bool) {
+// the matched arcs and v_j = 0 on columns with room (a column's v only grows once it is
+// full, and a full column stays full). By LP duality the matching is optimal for the arcs
+// given, and for a larger arc set as soon as the new arcs satisfy u_i + v_j ≥ w_ij (PRL
+// checks u_i ≥ the largest weight left out of row i's candidates). ok is false when no
+// matching assigns every row.
+func assignMax(rows, cols int, arcs [][]arc, capacity []int) (match []int, u, v []int64, ok bool) {
 	const inf = math.MaxInt64
 	match = make([]int, rows)
-	rowOf := make([]int, cols)
-	for j := range rowOf {
-		rowOf[j] = -1
+	// rowsOf[j] are the rows assigned to column j; slot[i] is row i's place in its list.
+	rowsOf := make([][]int32, cols)
+	slot := make([]int, rows)
+	room := func(j int) bool {
+		if capacity == nil {
+			return len(rowsOf[j]) == 0
+		}
+		return len(rowsOf[j]) < capacity[j]
 	}
 	u, v = make([]int64, rows), make([]int64, cols)
 	for i := range rows {
@@ -83,14 +93,17 @@ func assignMax(rows, cols int, arcs [][]arc) (match []int, u, v []int64, ok bool
 			}
 			done[j] = true
 			finalized = append(finalized, j)
-			if rowOf[j] < 0 {
+			if room(j) {
 				sink, D = j, it.d
 				break
 			}
-			i := rowOf[j]
-			rowDist[i] = it.d
-			reached = append(reached, i)
-			relax(i, it.d)
+			// Each row of a full column is reached through its matched arc, of reduced
+			// cost 0, at the column's distance.
+			for _, i := range rowsOf[j] {
+				rowDist[i] = it.d
+				reached = append(reached, int(i))
+				relax(int(i), it.d)
+			}
 		}
 		if sink < 0 {
 			return nil, nil, nil, false
@@ -101,11 +114,18 @@ func assignMax(rows, cols int, arcs [][]arc) (match []int, u, v []int64, ok bool
 		for _, i := range reached {
 			u[i] -= D - rowDist[i]
 		}
-		// Augment along the path back to s.
+		// Augment along the path back to s: each row on it moves to the column after it.
 		for j := sink; ; {
 			i := prev[j]
 			next := match[i]
-			match[i], rowOf[j] = j, i
+			if next >= 0 {
+				list := rowsOf[next]
+				last := list[len(list)-1]
+				list[slot[i]], slot[last] = last, slot[i]
+				rowsOf[next] = list[:len(list)-1]
+			}
+			match[i], slot[i] = j, len(rowsOf[j])
+			rowsOf[j] = append(rowsOf[j], int32(i))
 			if i == s {
 				break
 			}
@@ -140,13 +160,17 @@ const assignLimit = math.MaxInt64 / 64
 // (v restricted to the real columns) is that of the extended problem: u_i + v_j ≥ w_ij on
 // every arc, v_j ≥ 0, so the certificate of assignMax applies unchanged. The caller keeps
 // rows·wMax ≤ assignLimit.
-func assignPartial(rows, cols int, arcs [][]arc, wMax int64) (match []int, u, v []int64) {
+func assignPartial(rows, cols int, arcs [][]arc, capacity []int, wMax int64) (match []int, u, v []int64) {
 	bigM := 2*int64(rows)*wMax + 1
 	ext := make([][]arc, rows)
 	for i := range rows {
 		ext[i] = append(slices.Clip(arcs[i]), arc{int32(cols + i), -bigM})
 	}
-	match, u, v, _ = assignMax(rows, cols+rows, ext) // always complete: every row has its own column
+	var extCap []int
+	if capacity != nil {
+		extCap = append(slices.Clone(capacity), slices.Repeat([]int{1}, rows)...)
+	}
+	match, u, v, _ = assignMax(rows, cols+rows, ext, extCap) // always complete: every row has its own column
 	for i, j := range match {
 		if j >= cols {
 			match[i] = -1

@@ -136,6 +136,9 @@ type comparator struct {
 	tileOf, localOf []int32
 	threads         int
 	progress        func(int)
+	// groups, when set, are the classes of identical references: candidate lists keep
+	// one member of each (the assignment's columns are the classes).
+	groups *prlGroups
 	// With blocking: the numbers of distinct keys of the query and reference files and
 	// the pairs with equal keys, all and true.
 	qBlocks, rBlocks           int

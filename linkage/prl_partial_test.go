@@ -32,7 +32,7 @@ func TestPRLAssignPartialHand(t *testing.T) {
 		{"one column, negative weights", 1, [][]arc{{a{0, -3}}, {a{0, -1}}, {a{0, -2}}}, []int{-1, 0, -1}, -1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			match, u, v := assignPartial(len(c.arcs), c.cols, c.arcs, 10)
+			match, u, v := assignPartial(len(c.arcs), c.cols, c.arcs, nil, 10)
 			if !slices.Equal(match, c.want) {
 				t.Fatalf("match %v, want %v", match, c.want)
 			}
@@ -67,7 +67,7 @@ func TestPRLAssignPartialBruteForce(t *testing.T) {
 		cols := 1 + rng.IntN(6)
 		arcs, w := randomArcs(rng, rows, cols, 0.6, -4, 4)
 		bestN, bestW := bruteAssign(rows, cols, func(i, j int) (int64, bool) { return w[i][j], w[i][j] != math.MinInt64 })
-		match, u, v := assignPartial(rows, cols, arcs, 4)
+		match, u, v := assignPartial(rows, cols, arcs, nil, 4)
 		n, total := 0, int64(0)
 		seen := map[int]bool{}
 		for i, j := range match {
@@ -225,7 +225,8 @@ func TestPRLClassMassesStrongPattern(t *testing.T) {
 
 // TestPRLPasses: every pass over the pairs is announced and its progress adds up to the
 // number of query records (so a progress display never passes 100 %); the passes are the
-// count, the weighing and one per doubling of the candidates (TopK 1 → res.TopK).
+// count, the weighing, one per doubling of the candidates (TopK 1 → res.TopK) and one
+// per pricing round of the assignment.
 func TestPRLPasses(t *testing.T) {
 	for seed := range uint64(5) {
 		p := randomPRL(seed, 7, false)
@@ -251,8 +252,8 @@ func TestPRLPasses(t *testing.T) {
 		for k := 1; k < res.TopK; k *= 2 {
 			doublings++
 		}
-		if len(passes) != 2+doublings {
-			t.Errorf("seed %d: passes %v, want %d (top %d)", seed, passes, 2+doublings, res.TopK)
+		if len(passes) != 2+doublings+res.PricingRounds {
+			t.Errorf("seed %d: passes %v, want %d (top %d, %d pricing rounds)", seed, passes, 2+doublings+res.PricingRounds, res.TopK, res.PricingRounds)
 		}
 		for x, n := range passes {
 			if n != x+1 || done[x] != 7 {

@@ -427,7 +427,7 @@ func TestAssignBruteForce(t *testing.T) {
 		arcs, w := randomArcs(rng, rows, cols, density, -3, 3)
 		links, best := bruteAssign(rows, cols, func(i, j int) (int64, bool) { return w[i][j], w[i][j] != math.MinInt64 })
 		feasible := links == rows
-		match, u, v, ok := assignMax(rows, cols, arcs)
+		match, u, v, ok := assignMax(rows, cols, arcs, nil)
 		if ok != feasible {
 			t.Fatalf("trial %d: ok %v, brute force feasible %v", trial, ok, feasible)
 		}
@@ -445,6 +445,65 @@ func TestAssignBruteForce(t *testing.T) {
 		}
 		if total != best {
 			t.Fatalf("trial %d: total %d, brute force %d (%v)", trial, total, best, w)
+		}
+		if !dualFeasible(arcs, u, v) {
+			t.Fatalf("trial %d: dual infeasible", trial)
+		}
+	}
+}
+
+// TestAssignCapacityBruteForce: with column capacities, assignMax's total equals the
+// brute-force matching on the columns' copies (each column repeated capacity times),
+// no column takes more rows than its capacity, and the dual is feasible with v_j = 0 on
+// every column that has room.
+func TestAssignCapacityBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 3000 {
+		rows := 1 + rng.IntN(6)
+		cols := 1 + rng.IntN(4)
+		capacity := make([]int, cols)
+		var copyOf []int
+		for j := range capacity {
+			capacity[j] = 1 + rng.IntN(3)
+			for range capacity[j] {
+				copyOf = append(copyOf, j)
+			}
+		}
+		if len(copyOf) < rows {
+			continue
+		}
+		density := 0.6
+		if trial%2 == 0 {
+			density = 1
+		}
+		arcs, w := randomArcs(rng, rows, cols, density, -3, 3)
+		links, best := bruteAssign(rows, len(copyOf), func(i, c int) (int64, bool) {
+			x := w[i][copyOf[c]]
+			return x, x != math.MinInt64
+		})
+		match, u, v, ok := assignMax(rows, cols, arcs, capacity)
+		if ok != (links == rows) {
+			t.Fatalf("trial %d: ok %v, brute force assigns %d of %d rows", trial, ok, links, rows)
+		}
+		if !ok {
+			continue
+		}
+		var total int64
+		load := make([]int, cols)
+		for i, j := range match {
+			if w[i][j] == math.MinInt64 {
+				t.Fatalf("trial %d: row %d on column %d without an arc", trial, i, j)
+			}
+			load[j]++
+			total += w[i][j]
+		}
+		if total != best {
+			t.Fatalf("trial %d: total %d, brute force on the copies %d", trial, total, best)
+		}
+		for j := range cols {
+			if load[j] > capacity[j] || (load[j] < capacity[j] && v[j] != 0) {
+				t.Fatalf("trial %d: column %d takes %d rows of %d, v = %d", trial, j, load[j], capacity[j], v[j])
+			}
 		}
 		if !dualFeasible(arcs, u, v) {
 			t.Fatalf("trial %d: dual infeasible", trial)
@@ -527,27 +586,13 @@ func TestPRLAssignmentOptimal(t *testing.T) {
 		W := func(i, j int) int64 { return int64(math.Round(lk.weight(c.pairCode(i, j)) * assignScale)) }
 		n := c.nq
 		best := int64(math.MinInt64)
-		perm := make([]int, n)
-		for i := range perm {
-			perm[i] = i
-		}
-		var rec func(k int)
-		rec = func(k int) {
-			if k == n {
-				var s int64
-				for i, j := range perm {
-					s += W(i, j)
-				}
-				best = max(best, s)
-				return
+		permutations(n, func(perm []int) {
+			var s int64
+			for i, j := range perm {
+				s += W(i, j)
 			}
-			for x := k; x < n; x++ {
-				perm[k], perm[x] = perm[x], perm[k]
-				rec(k + 1)
-				perm[k], perm[x] = perm[x], perm[k]
-			}
-		}
-		rec(0)
+			best = max(best, s)
+		})
 		var got int64
 		for i, r := range res.Records {
 			got += W(i, r.Assigned)
@@ -556,6 +601,27 @@ func TestPRLAssignmentOptimal(t *testing.T) {
 			t.Errorf("seed %d: assignment total %d, brute force %d (%s)", seed, got, best, res.Modes[2].Status)
 		}
 	}
+}
+
+// permutations calls f with every permutation of 0 … n−1 (f must not keep it).
+func permutations(n int, f func(perm []int)) {
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	var rec func(k int)
+	rec = func(k int) {
+		if k == n {
+			f(perm)
+			return
+		}
+		for x := k; x < n; x++ {
+			perm[k], perm[x] = perm[x], perm[k]
+			rec(k + 1)
+			perm[k], perm[x] = perm[x], perm[k]
+		}
+	}
+	rec(0)
 }
 
 // TestPRLThreads: the whole result is the same for any number of goroutines.

@@ -29,7 +29,12 @@ non-link, the threshold being "none"). Records are linked three ways, each with 
 threshold (exactly one pair above the upper threshold, and it is true), best (unique best
 weight, the 'reid' field) and assignment (one-to-one, maximum total weight; when blocks
 hold more records of one file than of the other, or the files differ in size, as many
-records as possible are assigned and the others count as not linked: 'unassigned').
+records as possible are assigned and the others count as not linked: 'unassigned'; ties
+are broken against the intruder: among optimal assignments, the fewest true links). The
+assignment starts from each record's --top-k best candidates (identical references count
+once, as one candidate with room for all of them), then passes over the pairs add those
+that would improve it until none is left ('pricing_rounds'): its status says when the LP
+dual certifies it optimal over all compared pairs.
 A --block that leaves no pair, or too few, to fit the model is an error naming it.
 Comparison:
   --quantiles Q1,Q2   numeric bands on |dz| at these exact quantiles of all pairs (0.01,0.1)
@@ -129,6 +134,7 @@ type prlReport struct {
 	ReidByMode      map[string]*float64  `json:"reid_by_mode"`
 	Modes           map[string]prlMode   `json:"modes"`
 	TopK            int                  `json:"top_k"`
+	PricingRounds   int                  `json:"pricing_rounds"`
 }
 
 func finite(x float64) *float64 {
@@ -226,7 +232,7 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 		Patterns: len(res.Patterns.Codes), M: map[string][]float64{}, U: map[string][]float64{},
 		MatchProportion: res.Model.P, Iterations: res.Model.Iterations, Converged: res.Model.Converged,
 		LogLikelihood: res.Model.LogLikelihood, LabelSwitched: res.Model.LabelSwitched, Warning: res.Model.Warning,
-		ReidByMode: map[string]*float64{}, Modes: map[string]prlMode{}, TopK: res.TopK}
+		ReidByMode: map[string]*float64{}, Modes: map[string]prlMode{}, TopK: res.TopK, PricingRounds: res.PricingRounds}
 	th := res.Thresholds
 	r.Thresholds = prlThresholds{finite(th.Upper), finite(th.Lower), th.Mu, th.Lambda, th.MuAchieved, th.LambdaAchieved}
 	for k, c := range comps {
