@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/reid-sdc/reid/datasets"
 )
@@ -65,7 +66,8 @@ const MissingLabel = "(missing)"
 // Key is one key attribute (quasi-identifier).
 //
 // A categorical attribute is used as it is: its categories are matched between the sample
-// and the population by label. A numeric attribute must be discretised, by Cuts or by
+// and the population by label (a label that is a number by value, see encodeCategorical).
+// A numeric attribute must be discretised, by Cuts or by
 // Quantiles, into left-closed bins: with cut points c1 < … < ck the bins are (-∞, c1),
 // [c1, c2), …, [ck, +∞), labelled "<c1", "[c1,c2)", …, ">=ck".
 type Key struct {
@@ -143,18 +145,36 @@ func encodeKeys(sample, pop *datasets.Table, keys []Key) ([]keyColumn, error) {
 }
 
 // encodeCategorical keeps the sample's codes and maps the population's labels onto them;
-// population-only labels get new codes, and missing values the last code.
+// population-only labels get new codes, and missing values the last code. A population
+// label that is a number matches the sample label of the same value when no other
+// sample label has it: a key read as categories (age, a code) written "1" by one program
+// and "1.0" by another is one category, while two labels of the sample ("7", "007")
+// stay apart.
 func encodeCategorical(sc, pc *datasets.Column) keyColumn {
 	kc := keyColumn{labels: slices.Clone(sc.Levels)}
 	var popMap []int32
 	if pc != nil {
 		index := make(map[string]int32, len(sc.Levels))
+		byValue := map[float64]int32{} // −1: two sample labels have the value
 		for c, l := range sc.Levels {
 			index[l] = int32(c)
+			if v, ok := numberLabel(l); ok {
+				if _, dup := byValue[v]; dup {
+					byValue[v] = -1
+				} else {
+					byValue[v] = int32(c)
+				}
+			}
 		}
 		popMap = make([]int32, len(pc.Levels))
 		for c, l := range pc.Levels {
 			code, ok := index[l]
+			if !ok {
+				if v, isNumber := numberLabel(l); isNumber {
+					code, ok = byValue[v]
+					ok = ok && code >= 0
+				}
+			}
 			if !ok {
 				code = int32(len(kc.labels))
 				index[l] = code
@@ -187,6 +207,15 @@ func encodeCategorical(sc, pc *datasets.Column) keyColumn {
 		}
 	}
 	return kc
+}
+
+// numberLabel parses a category label as a finite number (−0 as 0).
+func numberLabel(l string) (float64, bool) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(l), 64)
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, false
+	}
+	return v + 0, true
 }
 
 func encodeBinned(file string, key Key, sc, pc *datasets.Column) (keyColumn, error) {

@@ -50,6 +50,26 @@ func TestQuantileCuts(t *testing.T) {
 	}
 }
 
+// TestPopulationNumberLabels: a population label that is a number matches the sample
+// label of the same value ("1.0" the sample's "1"), unless two sample labels have that
+// value ("7" and "007": codes, kept apart); other labels still match exactly.
+func TestPopulationNumberLabels(t *testing.T) {
+	s := &datasets.Table{Source: "s", Columns: []datasets.Column{{Name: "k", Kind: datasets.Categorical,
+		Levels: []string{"1", "2", "7", "007", "x"}, Codes: []int32{0, 1, 2, 3, 4}}}}
+	p := &datasets.Table{Source: "p", Columns: []datasets.Column{{Name: "k", Kind: datasets.Categorical,
+		Levels: []string{"1.0", "2", "7.0", "007", "x", "3"}, Codes: []int32{0, 0, 1, 2, 3, 3, 4, 5}}}}
+	c, err := Count(s, p, []Key{{Name: "k"}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Sample classes 1, 2, 7, 007, x: population 1.0 ×2 → 1, 2 → 2, 7.0 → its own class
+	// (ambiguous), 007 ×2 → 007, x → x, 3 → its own: F = 2, 1, 0, 2, 1; 6 population
+	// classes, of which 7.0, 2, x and 3 are unique.
+	if !reflect.DeepEqual(c.PopFreq, []int{2, 1, 0, 2, 1}) || c.PopulationClasses != 6 || c.PopulationUniques != 4 {
+		t.Errorf("F %v, %d population classes, %d unique", c.PopFreq, c.PopulationClasses, c.PopulationUniques)
+	}
+}
+
 func TestPopulationLabels(t *testing.T) {
 	// Categories are matched by label, whatever their codes in each file; a
 	// population-only label and missing values get codes of their own.
