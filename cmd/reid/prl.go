@@ -42,6 +42,8 @@ Comparison:
   --rank P1[,P2]      rank-window rule (agree when ranks differ by at most P % of n) for
                       every numeric attribute, for rank-swapped files
   categorical attributes agree when equal; a missing value is its own level, of weight 0.
+  dz is the difference of the two values divided by the original's standard deviation
+  (both files on the original's scale), so equal values differ by exactly 0.
 --quantiles, --bands and --rank exclude one another, --supervised excludes --estimate-p
 and --max-iterations, and a flag of one method is refused with the other (the flags
 marked "prl:" with dbrl, --operator and --params with prl) rather than ignored.`
@@ -388,8 +390,19 @@ func prlProblem(files *pairedFiles, dir linkage.Direction, block []string, quant
 			a.Rule = linkage.Rule{Kind: linkage.RuleEqual}
 			c.Rule, c.Levels = "equal", 2
 		} else {
-			copy(a.Original, oc.Values[:no])
-			copy(a.Masked, mc.Values[:nm])
+			// Both files on the original's scale, (v − mean)/sd of the original from the
+			// raw values: a per-file z-score gives equal values of an integer attribute
+			// (ages, counts) a |Δz| that depends on the value whenever the masked file's
+			// mean or sd moved, and a quantile band then split them between "agree" and
+			// "disagree". Ranks are unchanged by the scale.
+			mean, sd := files.Original.Mean[x], files.Original.SD[x]
+			rawO, rawM := p.Original.Column(oc.Name), p.Masked.Column(oc.Name)
+			for i := range no {
+				a.Original[i] = (rawO.Values[i] - mean) / sd
+			}
+			for j := range nm {
+				a.Masked[j] = (rawM.Values[j] - mean) / sd
+			}
 			switch {
 			case len(ranks) > 0:
 				a.Rule = linkage.Rule{Kind: linkage.RuleRank, Thresholds: ranks}

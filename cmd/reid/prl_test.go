@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -198,5 +199,40 @@ func TestLinkPRLOneRecord(t *testing.T) {
 	code, _, stderr := runReid(t, "link", "--method", "prl", "--missing", "keep", "--records", "1", orig, masked)
 	if code != exitInput || !strings.Contains(stderr, "--records must be 0 (all) or at least 2, got 1") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestLinkPRLIntegerBands: an integer attribute whose masked file has another mean and
+// sd (a tenth of the records moved by 3). Both files are compared on the original's
+// scale, so the 90 true pairs with equal values have |Δz| = 0 exactly and all agree at a
+// band of 1e-9: the supervised m of "agree" is 90/100. With each file z-scored on its
+// own, an equal pair's |Δz| depended on the value and almost none agreed.
+func TestLinkPRLIntegerBands(t *testing.T) {
+	dir := t.TempDir()
+	var o, m strings.Builder
+	o.WriteString("age,c\n")
+	m.WriteString("age,c\n")
+	for i := range 100 {
+		age := 20 + i%40
+		moved := age
+		if i%10 == 0 {
+			moved += 3
+		}
+		fmt.Fprintf(&o, "%d,%c\n", age, 'a'+rune(i%3))
+		fmt.Fprintf(&m, "%d,%c\n", moved, 'a'+rune(i%3))
+	}
+	orig, masked := writeCSV(t, dir, "o.csv", o.String()), writeCSV(t, dir, "m.csv", m.String())
+	code, out, stderr := runReid(t, "link", "--method", "prl", "--supervised", "--bands", "1e-9", "--format", "json", orig, masked)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		M map[string][]float64 `json:"m"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.M["age"]; len(got) != 2 || math.Abs(got[0]-0.9) > 1e-3 {
+		t.Errorf("m of age %v, want 0.9 agreeing (up to the estimate's smoothing)", got)
 	}
 }
