@@ -1,9 +1,11 @@
 package linkage
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // PatternTable is the input of EM: agreement patterns and how many pairs show each.
@@ -27,8 +29,9 @@ type EMSettings struct {
 	// (0: 1e-12; negative: run exactly MaxIterations).
 	MaxIterations int
 	Tolerance     float64
-	// Start, when set, is the starting m and u (else m favours agreement geometrically and
-	// u is the marginal distribution of the levels).
+	// Start, when set, is the starting m and u. Otherwise EM runs from two starts and
+	// keeps the better oriented fit (see EM): m favouring agreement geometrically with u
+	// the marginal distribution of the levels, and the closest pairs taken as the matches.
 	StartM, StartU [][]float64
 }
 
@@ -56,6 +59,9 @@ type EMResult struct {
 	Supervised    bool
 	// Warning says when the guard could not orient the classes.
 	Warning string
+	// Start names the start the fit came from: "given" (EMSettings.StartM), "geometric"
+	// or "closest pairs" (see EM).
+	Start string
 }
 
 // EM fits the two-class latent model of Fellegi & Sunter (1969) with conditional
@@ -72,6 +78,11 @@ type EMResult struct {
 // Label switching guard: the match class must favour agreement, Σ_k log(m_k(0)/u_k(0)) > 0.
 // When the fit ends the other way round the classes are swapped (p ↔ 1 − p) and, when p is
 // fixed, EM is run again from the swapped point with the fixed p.
+//
+// Without EMSettings.StartM, EM runs from two starts, the geometric one (m_k(l) ∝ 2^(−3l))
+// and the closest pairs taken as the matches (closestStart), and keeps the fit the guard
+// could orient, or of the two the one of higher likelihood: EM finds a local maximum,
+// and a start that presumes the wrong level for the true pairs can end far from it.
 func EM(t PatternTable, s EMSettings) (EMResult, error) {
 	if err := t.check(); err != nil {
 		return EMResult{}, err
@@ -79,11 +90,31 @@ func EM(t PatternTable, s EMSettings) (EMResult, error) {
 	if !(s.P > 0 && s.P < 1) {
 		return EMResult{}, fmt.Errorf("linkage: match proportion %v is not in (0, 1)", s.P)
 	}
-	m, u := s.StartM, s.StartU
-	if m == nil || u == nil {
-		m, u = t.start()
+	if s.StartM != nil && s.StartU != nil {
+		r := t.fit(cloneProbs(s.StartM), cloneProbs(s.StartU), s)
+		r.Start = "given"
+		return r, nil
 	}
-	m, u = cloneProbs(m), cloneProbs(u)
+	m, u := t.start()
+	r := t.fit(m, u, s)
+	r.Start = "geometric"
+	if m, u, ok := t.closestStart(s.P); ok {
+		c := t.fit(m, u, s)
+		c.Start = "closest pairs"
+		// An oriented fit over one the guard could not orient, then the likelihood.
+		if (c.Warning == "") != (r.Warning == "") {
+			if c.Warning == "" {
+				r = c
+			}
+		} else if c.LogLikelihood > r.LogLikelihood {
+			r = c
+		}
+	}
+	return r, nil
+}
+
+// fit runs EM from (m, u) and orients the classes.
+func (t *PatternTable) fit(m, u [][]float64, s EMSettings) EMResult {
 	r := t.run(m, u, s.P, s)
 	if orientation(r.M, r.U) < 0 {
 		r.M, r.U, r.P = r.U, r.M, 1-r.P
@@ -98,7 +129,7 @@ func EM(t PatternTable, s EMSettings) (EMResult, error) {
 			r.Warning = "the match class does not favour agreement even after swapping the classes: the attributes may not separate matches from non-matches"
 		}
 	}
-	return r, nil
+	return r
 }
 
 func orientation(m, u [][]float64) float64 {
@@ -159,6 +190,58 @@ func (t *PatternTable) start() (m, u [][]float64) {
 		floor(u[k])
 	}
 	return m, u
+}
+
+// closestStart is the M-step from a posterior that takes as matches the pairs whose
+// patterns agree most closely (lowest Σ_k level_k / (L_k − 1), a missing level counting
+// 1/2), as many as the match proportion p gives (the last pattern taken in part), and
+// every other pair as a non-match. The geometric start presumes that true pairs sit
+// mostly at the first level; where the first band is strict (the 1 % quantile of |Δz|)
+// they sit at the second, and EM from there ended in a class of pairs that disagree on
+// everything. ok is false when there is no pair.
+func (t *PatternTable) closestStart(p float64) (m, u [][]float64, ok bool) {
+	K := len(t.Levels)
+	score := make([]float64, len(t.Count))
+	order := make([]int, len(t.Count))
+	total := 0.0
+	for x, n := range t.Count {
+		order[x] = x
+		total += n
+		for k, l := range t.Pattern[x*K : x*K+K] {
+			if l < 0 {
+				score[x] += 0.5
+			} else if L := t.Levels[k]; L > 1 {
+				score[x] += float64(l) / float64(L-1)
+			}
+		}
+	}
+	if total <= 0 {
+		return nil, nil, false
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(score[a], score[b]) })
+	m, u = make([][]float64, K), make([][]float64, K)
+	for k, L := range t.Levels {
+		m[k], u[k] = make([]float64, L), make([]float64, L)
+	}
+	left := p * total
+	for _, x := range order {
+		n := t.Count[x]
+		g := min(n, left)
+		left -= g
+		for k, l := range t.Pattern[x*K : x*K+K] {
+			if l >= 0 {
+				m[k][l] += g
+				u[k][l] += n - g
+			}
+		}
+	}
+	for k := range K {
+		normalise(m[k])
+		normalise(u[k])
+		floor(m[k])
+		floor(u[k])
+	}
+	return m, u, true
 }
 
 func normalise(x []float64) {

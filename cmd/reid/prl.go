@@ -22,7 +22,8 @@ const prlHelp = `
 every pair with equal --block keys) gets an agreement level per attribute, the pairs are
 counted by agreement pattern, EM on the counts estimates m, u and the match proportion
 (fixed at |true pairs| / |pairs| unless --estimate-p; --supervised takes them from the true
-and false pairs: the worst case), weights are log2(m/u) summed over attributes, and the
+and false pairs: the worst case; EM starts twice, from m favouring the first level and
+from the closest pairs taken as matches, and keeps the better fit: em_start), weights are log2(m/u) summed over attributes, and the
 Fellegi-Sunter thresholds follow from --mu = P(link | non-match) and --lambda =
 P(non-link | match) (0 is allowed: with EM, --mu 0 leaves no link and --lambda 0 no
 non-link, the threshold being "none"). Records are linked three ways, each with its Reid:
@@ -131,6 +132,7 @@ type prlReport struct {
 	Converged       bool                 `json:"converged"`
 	LogLikelihood   float64              `json:"log_likelihood"`
 	LabelSwitched   bool                 `json:"label_switched"`
+	EMStart         string               `json:"em_start,omitempty"`
 	Warning         string               `json:"warning,omitempty"`
 	Thresholds      prlThresholds        `json:"thresholds"`
 	ReidByMode      map[string]*float64  `json:"reid_by_mode"`
@@ -233,7 +235,7 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	r := &prlReport{Method: "prl", Supervised: *f.supervised, Pairs: res.Patterns.Pairs, TruePairs: res.Patterns.TruePairs,
 		Patterns: len(res.Patterns.Codes), M: map[string][]float64{}, U: map[string][]float64{},
 		MatchProportion: res.Model.P, Iterations: res.Model.Iterations, Converged: res.Model.Converged,
-		LogLikelihood: res.Model.LogLikelihood, LabelSwitched: res.Model.LabelSwitched, Warning: res.Model.Warning,
+		LogLikelihood: res.Model.LogLikelihood, LabelSwitched: res.Model.LabelSwitched, EMStart: res.Model.Start, Warning: res.Model.Warning,
 		ReidByMode: map[string]*float64{}, Modes: map[string]prlMode{}, TopK: res.TopK, PricingRounds: res.PricingRounds}
 	th := res.Thresholds
 	r.Thresholds = prlThresholds{finite(th.Upper), finite(th.Lower), th.Mu, th.Lambda, th.MuAchieved, th.LambdaAchieved}
