@@ -13,8 +13,10 @@ import (
 
 // ReplaceCSVColumns writes the CSV file input to output with the fields of the named
 // columns replaced by t's values (as Column.String writes them: plain decimals, labels,
-// "" where missing) and every other field, the header included, as read: a copy of the
-// file in which only those columns changed ("007" stays 007, "NA" stays NA). t must hold
+// "" where missing, but a cell missing in the input too keeps its token, so that a file
+// writing NA for missing values still does in every column) and every other field, the
+// header included, as read: a copy of the file in which only those columns changed
+// ("007" stays 007, "NA" stays NA). t must hold
 // input's rows in order, as Load read them, and the named columns; the input is read a
 // record at a time, so the copy takes no more memory than t.
 //
@@ -70,6 +72,9 @@ func ReplaceCSVColumns(output, input string, t *Table, columns []string) error {
 				return &InputError{File: input, Row: row + 1, Err: fmt.Errorf("more rows than the %d of the table to write", t.Rows())}
 			}
 			for k, j := range field {
+				if cols[k].Missing(row) && slices.Contains(defaultMissingTokens(), rec[j]) {
+					continue // missing in the input too: its own token (NA stays NA)
+				}
 				rec[j] = cols[k].String(row)
 			}
 			if err := writeCSVRecord(bw, w, rec); err != nil {

@@ -30,13 +30,15 @@ func readFields(t *testing.T, path string) [][]string {
 // TestReplaceCSVColumns: the copy's fields are the input's, field for field, except in
 // the replaced columns, which hold the table's values as Column.String writes them; for
 // files with a byte-order mark, classic Mac line ends, a quoted header, blanks, a
-// missing-value token and a quoted field with a comma and a line break.
+// missing-value token (kept where the replaced cell is missing in the input too) and a
+// quoted field with a comma and a line break.
 func TestReplaceCSVColumns(t *testing.T) {
 	cases := map[string]string{
 		"plain":    "id,x,a\n007,1.50,1\n010,NA,2\n011, 3 ,4\n",
 		"bom, cr":  "\ufeffid,x,a\r007,1.50,1\r010,NA,2\r011, 3 ,4\r",
 		"quoted":   "\"id\", x ,\"a\"\n\"A,07\",\"1.50\n2\",1\nB10,NA,2\n\"C \"\"11\"\"\", 3 ,4\n",
 		"crlf, na": "id,x,a\r\n007,,1\r\n010,NA,\r\n011,-0.0,4\r\n",
+		"na kept":  "id,x,a\n007,1,1\n010,NA,NA\n011,3,4\n",
 	}
 	for name, content := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -65,6 +67,9 @@ func TestReplaceCSVColumns(t *testing.T) {
 					w := want[i][j]
 					if i > 0 && j == 2 {
 						w = []string{"0.25", "", "2.25"}[i-1]
+						if i == 2 && want[i][j] == "NA" {
+							w = "NA" // missing in the input too: its token is kept
+						}
 					}
 					if got[i][j] != w {
 						t.Errorf("record %d field %d: %q, want %q", i+1, j+1, got[i][j], w)

@@ -202,7 +202,8 @@ type LoadOptions struct {
 	Types map[string]Kind
 	// Missing is the missing-value policy.
 	Missing MissingPolicy
-	// MissingTokens are the CSV texts read as missing; nil means "" and "NA".
+	// MissingTokens are the CSV texts read as missing; nil means "" and "NA"
+	// (defaultMissingTokens).
 	MissingTokens []string
 	// BatchRows is the number of rows per record batch for CSV (default 65536).
 	BatchRows int
@@ -513,7 +514,7 @@ func (ld *loader) csv(f *os.File, size int64) error {
 	}
 	tokens := ld.opts.MissingTokens
 	if tokens == nil {
-		tokens = []string{"", "NA"}
+		tokens = defaultMissingTokens()
 	}
 	batchRows := ld.opts.BatchRows
 	if batchRows <= 0 {
@@ -1125,3 +1126,7 @@ func smallInt[T int8 | int16 | int32 | uint8 | uint16 | uint32](value func(int) 
 		text: func(i int) string { return strconv.FormatInt(int64(value(i)), 10) },
 	}
 }
+
+// defaultMissingTokens are the CSV texts read as missing unless LoadOptions says
+// otherwise.
+func defaultMissingTokens() []string { return []string{"", "NA"} }
