@@ -588,3 +588,35 @@ func TestWriteAtomicSpecialPaths(t *testing.T) {
 		t.Errorf("the pipe was replaced (%v, %v)", fi, err)
 	}
 }
+
+// TestStandardizedScore: Score gives a column's own values their z-scores bit for bit,
+// another file's values the same formula (±1e308 put on the scale of ±1e308 do not
+// overflow), and Select keeps each column's statistics with it.
+func TestStandardizedScore(t *testing.T) {
+	tab := numTable("x", map[string][]float64{"a": {1, 2, 4, 9}, "b": {1e308, -1e308, 0, 5e307}}, "a", "b")
+	s, err := Standardize(tab, StandardizeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, c := range s.Table.Columns {
+		for i, z := range c.Values {
+			if got := s.Score(j, tab.Columns[j].Values[i]); math.Float64bits(got) != math.Float64bits(z) {
+				t.Errorf("column %d row %d: score %v, z %v", j, i, got, z)
+			}
+		}
+	}
+	// a: mean 4, sd √(38/3) (deviations −3, −2, 0, 5).
+	if got, want := s.Score(0, 14), 10/math.Sqrt(38.0/3); math.Abs(got-want) > 1e-15 {
+		t.Errorf("score of 14: %v, want %v", got, want)
+	}
+	if got := s.Score(1, -1e308); math.IsInf(got, 0) || math.IsNaN(got) {
+		t.Errorf("score of −1e308 on b's scale: %v", got)
+	}
+	sel, err := s.Select([]string{"b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel.Score(0, 5e307) != s.Score(1, 5e307) || sel.Mean[0] != s.Mean[1] || sel.SD[0] != s.SD[1] {
+		t.Errorf("Select lost b's statistics")
+	}
+}

@@ -286,6 +286,33 @@ type Standardized struct {
 	Mean    []float64 // per column; 0 for categorical columns
 	SD      []float64 // per column; 0 for categorical columns
 	Dropped []string  // constant columns removed (StandardizeOptions.DropConstant)
+	// moments per column (zero for categorical columns), for Score.
+	moments []moments
+}
+
+// Score returns v on the scale of numeric column j, z = (v − mean)/sd computed as
+// Standardize computed the column (on scaled values, so that no v − mean overflows):
+// the bits of the column's own z for its own values, so that another file put on this
+// scale gives an equal value an equal score.
+func (s *Standardized) Score(j int, v float64) float64 {
+	st := s.moments[j]
+	return (v*st.scale - st.scaledMean) / st.scaledSD
+}
+
+// Select returns the named columns, in this order, with their statistics.
+func (s *Standardized) Select(names []string) (*Standardized, error) {
+	t, err := s.Table.Select(names)
+	if err != nil {
+		return nil, err
+	}
+	out := &Standardized{Table: t, Dropped: s.Dropped}
+	for _, name := range names {
+		j := s.Table.Index(name)
+		out.Mean = append(out.Mean, s.Mean[j])
+		out.SD = append(out.SD, s.SD[j])
+		out.moments = append(out.moments, s.moments[j])
+	}
+	return out, nil
 }
 
 // StandardizeOptions tunes Standardize.
@@ -310,6 +337,7 @@ func Standardize(t *Table, opts StandardizeOptions) (*Standardized, error) {
 			out.Table.Columns = append(out.Table.Columns, c)
 			out.Mean = append(out.Mean, 0)
 			out.SD = append(out.SD, 0)
+			out.moments = append(out.moments, moments{})
 			continue
 		}
 		st := meanSD(&c)
@@ -335,6 +363,7 @@ func Standardize(t *Table, opts StandardizeOptions) (*Standardized, error) {
 		out.Table.Columns = append(out.Table.Columns, c)
 		out.Mean = append(out.Mean, st.mean)
 		out.SD = append(out.SD, st.sd)
+		out.moments = append(out.moments, st)
 	}
 	if len(out.Table.Columns) == 0 {
 		return nil, &InputError{File: t.Source, Err: errors.New("no attributes left after dropping constant columns")}

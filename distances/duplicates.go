@@ -1,9 +1,9 @@
 package distances
 
 import (
+	"cmp"
 	"math"
 	"slices"
-	"sort"
 )
 
 // Files of a few discrete attributes (codes, ages, counts) hold the same reference record
@@ -41,7 +41,7 @@ func findReferenceGroups(refs [][]float64) *referenceGroups {
 	// into groups of equal records (a run of unequal records is a rare hash collision).
 	hash := make([]uint64, nr)
 	for j := range hash {
-		h := uint64(14695981039346656037) // FNV-1a over each attribute's bits
+		h := uint64(14695981039346656037) // FNV-1a's basis and prime, on whole 64-bit words, with a shift to mix the high bits down
 		for _, col := range refs {
 			h ^= math.Float64bits(col[j])
 			h *= 1099511628211
@@ -157,14 +157,25 @@ func (g *referenceGroups) expand(res *QueryResult, truth int, k int) {
 	if res.TopK != nil {
 		var all []Neighbor
 		for _, c := range res.TopK {
-			for _, j := range g.member[g.start[c.Index]:g.start[c.Index+1]] {
+			// Members ascend, at one distance: only a group's first k can be among the
+			// first k copies.
+			members := g.member[g.start[c.Index]:g.start[c.Index+1]]
+			for _, j := range members[:min(k, len(members))] {
 				all = append(all, Neighbor{int(j), c.Distance})
 			}
 		}
 		// Every copy in the first k by (distance, index) belongs to one of the first k
 		// groups by (distance, lowest index): each group before its own has a copy
 		// before it.
-		sort.Slice(all, func(a, b int) bool { return less(all[a], all[b]) })
+		slices.SortFunc(all, func(a, b Neighbor) int {
+			if less(a, b) {
+				return -1
+			}
+			if less(b, a) {
+				return 1
+			}
+			return 0
+		})
 		res.TopK = all[:min(k, len(all))]
 	}
 	if res.Closer != nil {
@@ -176,7 +187,7 @@ func (g *referenceGroups) expand(res *QueryResult, truth int, k int) {
 				}
 			}
 		}
-		sort.Slice(all, func(a, b int) bool { return all[a].Index < all[b].Index })
+		slices.SortFunc(all, func(a, b Neighbor) int { return cmp.Compare(a.Index, b.Index) })
 		res.Closer = all
 	}
 }

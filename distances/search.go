@@ -52,7 +52,7 @@ type QueryResult struct {
 	// TopK holds the Settings.TopK nearest candidates by (distance, index).
 	TopK []Neighbor
 	// Closer holds, when Settings.Closer is set, every candidate other than the true
-	// partner whose distance is below TrueDistance + Settings.Margin, by index.
+	// partner whose distance d has d − TrueDistance < Settings.Margin, by index.
 	Closer []Neighbor
 	// CloserCount is the number of those candidates, counted when Settings.Closer or
 	// Settings.CountCloser is set.
@@ -548,9 +548,10 @@ func (st *queryState) reset(res *QueryResult, truth int, trueD float64, s *Setti
 	st.collect = (s.Closer || s.CountCloser) && st.hasTrue
 	st.keep = s.Closer
 	st.margin = s.Margin
-	// An upper bound on every d with d − trueD < Margin in floating point, for the
-	// threshold (consider decides with the difference).
-	st.closerLim = (trueD + s.Margin) * (1 + 1e-15)
+	// The threshold's bound on every d with d − trueD < Margin (consider decides with the
+	// difference): rounding is monotone, so d > fl(trueD + Margin) gives d ≥ trueD + Margin
+	// exactly, then fl(d − trueD) ≥ Margin (Margin ≥ 0).
+	st.closerLim = trueD + s.Margin
 	st.weight = weight
 }
 

@@ -269,7 +269,11 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 			as, rounds, retry = c.assign(res.Records, tops, k, res.Thresholds, maxAbs(res.Weight), lookup, startPass)
 			res.PricingRounds += rounds
 			res.TopK = k
-			if !retry || k >= maxK || k >= c.nr {
+			columns := c.nr
+			if c.groups != nil {
+				columns = c.groups.classes()
+			}
+			if !retry || k >= maxK || k >= columns {
 				break
 			}
 			k = min(2*k, maxK)

@@ -373,6 +373,10 @@ func TestEMNaiveCensus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// PRL keeps the better of its two starts: never below this one's fit.
+	if res.Model.LogLikelihood < model.LogLikelihood || res.Model.Start == "" {
+		t.Errorf("PRL's fit (start %q) log-likelihood %v, below the geometric start's %v", res.Model.Start, res.Model.LogLikelihood, model.LogLikelihood)
+	}
 	if d := math.Abs(model.P - prop); d > 1e-9*prop {
 		t.Errorf("p %v, naive %v", model.P, prop)
 	}

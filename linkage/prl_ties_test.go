@@ -167,3 +167,118 @@ func TestPRLAssignmentTiesCertified(t *testing.T) {
 		t.Errorf("top %d: %s", res.TopK, as.Status)
 	}
 }
+
+// tiedPRLBlocks is tiedPRL with no original and nm masked records (the first min of
+// them true pairs, in a random order), a blocking attribute of two values and, with
+// missing, a tenth of the values missing.
+func tiedPRLBlocks(seed uint64, no, nm int, missing bool) PRLProblem {
+	rng := rand.New(rand.NewPCG(seed, 13))
+	p := PRLProblem{TrueMasked: make([]int, no), TrueOriginal: make([]int, nm), Direction: MaskedToOriginal,
+		OriginalBlock: make([]int, no), MaskedBlock: make([]int, nm)}
+	for i := range p.TrueMasked {
+		p.TrueMasked[i] = -1
+	}
+	for j := range p.TrueOriginal {
+		p.TrueOriginal[j] = -1
+	}
+	perm := rng.Perm(nm)
+	for i := range min(no, nm) {
+		p.TrueMasked[i], p.TrueOriginal[perm[i]] = perm[i], i
+	}
+	for i := range no {
+		p.OriginalBlock[i] = rng.IntN(2)
+	}
+	for j := range nm {
+		p.MaskedBlock[j] = rng.IntN(2)
+		if i := p.TrueOriginal[j]; i >= 0 && rng.Float64() < 0.8 {
+			p.MaskedBlock[j] = p.OriginalBlock[i]
+		}
+	}
+	for _, name := range []string{"x", "y"} {
+		a := PRLAttribute{Name: name, Rule: Rule{Kind: RuleEqual}, Original: make([]float64, no), Masked: make([]float64, nm)}
+		if missing {
+			a.OriginalMissing, a.MaskedMissing = make([]bool, no), make([]bool, nm)
+		}
+		for i := range no {
+			a.Original[i] = float64(rng.IntN(2))
+			if missing {
+				a.OriginalMissing[i] = rng.Float64() < 0.1
+			}
+		}
+		for j := range nm {
+			a.Masked[j] = float64(rng.IntN(2))
+			if i := p.TrueOriginal[j]; i >= 0 && rng.Float64() < 0.8 {
+				a.Masked[j] = a.Original[i]
+			}
+			if missing {
+				a.MaskedMissing[j] = rng.Float64() < 0.1
+			}
+		}
+		p.Attributes = append(p.Attributes, a)
+	}
+	return p
+}
+
+// TestPRLAssignmentIdenticalBlocks: identical references with blocking (a class never
+// spans two blocks), missing values (a missing value is part of a reference's identity)
+// and files of different sizes (the partial assignment with its private columns): the
+// assignment reaches the brute-force optimum over all partial one-to-one maps within the
+// blocks: the most records assigned, then the largest total rounded weight, then the
+// fewest correct links.
+func TestPRLAssignmentIdenticalBlocks(t *testing.T) {
+	for seed := range uint64(40) {
+		no, nm := 6, 5+int(seed%3) // 5, 6 or 7 masked records: fewer, as many, more
+		p := tiedPRLBlocks(seed, no, nm, seed%2 == 1)
+		res, err := PRL(p, PRLSettings{Supervised: true, TopK: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := newComparator(&p, 1)
+		lk := newWeightLookup(c, res.Patterns, res.Weight)
+		W := func(i, j int) int64 { return int64(math.Round(lk.weight(c.pairCode(i, j)) * assignScale)) }
+		bestLinks, best, fewest := -1, int64(math.MinInt64), nm+1
+		used := make([]bool, c.nr)
+		var rec func(i, links int, total int64, correct int)
+		rec = func(i, links int, total int64, correct int) {
+			if i == c.nq {
+				if links > bestLinks || (links == bestLinks && (total > best || (total == best && correct < fewest))) {
+					bestLinks, best, fewest = links, total, correct
+				}
+				return
+			}
+			rec(i+1, links, total, correct)
+			for j := range c.nr {
+				if !used[j] && c.sameBlock(i, j) {
+					used[j] = true
+					hit := 0
+					if c.truth[i] == j {
+						hit = 1
+					}
+					rec(i+1, links+1, total+W(i, j), correct+hit)
+					used[j] = false
+				}
+			}
+		}
+		rec(0, 0, 0, 0)
+		links, correct := 0, 0
+		var total int64
+		seen := map[int]bool{}
+		for i, r := range res.Records {
+			if r.Assigned < 0 {
+				continue
+			}
+			if seen[r.Assigned] || !c.sameBlock(i, r.Assigned) {
+				t.Fatalf("seed %d: reference %d assigned twice or across blocks", seed, r.Assigned)
+			}
+			seen[r.Assigned] = true
+			links++
+			total += W(i, r.Assigned)
+			if c.truth[i] == r.Assigned {
+				correct++
+			}
+		}
+		if links != bestLinks || total != best || correct != fewest || res.Modes[2].Correct != correct {
+			t.Errorf("seed %d: %d assigned, total %d, %d correct; brute force %d, %d, %d (%s)", seed, links, total, correct, bestLinks, best, fewest, res.Modes[2].Status)
+		}
+	}
+}

@@ -27,7 +27,7 @@ func TestKnifeEdgeEpsilon(t *testing.T) {
 	} {
 		q, r := zscore(c.queries), zscore(c.refs)
 		truth := identity(len(c.queries))
-		for _, fam := range []Family{WM, OWA, Choquet} {
+		for _, fam := range []Family{WM, OWA, Bilinear, Choquet, Choquet2} {
 			res, err := Learn(Problem{Queries: q, Refs: r, Truth: truth, Family: fam}, Settings{Epsilon: c.eps})
 			if err != nil {
 				t.Errorf("%s %v: %v", c.name, fam, err)
@@ -46,5 +46,30 @@ func TestKnifeEdgeEpsilon(t *testing.T) {
 				t.Logf("%s %v: %d records on a knife edge", c.name, fam, res.KnifeEdge)
 			}
 		}
+	}
+}
+
+// TestReconcileRefuses: a disagreement between the search and the pairwise core on a
+// record whose margin is far from ε is an internal error, not a knife edge; with the
+// core's own verdicts there is nothing to reconcile.
+func TestReconcileRefuses(t *testing.T) {
+	orig := zscore([][]float64{{1, 30, 27}, {2, 50, 47}, {3, 25, 31}})
+	masked := zscore([][]float64{{1, 20, 47}, {2, 20, 47}, {3, 23, 31}})
+	p := Problem{Queries: orig, Refs: masked, Truth: identity(3), Family: WM}
+	sv := testSolver(t, p, DefaultEpsilon, 3)
+	core, _, err := recountLinked(p, sv.d.sp, sv.bestTheta, DefaultEpsilon, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := sv.d.sp.operator(sv.bestTheta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept, _, err := sv.reconcile(p, op, core); err != nil || kept != 0 {
+		t.Fatalf("the core's own verdicts: %d kept, %v", kept, err)
+	}
+	core[0] = !core[0] // query 0's margin under the Euclidean weights is not ~ε
+	if _, _, err := sv.reconcile(p, op, core); err == nil {
+		t.Error("a disagreement far from ε was accepted")
 	}
 }

@@ -614,21 +614,32 @@ func recountLinked(p Problem, sp space, theta []float64, eps float64, threads in
 
 // knifeEdgeTolerance is the relative difference under which a record's margin counts as
 // equal to ε: the search computes θ·(φ(i, j) − φ(i, t)) from the diffs, the pairwise core
-// d_θ(i, j) − d_θ(i, t) from the distances (the transformed direct form for the embedded
-// operators), and the two roundings (below (m + 2)·2⁻⁵³ of the distances each) can fall
-// either side of a margin that equals ε exactly (integer data, ε chosen as a margin).
+// d_θ(i, j) − d_θ(i, t) from the distances (for the embedded operators the transformed
+// direct form Σ_k ((Tq)_k − (Tr)_k)², whose rounding grows with ‖Tq‖·‖Tq − Tr‖, and for
+// the bilinear form with Σ_ij |W_ij||x_i||x_j| ≤ m·‖x‖², not with the distance), and the
+// roundings can fall either side of a margin that equals ε exactly (integer data, ε
+// chosen as a margin). The scale is therefore ε, both distances and m times the squared
+// norms of the three records.
 const knifeEdgeTolerance = 1e-12
 
 // reconcile compares the search's verdicts on the incumbent (linkedSet) with the pairwise
-// core's (recountLinked) record by record. A record they disagree on whose margin, re-
-// evaluated pair by pair with Operator.Distance over every competitor, is within
-// knifeEdgeTolerance of ε keeps the search's verdict (both are right up to rounding);
-// any other disagreement is an internal error. It returns the number of records whose
-// verdict was kept and the number the search links.
+// core's (recountLinked) record by record. A record they disagree on is re-evaluated pair
+// by pair with Operator.Distance over every competitor: if its margin is within
+// knifeEdgeTolerance of ε it keeps the search's verdict (both are right up to rounding),
+// except that a margin of 0 or less is never a link, however small ε; any other
+// disagreement is an internal error. It returns the number of records whose verdict was
+// kept and the number the search links.
 func (sv *solver) reconcile(p Problem, op distances.Operator, core []bool) (kept, searched int, err error) {
 	search, searched := sv.linkedSet(sv.bestTheta)
 	m := len(p.Queries)
 	q, ref := make([]float64, m), make([]float64, m)
+	norm := func(x []float64) float64 {
+		s := 0.0
+		for _, v := range x {
+			s += v * v
+		}
+		return s
+	}
 	for x := range sv.d.recs {
 		r := &sv.d.recs[x]
 		if search[x] == core[r.q] {
@@ -638,8 +649,8 @@ func (sv *solver) reconcile(p Problem, op distances.Operator, core []bool) (kept
 			q[k] = p.Queries[k][r.q]
 			ref[k] = p.Refs[k][r.t]
 		}
-		dt := op.Distance(q, ref)
-		worst, near := math.Inf(1), 0.0
+		dt, nq, nt := op.Distance(q, ref), norm(q), norm(ref)
+		worst, near, nj := math.Inf(1), 0.0, 0.0
 		for j := range len(p.Refs[0]) {
 			if j == r.t {
 				continue
@@ -648,10 +659,11 @@ func (sv *solver) reconcile(p Problem, op distances.Operator, core []bool) (kept
 				ref[k] = p.Refs[k][j]
 			}
 			if d := op.Distance(q, ref); d-dt < worst {
-				worst, near = d-dt, d
+				worst, near, nj = d-dt, d, norm(ref)
 			}
 		}
-		if math.Abs(worst-sv.eps) > knifeEdgeTolerance*(math.Abs(dt)+math.Abs(near)+sv.eps) {
+		scale := sv.eps + math.Abs(dt) + math.Abs(near) + float64(m)*(nq+nt+nj)
+		if math.Abs(worst-sv.eps) > knifeEdgeTolerance*scale || (search[x] && worst <= 0) {
 			return kept, searched, fmt.Errorf("optimize: internal error: record %d (query %d): the search finds it linked = %v, the pairwise core %v, and its margin %g is not ε = %g up to rounding", x, r.q, search[x], core[r.q], worst, sv.eps)
 		}
 		kept++
@@ -722,20 +734,20 @@ func (sv *solver) result(p Problem) (Result, error) {
 			r.CorrectLinks++
 		}
 	}
-	if r.CorrectLinks != r.N-r.Failures {
-		op, err := sv.d.sp.operator(r.Params)
-		if err != nil {
-			return r, fmt.Errorf("optimize: learned parameters: %w", err)
-		}
-		searched := 0
-		if r.KnifeEdge, searched, err = sv.reconcile(p, op, core); err != nil {
-			return r, err
-		}
-		if searched != r.N-r.Failures {
-			return r, fmt.Errorf("optimize: internal error: the pairwise core counts %d links with margin ≥ ε, the search %d, its incumbent's rows %d", r.CorrectLinks, r.N-r.Failures, searched)
-		}
-		r.CorrectLinks = searched
+	// Record by record, not only the totals: two knife edges in opposite directions (or
+	// a bug) would leave the totals equal.
+	op, err := sv.d.sp.operator(r.Params)
+	if err != nil {
+		return r, fmt.Errorf("optimize: learned parameters: %w", err)
 	}
+	searched := 0
+	if r.KnifeEdge, searched, err = sv.reconcile(p, op, core); err != nil {
+		return r, err
+	}
+	if searched != r.N-r.Failures {
+		return r, fmt.Errorf("optimize: internal error: the pairwise core counts %d links with margin ≥ ε, the search %d, its incumbent's rows %d", r.CorrectLinks, r.N-r.Failures, searched)
+	}
+	r.CorrectLinks = searched
 	r.Bound = sv.boundLinks()
 	// The cuts prove bounds for the margin ε + lpSlack; a witness linking more records at
 	// margin ε (a knife-edge instance) raises the bound to itself.

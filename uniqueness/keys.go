@@ -146,31 +146,26 @@ func encodeKeys(sample, pop *datasets.Table, keys []Key) ([]keyColumn, error) {
 
 // encodeCategorical keeps the sample's codes and maps the population's labels onto them;
 // population-only labels get new codes, and missing values the last code. A population
-// label that is a number matches the sample label of the same value when no other
-// sample label has it: a key read as categories (age, a code) written "1" by one program
-// and "1.0" by another is one category, while two labels of the sample ("7", "007")
-// stay apart.
+// label that is a decimal number matches the sample label of the same value when each
+// file has exactly one label of that value: a key read as categories (age, a code)
+// written "1" by one program and "1.0" by another is one category, while labels a file
+// itself keeps apart ("7" and "007" in one file: codes) are never merged, as merging
+// would raise F_j and lower the risk.
 func encodeCategorical(sc, pc *datasets.Column) keyColumn {
 	kc := keyColumn{labels: slices.Clone(sc.Levels)}
 	var popMap []int32
 	if pc != nil {
 		index := make(map[string]int32, len(sc.Levels))
-		byValue := map[float64]int32{} // −1: two sample labels have the value
 		for c, l := range sc.Levels {
 			index[l] = int32(c)
-			if v, ok := numberLabel(l); ok {
-				if _, dup := byValue[v]; dup {
-					byValue[v] = -1
-				} else {
-					byValue[v] = int32(c)
-				}
-			}
 		}
+		byValue := uniqueNumberLabels(sc.Levels)
+		popValues := uniqueNumberLabels(pc.Levels)
 		popMap = make([]int32, len(pc.Levels))
 		for c, l := range pc.Levels {
 			code, ok := index[l]
 			if !ok {
-				if v, isNumber := numberLabel(l); isNumber {
+				if v, isNumber := numberLabel(l); isNumber && popValues[v] >= 0 {
 					code, ok = byValue[v]
 					ok = ok && code >= 0
 				}
@@ -209,13 +204,50 @@ func encodeCategorical(sc, pc *datasets.Column) keyColumn {
 	return kc
 }
 
-// numberLabel parses a category label as a finite number (−0 as 0).
+// uniqueNumberLabels maps each value held by a decimal-number label to that label's
+// index, or to −1 when two labels hold it.
+func uniqueNumberLabels(labels []string) map[float64]int32 {
+	byValue := map[float64]int32{}
+	for c, l := range labels {
+		if v, ok := numberLabel(l); ok {
+			if _, dup := byValue[v]; dup {
+				byValue[v] = -1
+			} else {
+				byValue[v] = int32(c)
+			}
+		}
+	}
+	return byValue
+}
+
+// numberLabel parses a category label written as a decimal number (sign, digits, a point,
+// an exponent: no hexadecimal, underscores, Inf or NaN) of at most 15 significant digits,
+// so that distinct numbers are distinct float64 values (DBL_DIG): longer codes that round
+// to one float64 stay apart.
 func numberLabel(l string) (float64, bool) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(l), 64)
-	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+	l = strings.TrimSpace(l)
+	mantissa := l
+	for i, r := range l {
+		switch {
+		case r >= '0' && r <= '9', r == '.':
+		case r == 'e' || r == 'E':
+			if mantissa == l {
+				mantissa = l[:i]
+			}
+		case (r == '+' || r == '-') && (i == 0 || l[i-1] == 'e' || l[i-1] == 'E'):
+		default:
+			return 0, false
+		}
+	}
+	significant := strings.Trim(strings.NewReplacer(".", "", "+", "", "-", "").Replace(mantissa), "0")
+	if len(significant) > 15 {
 		return 0, false
 	}
-	return v + 0, true
+	v, err := strconv.ParseFloat(l, 64)
+	if err != nil || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v + 0, true // −0 as 0
 }
 
 func encodeBinned(file string, key Key, sc, pc *datasets.Column) (keyColumn, error) {

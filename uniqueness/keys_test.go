@@ -70,6 +70,45 @@ func TestPopulationNumberLabels(t *testing.T) {
 	}
 }
 
+// TestPopulationNumberLabelsApart: labels are merged by value only when each file has
+// one label of the value and the labels are plain decimals of at most 15 significant
+// digits; otherwise F_j would be raised (the risk lowered) by merging codes.
+func TestPopulationNumberLabelsApart(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		sample, pop []string
+		popCodes    []int32
+		wantF       []int // F of each sample label
+	}{
+		// The population keeps 007 and 7 apart itself: 7 is not merged into 007.
+		{"population code with leading zeros", []string{"007", "x"}, []string{"007", "7", "x"}, []int32{0, 1, 1, 1, 2}, []int{1, 1}},
+		// 16 digits: 9007199254740993 rounds to the float64 of …992.
+		{"long codes", []string{"9007199254740992"}, []string{"9007199254740992", "9007199254740993"}, []int32{0, 1, 1}, []int{1}},
+		{"hexadecimal", []string{"1"}, []string{"1", "0x1p0"}, []int32{0, 1}, []int{1}},
+		{"exponent and sign", []string{"-1500", "2"}, []string{"-1.5e3", "+2.00"}, []int32{0, 1, 1}, []int{1, 2}},
+	} {
+		s := &datasets.Table{Source: "s", Columns: []datasets.Column{{Name: "k", Kind: datasets.Categorical,
+			Levels: c.sample, Codes: identityCodes(len(c.sample))}}}
+		p := &datasets.Table{Source: "p", Columns: []datasets.Column{{Name: "k", Kind: datasets.Categorical,
+			Levels: c.pop, Codes: c.popCodes}}}
+		cl, err := Count(s, p, []Key{{Name: "k"}}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(cl.PopFreq, c.wantF) {
+			t.Errorf("%s: F %v, want %v", c.name, cl.PopFreq, c.wantF)
+		}
+	}
+}
+
+func identityCodes(n int) []int32 {
+	c := make([]int32, n)
+	for i := range c {
+		c[i] = int32(i)
+	}
+	return c
+}
+
 func TestPopulationLabels(t *testing.T) {
 	// Categories are matched by label, whatever their codes in each file; a
 	// population-only label and missing values get codes of their own.

@@ -205,19 +205,21 @@ type auditLinkage struct {
 
 // auditWorstCase is one operator family of the worst-case search.
 type auditWorstCase struct {
-	Operator      string    `json:"operator"`
-	Available     bool      `json:"available"`
-	Reason        string    `json:"reason,omitempty"`
-	Status        string    `json:"status"`
-	Direction     string    `json:"direction,omitempty"`
-	N             int       `json:"n"`
-	Incumbent     int       `json:"incumbent"`
-	IncumbentReid float64   `json:"incumbent_reid"`
-	Bound         int       `json:"bound"`
-	BoundReid     float64   `json:"bound_reid"`
-	Gap           float64   `json:"gap"`
-	DBRLLinks     int       `json:"dbrl_links"`
-	Params        []float64 `json:"params"`
+	Operator      string  `json:"operator"`
+	Available     bool    `json:"available"`
+	Reason        string  `json:"reason,omitempty"`
+	Status        string  `json:"status"`
+	Direction     string  `json:"direction,omitempty"`
+	N             int     `json:"n"`
+	Incumbent     int     `json:"incumbent"`
+	IncumbentReid float64 `json:"incumbent_reid"`
+	// KnifeEdgeRecords as in reid learn: margins equal to ε up to rounding.
+	KnifeEdgeRecords int       `json:"knife_edge_records,omitempty"`
+	Bound            int       `json:"bound"`
+	BoundReid        float64   `json:"bound_reid"`
+	Gap              float64   `json:"gap"`
+	DBRLLinks        int       `json:"dbrl_links"`
+	Params           []float64 `json:"params"`
 }
 
 // auditMeasure is one figure with the name of its definition; the flat list the policy
@@ -494,7 +496,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		learned = append(learned, job.result)
 		wc := auditWorstCase{Operator: lr.Operator, Available: true, Status: lr.Status, Direction: lr.Direction, N: lr.N,
 			Incumbent: lr.CorrectLinks, IncumbentReid: lr.Reid, Bound: lr.Bound, BoundReid: share(lr.Bound, lr.N), Gap: lr.Gap,
-			DBRLLinks: lr.DBRLLinks, Params: lr.Params}
+			DBRLLinks: lr.DBRLLinks, Params: lr.Params, KnifeEdgeRecords: lr.KnifeEdgeRecords}
 		r.WorstCase = append(r.WorstCase, wc)
 		// Each family's own warnings (plain DBRL above its ε-bound, a search that could
 		// not start), named by the family.

@@ -481,11 +481,10 @@ func standardizeOriginal(original *datasets.Table, p *datasets.Pairing, so datas
 // and the names of the categorical attributes it leaves out (f itself when there are
 // none). The view shares f's columns.
 func (f *pairedFiles) numericView() (*pairedFiles, []string, error) {
-	var keep []int
 	var keepNames, left []string
-	for j, c := range f.Original.Table.Columns {
+	for _, c := range f.Original.Table.Columns {
 		if c.Kind == datasets.Numeric {
-			keep, keepNames = append(keep, j), append(keepNames, c.Name)
+			keepNames = append(keepNames, c.Name)
 		} else {
 			left = append(left, c.Name)
 		}
@@ -502,24 +501,12 @@ func (f *pairedFiles) numericView() (*pairedFiles, []string, error) {
 	if pairing.Masked, err = f.Pairing.Masked.Select(keepNames); err != nil {
 		return nil, nil, err
 	}
-	restrict := func(z *datasets.Standardized) (*datasets.Standardized, error) {
-		t, err := z.Table.Select(keepNames)
-		if err != nil {
-			return nil, err
-		}
-		out := &datasets.Standardized{Table: t, Dropped: z.Dropped}
-		for _, j := range keep {
-			out.Mean = append(out.Mean, z.Mean[j])
-			out.SD = append(out.SD, z.SD[j])
-		}
-		return out, nil
-	}
 	view := *f
 	view.Pairing = &pairing
-	if view.Original, err = restrict(f.Original); err != nil {
+	if view.Original, err = f.Original.Select(keepNames); err != nil {
 		return nil, nil, err
 	}
-	if view.Masked, err = restrict(f.Masked); err != nil {
+	if view.Masked, err = f.Masked.Select(keepNames); err != nil {
 		return nil, nil, err
 	}
 	return &view, left, nil

@@ -393,17 +393,14 @@ func prlProblem(files *pairedFiles, dir linkage.Direction, block []string, quant
 			c.Rule, c.Levels = "equal", 2
 		} else {
 			// Both files on the original's scale, (v − mean)/sd of the original from the
-			// raw values: a per-file z-score gives equal values of an integer attribute
+			// masked file's raw values (Score: the original's own bits): a per-file z-score gives equal values of an integer attribute
 			// (ages, counts) a |Δz| that depends on the value whenever the masked file's
 			// mean or sd moved, and a quantile band then split them between "agree" and
 			// "disagree". Ranks are unchanged by the scale.
-			mean, sd := files.Original.Mean[x], files.Original.SD[x]
-			rawO, rawM := p.Original.Column(oc.Name), p.Masked.Column(oc.Name)
-			for i := range no {
-				a.Original[i] = (rawO.Values[i] - mean) / sd
-			}
+			copy(a.Original, oc.Values[:no])
+			rawM := p.Masked.Column(oc.Name)
 			for j := range nm {
-				a.Masked[j] = (rawM.Values[j] - mean) / sd
+				a.Masked[j] = files.Original.Score(x, rawM.Values[j])
 			}
 			switch {
 			case len(ranks) > 0:
