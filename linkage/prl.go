@@ -1,6 +1,7 @@
 package linkage
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -223,6 +224,7 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 	if res.Weight, err = PatternWeights(tab, res.Model); err != nil {
 		return nil, err
 	}
+	snapWeights(res.Weight)
 	mMass, uMass := classMasses(tab, res.Model, trueCounts)
 	mu, lambda := s.Mu, s.Lambda
 	if !s.ErrorRatesGiven {
@@ -284,6 +286,29 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 	}
 	res.Modes = modes
 	return res, nil
+}
+
+// weightTieTolerance: pattern weights closer than this (relative to max(1, |w|)) are
+// made equal. EM's m and u carry rounding of about 1e-13, so two patterns whose weights
+// are equal in exact arithmetic (attributes fitted alike, each pattern disagreeing on
+// one of them) came out 1e-12 apart, and the best-weight mode counted the tie as a
+// unique, correct link (three records: Reid 1 instead of 1/3).
+const weightTieTolerance = 1e-9
+
+// snapWeights gives each weight within weightTieTolerance of the lowest weight of its run
+// (in sorted order) that lowest value.
+func snapWeights(w []float64) {
+	order := make([]int, len(w))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(w[a], w[b]) })
+	for x := 1; x < len(order); x++ {
+		prev, cur := w[order[x-1]], w[order[x]]
+		if cur-prev <= weightTieTolerance*max(1, math.Abs(cur)) {
+			w[order[x]] = prev
+		}
+	}
 }
 
 func maxAbs(x []float64) float64 {

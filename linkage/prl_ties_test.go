@@ -282,3 +282,17 @@ func TestPRLAssignmentIdenticalBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapWeights: weights within 1e-9 (relative to max(1, |w|)) of the lowest of their
+// run become equal; weights further apart keep their values.
+func TestSnapWeights(t *testing.T) {
+	w := []float64{1.5354514737344134, 2, 1.535451473733098, -1 + 1e-12, -1, 3, 3 + 1e-6}
+	snapWeights(w)
+	want := []float64{1.535451473733098, 2, 1.535451473733098, -1, -1, 3, 3 + 1e-6}
+	for i := range w {
+		if w[i] != want[i] {
+			t.Errorf("weights %v, want %v", w, want)
+			break
+		}
+	}
+}

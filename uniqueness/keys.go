@@ -149,8 +149,8 @@ func encodeKeys(sample, pop *datasets.Table, keys []Key) ([]keyColumn, error) {
 // label that is a decimal number matches the sample label of the same value when each
 // file has exactly one label of that value: a key read as categories (age, a code)
 // written "1" by one program and "1.0" by another is one category, while labels a file
-// itself keeps apart ("7" and "007" in one file: codes) are never merged, as merging
-// would raise F_j and lower the risk.
+// itself keeps apart ("7" and "7.0" in one file) and codes with a leading zero ("007")
+// are never merged, as merging would raise F_j and lower the risk.
 func encodeCategorical(sc, pc *datasets.Column) keyColumn {
 	kc := keyColumn{labels: slices.Clone(sc.Levels)}
 	var popMap []int32
@@ -221,7 +221,8 @@ func uniqueNumberLabels(labels []string) map[float64]int32 {
 }
 
 // numberLabel parses a category label written as a decimal number (sign, digits, a point,
-// an exponent: no hexadecimal, underscores, Inf or NaN) of at most 15 significant digits,
+// an exponent: no hexadecimal, underscores, Inf, NaN or leading zero) of at most 15
+// significant digits,
 // so that distinct numbers are distinct float64 values (DBL_DIG): longer codes that round
 // to one float64 stay apart.
 func numberLabel(l string) (float64, bool) {
@@ -238,6 +239,9 @@ func numberLabel(l string) (float64, bool) {
 		default:
 			return 0, false
 		}
+	}
+	if unsigned := strings.TrimLeft(mantissa, "+-"); len(unsigned) > 1 && unsigned[0] == '0' && unsigned[1] >= '0' && unsigned[1] <= '9' {
+		return 0, false // a leading zero: a code (007), never merged with 7
 	}
 	significant := strings.Trim(strings.NewReplacer(".", "", "+", "", "-", "").Replace(mantissa), "0")
 	if len(significant) > 15 {

@@ -52,18 +52,19 @@ func TestQuantileCuts(t *testing.T) {
 
 // TestPopulationNumberLabels: a population label that is a number matches the sample
 // label of the same value ("1.0" the sample's "1"), unless two sample labels have that
-// value ("7" and "007": codes, kept apart); other labels still match exactly.
+// value ("7" and "7.00", kept apart by the sample itself); other labels still match
+// exactly.
 func TestPopulationNumberLabels(t *testing.T) {
 	s := &datasets.Table{Source: "s", Columns: []datasets.Column{{Name: "k", Kind: datasets.Categorical,
-		Levels: []string{"1", "2", "7", "007", "x"}, Codes: []int32{0, 1, 2, 3, 4}}}}
+		Levels: []string{"1", "2", "7", "7.00", "x"}, Codes: []int32{0, 1, 2, 3, 4}}}}
 	p := &datasets.Table{Source: "p", Columns: []datasets.Column{{Name: "k", Kind: datasets.Categorical,
-		Levels: []string{"1.0", "2", "7.0", "007", "x", "3"}, Codes: []int32{0, 0, 1, 2, 3, 3, 4, 5}}}}
+		Levels: []string{"1.0", "2", "7.0", "7.00", "x", "3"}, Codes: []int32{0, 0, 1, 2, 3, 3, 4, 5}}}}
 	c, err := Count(s, p, []Key{{Name: "k"}}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Sample classes 1, 2, 7, 007, x: population 1.0 ×2 → 1, 2 → 2, 7.0 → its own class
-	// (ambiguous), 007 ×2 → 007, x → x, 3 → its own: F = 2, 1, 0, 2, 1; 6 population
+	// Sample classes 1, 2, 7, 7.00, x: population 1.0 ×2 → 1, 2 → 2, 7.0 → its own class
+	// (ambiguous), 7.00 ×2 → 7.00, x → x, 3 → its own: F = 2, 1, 0, 2, 1; 6 population
 	// classes, of which 7.0, 2, x and 3 are unique.
 	if !reflect.DeepEqual(c.PopFreq, []int{2, 1, 0, 2, 1}) || c.PopulationClasses != 6 || c.PopulationUniques != 4 {
 		t.Errorf("F %v, %d population classes, %d unique", c.PopFreq, c.PopulationClasses, c.PopulationUniques)
@@ -72,7 +73,8 @@ func TestPopulationNumberLabels(t *testing.T) {
 
 // TestPopulationNumberLabelsApart: labels are merged by value only when each file has
 // one label of the value and the labels are plain decimals of at most 15 significant
-// digits; otherwise F_j would be raised (the risk lowered) by merging codes.
+// digits without a leading zero; otherwise F_j would be raised (the risk lowered) by
+// merging codes.
 func TestPopulationNumberLabelsApart(t *testing.T) {
 	for _, c := range []struct {
 		name        string
@@ -85,6 +87,10 @@ func TestPopulationNumberLabelsApart(t *testing.T) {
 		// 16 digits: 9007199254740993 rounds to the float64 of …992.
 		{"long codes", []string{"9007199254740992"}, []string{"9007199254740992", "9007199254740993"}, []int32{0, 1, 1}, []int{1}},
 		{"hexadecimal", []string{"1"}, []string{"1", "0x1p0"}, []int32{0, 1}, []int{1}},
+		// 7 and 007 in different files: a code with a leading zero is never merged (the
+		// population lacks the sample's 7: Count gives F = 0, Measure refuses the pair).
+		{"leading zero across files", []string{"7", "8"}, []string{"007", "8"}, []int32{0, 1}, []int{0, 1}},
+		{"zero and decimals", []string{"0", "0.5"}, []string{"0.0", ".50"}, []int32{0, 1, 1}, []int{1, 2}},
 		{"exponent and sign", []string{"-1500", "2"}, []string{"-1.5e3", "+2.00"}, []int32{0, 1, 1}, []int{1, 2}},
 	} {
 		s := &datasets.Table{Source: "s", Columns: []datasets.Column{{Name: "k", Kind: datasets.Categorical,
