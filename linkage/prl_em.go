@@ -120,9 +120,22 @@ func (t *PatternTable) fit(m, u [][]float64, s EMSettings) EMResult {
 		r.M, r.U, r.P = r.U, r.M, 1-r.P
 		r.LabelSwitched = true
 		if !s.EstimateP {
+			// The re-run with the fixed p shares the iteration budget, so that
+			// MaxIterations bounds the whole fit.
+			maxIt := s.MaxIterations
+			if maxIt <= 0 {
+				maxIt = 1000
+			}
 			it := r.Iterations
-			r = t.run(r.M, r.U, s.P, s)
-			r.Iterations += it
+			if it < maxIt {
+				rs := s
+				rs.MaxIterations = maxIt - it
+				r = t.run(r.M, r.U, s.P, rs)
+				r.Iterations += it
+			} else {
+				r.P, r.Converged = s.P, false
+				r.LogLikelihood = t.logLikelihood(r.M, r.U, r.P)
+			}
 			r.LabelSwitched = true
 		}
 		if orientation(r.M, r.U) < 0 {
@@ -318,6 +331,19 @@ func (t *PatternTable) run(m, u [][]float64, p float64, s EMSettings) EMResult {
 	res.M, res.U, res.P = m, u, p
 	res.LogLikelihood, _, _ = t.estep(m, u, p, lm, lu, sm, su)
 	return res
+}
+
+// logLikelihood is the observed-data log-likelihood at (m, u, p).
+func (t *PatternTable) logLikelihood(m, u [][]float64, p float64) float64 {
+	scratch := func() [][]float64 {
+		x := make([][]float64, len(t.Levels))
+		for k, L := range t.Levels {
+			x[k] = make([]float64, L)
+		}
+		return x
+	}
+	ll, _, _ := t.estep(m, u, p, scratch(), scratch(), scratch(), scratch())
+	return ll
 }
 
 // estep computes the log-likelihood at (m, u, p) and accumulates the expected counts

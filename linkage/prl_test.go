@@ -225,6 +225,17 @@ func TestEMClosedFormSaturated(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("swapped start", r, true)
+	// With p fixed, the re-run after the swap shares the iteration budget: exactly
+	// MaxIterations M-steps in all when every one is run (Tolerance < 0).
+	for _, budget := range []int{1, 2, 7} {
+		r, err = EM(tab, EMSettings{P: 0.3, MaxIterations: budget, Tolerance: -1, StartM: set.StartM, StartU: set.StartU})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.LabelSwitched || r.Iterations != budget || r.P != 0.3 {
+			t.Errorf("budget %d: %d iterations, switched %v, p %v", budget, r.Iterations, r.LabelSwitched, r.P)
+		}
+	}
 }
 
 // TestEMRecoversFSModel samples 10^6 pairs from a Fellegi–Sunter model (4 attributes, 3
