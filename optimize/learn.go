@@ -623,46 +623,62 @@ func recountLinked(p Problem, sp space, theta []float64, eps float64, threads in
 const knifeEdgeTolerance = 1e-12
 
 // reconcile compares the search's verdicts on the incumbent (linkedSet) with the pairwise
-// core's (recountLinked) record by record. A record they disagree on is re-evaluated pair
-// by pair with Operator.Distance over every competitor: if its margin is within
+// core's (recountLinked) record by record. A record they disagree on has its margin taken
+// from its nearest competitor (distances.Search with TopK): if the margin is within
 // knifeEdgeTolerance of ε it keeps the search's verdict (both are right up to rounding),
 // except that a margin of 0 or less is never a link, however small ε; any other
 // disagreement is an internal error. It returns the number of records whose verdict was
 // kept and the number the search links.
 func (sv *solver) reconcile(p Problem, op distances.Operator, core []bool) (kept, searched int, err error) {
 	search, searched := sv.linkedSet(sv.bestTheta)
+	var disagree []int
+	for x := range sv.d.recs {
+		if search[x] != core[sv.d.recs[x].q] {
+			disagree = append(disagree, x)
+		}
+	}
+	if len(disagree) == 0 {
+		return 0, searched, nil
+	}
+	// The disagreeing records' nearest competitors, by the core in one scan (a file
+	// whose margins all equal ε can disagree on every record: a loop over all
+	// references per record would be quadratic).
 	m := len(p.Queries)
-	q, ref := make([]float64, m), make([]float64, m)
-	norm := func(x []float64) float64 {
+	sub := make([][]float64, m)
+	truth := make([]int, len(disagree))
+	for k := range m {
+		sub[k] = make([]float64, len(disagree))
+		for y, x := range disagree {
+			sub[k][y] = p.Queries[k][sv.d.recs[x].q]
+		}
+	}
+	for y, x := range disagree {
+		truth[y] = sv.d.recs[x].t
+	}
+	near, err := distances.Search(sub, p.Refs, truth, op, distances.Settings{Threads: sv.threads, TopK: 2})
+	if err != nil {
+		return 0, searched, err
+	}
+	norm := func(x [][]float64, i int) float64 {
 		s := 0.0
-		for _, v := range x {
-			s += v * v
+		for _, col := range x {
+			s += col[i] * col[i]
 		}
 		return s
 	}
-	for x := range sv.d.recs {
+	for y, x := range disagree {
 		r := &sv.d.recs[x]
-		if search[x] == core[r.q] {
-			continue
+		res := &near[y]
+		c := res.TopK[0]
+		if c.Index == r.t {
+			c = res.TopK[min(1, len(res.TopK)-1)]
 		}
-		for k := range m {
-			q[k] = p.Queries[k][r.q]
-			ref[k] = p.Refs[k][r.t]
+		worst := c.Distance - res.TrueDistance
+		if c.Index == r.t { // a single reference: no competitor
+			worst = math.Inf(1)
 		}
-		dt, nq, nt := op.Distance(q, ref), norm(q), norm(ref)
-		worst, near, nj := math.Inf(1), 0.0, 0.0
-		for j := range len(p.Refs[0]) {
-			if j == r.t {
-				continue
-			}
-			for k := range m {
-				ref[k] = p.Refs[k][j]
-			}
-			if d := op.Distance(q, ref); d-dt < worst {
-				worst, near, nj = d-dt, d, norm(ref)
-			}
-		}
-		scale := sv.eps + math.Abs(dt) + math.Abs(near) + float64(m)*(nq+nt+nj)
+		scale := sv.eps + math.Abs(res.TrueDistance) + math.Abs(c.Distance) +
+			float64(m)*(norm(sub, y)+norm(p.Refs, r.t)+norm(p.Refs, c.Index))
 		if math.Abs(worst-sv.eps) > knifeEdgeTolerance*scale || (search[x] && worst <= 0) {
 			return kept, searched, fmt.Errorf("optimize: internal error: record %d (query %d): the search finds it linked = %v, the pairwise core %v, and its margin %g is not ε = %g up to rounding", x, r.q, search[x], core[r.q], worst, sv.eps)
 		}
