@@ -619,4 +619,9 @@ func TestStandardizedScore(t *testing.T) {
 	if sel.Score(0, 5e307) != s.Score(1, 5e307) || sel.Mean[0] != s.Mean[1] || sel.SD[0] != s.SD[1] {
 		t.Errorf("Select lost b's statistics")
 	}
+	// Built by hand, with Mean and SD only: the plain formula.
+	hand := &Standardized{Table: tab, Mean: []float64{4}, SD: []float64{2}}
+	if got := hand.Score(0, 10); got != 3 {
+		t.Errorf("hand-built: score of 10 with mean 4 and sd 2 is %v, want 3", got)
+	}
 }

@@ -295,6 +295,10 @@ type Standardized struct {
 // the bits of the column's own z for its own values, so that another file put on this
 // scale gives an equal value an equal score.
 func (s *Standardized) Score(j int, v float64) float64 {
+	if j >= len(s.moments) || s.moments[j].scaledSD == 0 {
+		// Built by hand rather than by Standardize or Select: the plain formula.
+		return (v - s.Mean[j]) / s.SD[j]
+	}
 	st := s.moments[j]
 	return (v*st.scale - st.scaledMean) / st.scaledSD
 }

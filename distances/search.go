@@ -188,6 +188,10 @@ func Search(queries, refs [][]float64, truth []int, op Operator, s Settings) ([]
 	if err := CheckFinite("references", refs); err != nil {
 		return nil, err
 	}
+	if math.IsNaN(s.Margin) || math.IsInf(s.Margin, 0) {
+		// A NaN margin makes every threshold NaN, which prunes every candidate.
+		return nil, fmt.Errorf("%w: margin %v", ErrNotFinite, s.Margin)
+	}
 	return search(queries, refs, truth, op, s, findReferenceGroups(refs)), nil
 }
 

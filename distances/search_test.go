@@ -352,6 +352,12 @@ func TestSearchShapeErrors(t *testing.T) {
 			t.Errorf("case %d: err = %v, want ErrShape", i, err)
 		}
 	}
+	// A margin that is not a number would prune every candidate, silently.
+	for _, m := range []float64{math.NaN(), math.Inf(1)} {
+		if _, err := Search(q, q, []int{0, 1}, NewEuclidean(2), Settings{CountCloser: true, Margin: m}); !errors.Is(err, ErrNotFinite) {
+			t.Errorf("margin %v: err = %v, want ErrNotFinite", m, err)
+		}
+	}
 }
 
 func BenchmarkSearchEuclidean(b *testing.B) {

@@ -224,7 +224,6 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 	if res.Weight, err = PatternWeights(tab, res.Model); err != nil {
 		return nil, err
 	}
-	snapWeights(res.Weight)
 	mMass, uMass := classMasses(tab, res.Model, trueCounts)
 	mu, lambda := s.Mu, s.Lambda
 	if !s.ErrorRatesGiven {
@@ -296,7 +295,9 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 const weightTieTolerance = 1e-9
 
 // snapWeights gives each weight within weightTieTolerance of the lowest weight of its run
-// (in sorted order) that lowest value.
+// (in sorted order) that lowest value. Runs start anew past the tolerance, so a tie can
+// still split where a third weight lies just below it, and weights genuinely 1e-9 apart
+// tie: both far below anything the data can tell apart.
 func snapWeights(w []float64) {
 	order := make([]int, len(w))
 	for i := range order {
@@ -336,7 +337,8 @@ func CountPatterns(p PRLProblem, threads int) (*PatternCounts, [][]float64, erro
 }
 
 // PatternWeights returns Σ_k log2(m_k(γ_k) / u_k(γ_k)) for every pattern γ of t (a
-// missing level adds 0). An error wraps ErrShapePRL when r's m and u do not have the
+// missing level adds 0), weights within weightTieTolerance of each other made equal (so
+// they may differ from the sum recomputed from m and u by that much). An error wraps ErrShapePRL when r's m and u do not have the
 // attributes and levels of t, as EM's errors do for t itself.
 func PatternWeights(t PatternTable, r EMResult) ([]float64, error) {
 	if err := t.check(); err != nil {
@@ -359,6 +361,7 @@ func PatternWeights(t PatternTable, r EMResult) ([]float64, error) {
 			}
 		}
 	}
+	snapWeights(w)
 	return w, nil
 }
 

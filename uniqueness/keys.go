@@ -146,7 +146,7 @@ func encodeKeys(sample, pop *datasets.Table, keys []Key) ([]keyColumn, error) {
 
 // encodeCategorical keeps the sample's codes and maps the population's labels onto them;
 // population-only labels get new codes, and missing values the last code. A population
-// label that is a decimal number matches the sample label of the same value when each
+// label that is a decimal number (see numberLabel) matches the sample label of the same value when each
 // file has exactly one label of that value: a key read as categories (age, a code)
 // written "1" by one program and "1.0" by another is one category, while labels a file
 // itself keeps apart ("7" and "7.0" in one file) and codes with a leading zero ("007")
@@ -248,8 +248,8 @@ func numberLabel(l string) (float64, bool) {
 		return 0, false
 	}
 	v, err := strconv.ParseFloat(l, 64)
-	if err != nil || math.IsInf(v, 0) {
-		return 0, false
+	if err != nil || math.IsInf(v, 0) || (significant != "" && !(math.Abs(v) >= 0x1p-1022)) {
+		return 0, false // too large, or too small for its digits to survive (1e-400 reads as 0)
 	}
 	return v + 0, true // −0 as 0
 }

@@ -91,6 +91,9 @@ func TestPopulationNumberLabelsApart(t *testing.T) {
 		// population lacks the sample's 7: Count gives F = 0, Measure refuses the pair).
 		{"leading zero across files", []string{"7", "8"}, []string{"007", "8"}, []int32{0, 1}, []int{0, 1}},
 		{"zero and decimals", []string{"0", "0.5"}, []string{"0.0", ".50"}, []int32{0, 1, 1}, []int{1, 2}},
+		// Below the normal range the digits do not survive: 1e-400 reads as 0,
+		// 4.9e-324 as 5e-324.
+		{"underflow", []string{"0", "5e-324"}, []string{"1e-400", "4.9e-324"}, []int32{0, 1}, []int{0, 0}},
 		{"exponent and sign", []string{"-1500", "2"}, []string{"-1.5e3", "+2.00"}, []int32{0, 1, 1}, []int{1, 2}},
 	} {
 		s := &datasets.Table{Source: "s", Columns: []datasets.Column{{Name: "k", Kind: datasets.Categorical,

@@ -74,7 +74,7 @@ func addPRLFlags(fs *flag.FlagSet) *prlFlags {
 		mu:         fs.Float64("mu", 1e-5, "prl: error rate P(link | non-match) of the upper threshold (0: no false link)"),
 		lambda:     fs.Float64("lambda", 0.05, "prl: error rate P(non-link | match) of the lower threshold (0: no missed match)"),
 		topK:       fs.Int("top-k", 16, "prl: first number of candidates per record for the assignment"),
-		maxIter:    fs.Int("max-iterations", 1000, "prl: EM iterations at most (a re-run after the classes were swapped included)"),
+		maxIter:    fs.Int("max-iterations", 1000, "prl: EM iterations at most, per start (a re-run after the classes were swapped included)"),
 	}
 }
 

@@ -35,9 +35,9 @@ attributes (quasi-identifiers). It counts each combination of the --keys in the 
   k_min                       the smallest class (the file is k_min-anonymous)
 
 F_j, the class's size in the population, is counted in --population FILE when given
-(r_i = 1/F_j; categories matched by label, plain decimal numbers by value: 1.0 there is 1
-here, unless a file has two labels of the value; a code with a leading zero, 007, is
-matched by label only). The population must contain the sample: a
+(r_i = 1/F_j; categories matched by label, decimal numbers by value: 1.0 there is 1 here,
+unless a file has two labels of the value; a code with a leading zero, 007, or of more
+than 15 significant digits is matched by label only). The population must contain the sample: a
 key combination with fewer records in FILE than in the SAMPLE (F_j < f_j, as when it is
 absent) is an error naming the combination, since 1/F_j would then be wrong. Otherwise it is estimated from sampling
 weights (--weights COL) or a sampling fraction (--fraction F) by --estimator:
