@@ -201,6 +201,9 @@ type auditLinkage struct {
 	Knowledge  string             `json:"knowledge"`
 	SetSizes   []linkage.Count    `json:"set_sizes"`
 	RankCounts []linkage.Count    `json:"rank_counts"`
+	// Warning (PRL with EM): why the fit may not be the maximum-likelihood one, as
+	// reid link --method prl reports it.
+	Warning string `json:"warning,omitempty"`
 }
 
 // auditWorstCase is one operator family of the worst-case search.
@@ -424,6 +427,9 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 			return nil, err
 		}
 		r.Linkage = append(r.Linkage, lk)
+		if lk.Warning != "" {
+			r.Warnings = append(r.Warnings, "prl/em: "+lk.Warning)
+		}
 		if !sup {
 			r.charts.prlTrue, r.charts.prlOther = weights[0], weights[1]
 			if lk.Comparison == prlFallback {
@@ -626,6 +632,9 @@ func (a *auditJob) prl(e *env, files, dist *pairedFiles, supervised bool) (audit
 	}
 	lk := fromLinkReport("prl", supervised, lr)
 	lk.Comparison = comparison
+	if !supervised {
+		lk.Warning = emWarning(res.Model)
+	}
 	return lk, weights, nil
 }
 

@@ -235,7 +235,7 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	r := &prlReport{Method: "prl", Supervised: *f.supervised, Pairs: res.Patterns.Pairs, TruePairs: res.Patterns.TruePairs,
 		Patterns: len(res.Patterns.Codes), M: map[string][]float64{}, U: map[string][]float64{},
 		MatchProportion: res.Model.P, Iterations: res.Model.Iterations, Converged: res.Model.Converged,
-		LogLikelihood: res.Model.LogLikelihood, LabelSwitched: res.Model.LabelSwitched, EMStart: res.Model.Start, Warning: res.Model.Warning,
+		LogLikelihood: res.Model.LogLikelihood, LabelSwitched: res.Model.LabelSwitched, EMStart: res.Model.Start, Warning: emWarning(res.Model),
 		ReidByMode: map[string]*float64{}, Modes: map[string]prlMode{}, TopK: res.TopK, PricingRounds: res.PricingRounds}
 	th := res.Thresholds
 	r.Thresholds = prlThresholds{finite(th.Upper), finite(th.Lower), th.Mu, th.Lambda, th.MuAchieved, th.LambdaAchieved}
@@ -563,4 +563,17 @@ func floats(x []float64) string {
 		s[i] = strconv.FormatFloat(v, 'g', 4, 64)
 	}
 	return strings.Join(s, " ")
+}
+
+// emWarning is what a user of an EM fit should know: the guard's warning (the classes
+// could not be oriented) and a fit stopped by --max-iterations before converging.
+func emWarning(m linkage.EMResult) string {
+	var w []string
+	if m.Warning != "" {
+		w = append(w, m.Warning)
+	}
+	if !m.Supervised && !m.Converged {
+		w = append(w, fmt.Sprintf("EM stopped after %d iterations without converging", m.Iterations))
+	}
+	return strings.Join(w, "; ")
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/reid-sdc/reid/datasets"
+	"github.com/reid-sdc/reid/linkage"
 )
 
 // prlFiles writes a 60-record original (two numeric attributes, one categorical with a
@@ -294,5 +295,24 @@ func TestLinkPRLWeightTies(t *testing.T) {
 	}
 	if doc.Correct != 1 {
 		t.Errorf("best weight: %d correct (Reid %v), want 1", doc.Correct, doc.Reid)
+	}
+}
+
+// TestEMWarning: the warning of an EM fit joins the guard's and a stop before
+// convergence; a supervised or converged, oriented fit has none.
+func TestEMWarning(t *testing.T) {
+	for _, c := range []struct {
+		m    linkage.EMResult
+		want string
+	}{
+		{linkage.EMResult{Converged: true}, ""},
+		{linkage.EMResult{Supervised: true}, ""},
+		{linkage.EMResult{Iterations: 1000}, "EM stopped after 1000 iterations without converging"},
+		{linkage.EMResult{Converged: true, Warning: "w"}, "w"},
+		{linkage.EMResult{Iterations: 7, Warning: "w"}, "w; EM stopped after 7 iterations without converging"},
+	} {
+		if got := emWarning(c.m); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.m, got, c.want)
+		}
 	}
 }
