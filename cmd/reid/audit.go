@@ -54,9 +54,10 @@ that the masked file has too, but the id (a warning names the ones left out), un
   uniqueness  with --keys: sample and population uniques, P(PU|SU), record risk and
               k-anonymity of the masked file on those keys (--population counts F_j)
 
-With --missing keep, a missing value is a category of its own for PRL and uniqueness;
-DBRL and the worst case need numbers, so a missing value in a numeric attribute is an
-error naming it (leave that attribute out with --attrs, or impute it).
+With --missing keep, PRL compares a missing value as a level of weight 0 and uniqueness
+counts it as a category of its own; DBRL and the worst case need numbers, so a missing
+value in a numeric attribute is an error naming it (leave that attribute out with
+--attrs, or impute it).
 
 It prints a summary and writes into --out DIR (default reid-audit): report.json (the
 versioned report, schema in docs/report-schema.json), report.md and report.html
