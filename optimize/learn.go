@@ -738,6 +738,13 @@ func unsearched(ctx context.Context, p Problem, d *data, s Settings, start time.
 // result re-counts the incumbent with the pairwise core and assembles the Result.
 func (sv *solver) result(p Problem) (Result, error) {
 	r := Result{Family: p.Family, N: len(sv.d.recs), Epsilon: sv.eps, Status: sv.status, Stats: sv.stats, EuclideanLinks: sv.euclideanLinks}
+	if sv.status == Optimal {
+		// The same answer whichever optimal θ the search ended on (see canonicalTheta).
+		linked, _ := sv.linkedSet(sv.bestTheta)
+		if theta := sv.canonicalTheta(linked); theta != nil {
+			copy(sv.bestTheta, theta)
+		}
+	}
 	r.Params = append([]float64(nil), sv.bestTheta...)
 	r.Failures = sv.bestFail
 	core, dbrl, err := recountLinked(p, sv.d.sp, r.Params, sv.eps, sv.threads)
