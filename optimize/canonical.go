@@ -38,8 +38,8 @@ func (sv *solver) canonicalTheta(linked []bool) []float64 {
 			rows += sv.d.recs[i].ncand()
 		}
 	}
-	if rows > canonicalMaxRows {
-		return nil
+	if rows > canonicalMaxRows || countTrue(linked) == 0 {
+		return nil // too large; or nothing linked, where any θ would do and Euclidean stays
 	}
 	lp := clp.New()
 	defer lp.Close()
