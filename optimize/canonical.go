@@ -6,30 +6,29 @@ import (
 	"github.com/reid-sdc/reid/optimize/clp"
 )
 
-// canonicalMaxRows bounds the rows of the LP canonicalTheta solves (a few seconds of
+// canonicalMaxRows bounds the rows of the LP canonicalTheta solves (about a second of
 // CLP at most): the candidate rows of every linked record.
 const canonicalMaxRows = 200_000
 
-// canonicalTheta returns the parameters that link the records marked in linked with the
-// largest smallest margin over their candidate rows: max t subject to θ·a ≥ ε′ + t for
-// every candidate row a of every linked record (ε′ = ε + lpSlack, the search's LP margin,
-// so that rounding in the LP leaves margins ≥ ε), θ in the family (its rows and bounds),
-// 0 ≤ t ≤ 1. It depends on the linked set and the prepared rows only, not on the path
-// of the search: a search that proves its optimum within a finite time limit ends on
-// whichever of several optimal θ its phases reached in their shares of the time, and
-// this gives every such run the same answer when the optimal set is the same. The rows
-// dropped by dominance are implied by a kept one and the others exceed ε + lpSlack for
-// every θ, so the θ found links every record of the set. It serves WM, OWA and the
-// 2-additive Choquet integral; it returns nil for the others, above canonicalMaxRows, or
-// when CLP does not find the optimum.
+// canonicalTheta returns parameters that link exactly the records marked in linked with
+// the largest smallest margin over their candidate rows: max t subject to θ·a ≥ ε′ + t
+// for every candidate row a of every linked record (ε′ = ε + lpSlack, the search's LP
+// margin, so that rounding in the LP leaves margins ≥ ε), θ in the family, t ≥ 0 (CLP's
+// vertex for this row order where the maximum has several). It depends on the linked set
+// and the prepared rows only, not on the path of the search: a search that proves its
+// optimum within a finite time limit ends on whichever of several optimal θ its phases
+// reached in their shares of the time, and this gives every such run the same answer
+// when the optimal set is the same. The rows dropped by dominance are implied by a kept
+// one and the others exceed ε + lpSlack for every θ, so the θ found links every record
+// of the set. It serves WM and OWA; it returns nil for the other families, for nothing
+// linked, above canonicalMaxRows, when CLP does not find the optimum, or when the θ found
+// does not link exactly the set.
 func (sv *solver) canonicalTheta(linked []bool) []float64 {
 	sp := sv.d.sp
-	switch sp.(type) {
-	case *simplexSpace, *choquet2Space:
-	default:
-		// The bilinear form's PSD cone is no finite LP; the full Choquet integral's 2^m − 2
-		// columns and monotonicity cuts made it tens of seconds where the search took
-		// none (20 CENSUS records: 0.0 → 32.6 s).
+	if _, ok := sp.(*simplexSpace); !ok {
+		// The bilinear form's PSD cone is no finite LP; the Choquet integrals' columns
+		// made it far slower than the searches (full Choquet, 20 CENSUS records: 0.0 →
+		// 32.6 s; choquet2, 34,671 rows: 12 s where WM takes 0.13 s).
 		return nil
 	}
 	rows := 0
@@ -55,7 +54,7 @@ func (sv *solver) canonicalTheta(linked []bool) []float64 {
 		}
 	}
 	// t: minimise −t.
-	if lp.AddColumns([]float64{0}, []float64{1}, []float64{-1}, []int{0, 0}, nil, nil) != nil {
+	if lp.AddColumns([]float64{0}, []float64{math.Inf(1)}, []float64{-1}, []int{0, 0}, nil, nil) != nil {
 		return nil
 	}
 	// One call for all rows (CLP copies its matrix on each addition).
@@ -78,8 +77,8 @@ func (sv *solver) canonicalTheta(linked []bool) []float64 {
 	if lp.AddRows(rlo, rup, start, idx, val) != nil {
 		return nil
 	}
-	// The family's constraints that are cuts (Choquet's monotonicity on large m) are
-	// added as the solution violates them, as in the search.
+	// The family's constraints that are cuts are added as the solution violates them,
+	// as in the search (none for the simplex today).
 	var theta []float64
 	for round := 0; ; round++ {
 		if lp.Dual() != clp.Optimal || round == 100 {
@@ -97,8 +96,10 @@ func (sv *solver) canonicalTheta(linked []bool) []float64 {
 		}
 	}
 	sp.project(theta)
-	if got, n := sv.linkedSet(theta); n < countTrue(linked) || !covers(got, linked) {
-		return nil // rounding lost a record: keep the search's θ
+	if got, n := sv.linkedSet(theta); n != countTrue(linked) || !covers(got, linked) {
+		// Rounding lost a record, or a record outside the set, at a margin in [ε, ε +
+		// lpSlack) that the proof does not count, came in: keep the search's θ.
+		return nil
 	}
 	return theta
 }

@@ -11,7 +11,7 @@ import (
 // here); the parameters are now those of the largest smallest margin over the linked
 // set's rows, the same bits for both, and they link the optimal number of records.
 func TestCanonicalTheta(t *testing.T) {
-	for _, f := range []Family{WM, OWA, Choquet2} {
+	for _, f := range []Family{WM, OWA} {
 		p := census(t, "noise_additive_50", 40)
 		p.Family = f
 		var first Result
@@ -36,6 +36,26 @@ func TestCanonicalTheta(t *testing.T) {
 					break
 				}
 			}
+		}
+	}
+}
+
+// TestCanonicalThetaExactSet: given a set that is not optimal (the Euclidean distance's
+// links), the canonical parameters link exactly that set, or none are returned: a θ that
+// linked more would contradict the search's count of failures.
+func TestCanonicalThetaExactSet(t *testing.T) {
+	for _, f := range []Family{WM, OWA} {
+		p := census(t, "noise_additive_50", 40)
+		p.Family = f
+		sv := testSolver(t, p, DefaultEpsilon, 3)
+		linked, n := sv.linkedSet(sv.bestTheta)
+		theta := sv.canonicalTheta(linked)
+		if theta == nil {
+			continue
+		}
+		got, m := sv.linkedSet(theta)
+		if m != n || !covers(got, linked) {
+			t.Errorf("%v: the canonical θ links %d records, the set %d", f, m, n)
 		}
 	}
 }
