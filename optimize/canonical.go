@@ -2,6 +2,7 @@ package optimize
 
 import (
 	"math"
+	"slices"
 
 	"github.com/reid-sdc/reid/optimize/clp"
 )
@@ -31,13 +32,14 @@ func (sv *solver) canonicalTheta(linked []bool) []float64 {
 		// 32.6 s; choquet2, 34,671 rows: 12 s where WM takes 0.13 s).
 		return nil
 	}
-	rows := 0
+	rows, size := 0, 0
 	for i := range sv.d.recs {
 		if linked[i] {
 			rows += sv.d.recs[i].ncand()
+			size++
 		}
 	}
-	if rows > canonicalMaxRows || countTrue(linked) == 0 {
+	if rows > canonicalMaxRows || size == 0 {
 		return nil // too large; or nothing linked, where any θ would do and Euclidean stays
 	}
 	lp := clp.New()
@@ -77,49 +79,16 @@ func (sv *solver) canonicalTheta(linked []bool) []float64 {
 	if lp.AddRows(rlo, rup, start, idx, val) != nil {
 		return nil
 	}
-	// The family's constraints that are cuts are added as the solution violates them,
-	// as in the search (none for the simplex today).
-	var theta []float64
-	for round := 0; ; round++ {
-		if lp.Dual() != clp.Optimal || round == 100 {
-			return nil
-		}
-		theta = lp.Solution(nil)[:sp.dim()]
-		cuts := sp.cuts(theta)
-		if len(cuts) == 0 {
-			break
-		}
-		for _, r := range cuts {
-			if lp.AddRow(r.lo, r.up, r.idx, r.val) != nil {
-				return nil
-			}
-		}
+	// The simplex has no family cuts (sp.cuts): one solve.
+	if lp.Dual() != clp.Optimal {
+		return nil
 	}
+	theta := lp.Solution(nil)[:sp.dim()]
 	sp.project(theta)
-	if got, n := sv.linkedSet(theta); n != countTrue(linked) || !covers(got, linked) {
+	if got, _ := sv.linkedSet(theta); !slices.Equal(got, linked) {
 		// Rounding lost a record, or a record outside the set, at a margin in [ε, ε +
 		// lpSlack) that the proof does not count, came in: keep the search's θ.
 		return nil
 	}
 	return theta
-}
-
-func countTrue(b []bool) int {
-	n := 0
-	for _, v := range b {
-		if v {
-			n++
-		}
-	}
-	return n
-}
-
-// covers reports whether every record marked in want is marked in got.
-func covers(got, want []bool) bool {
-	for i, w := range want {
-		if w && !got[i] {
-			return false
-		}
-	}
-	return true
 }
