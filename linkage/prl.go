@@ -270,11 +270,7 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 			as, rounds, retry = c.assign(res.Records, tops, k, res.Thresholds, maxAbs(res.Weight), lookup, startPass)
 			res.PricingRounds += rounds
 			res.TopK = k
-			columns := c.nr
-			if c.groups != nil {
-				columns = c.groups.classes()
-			}
-			if !retry || k >= maxK || k >= columns {
+			if columns, _, _ := c.columns(); !retry || k >= maxK || k >= columns {
 				break
 			}
 			k = min(2*k, maxK)
@@ -695,18 +691,8 @@ const assignScale = 1 << 16
 func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thresholds, maxW float64, lk *weightLookup, startPass func(string)) (ModeResult, int, bool) {
 	m := ModeResult{Mode: ModeAssignment}
 	n := int64(c.nq + 1)
-	// Columns: the classes of identical references when there are any (each candidate
-	// list then holds one member of a class, see decide), the references otherwise.
 	g := c.groups
-	cols, column := c.nr, func(j int) int { return j }
-	var capacity []int
-	if g != nil {
-		cols, column = g.classes(), func(j int) int { return int(g.of[j]) }
-		capacity = make([]int, cols)
-		for x := range capacity {
-			capacity[x] = g.size(x)
-		}
-	}
+	cols, column, capacity := c.columns()
 	arcs := make([][]arc, c.nq)
 	bound := make([]int64, c.nq)
 	full := make([]bool, c.nq)
@@ -818,6 +804,22 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 		m.Status += fmt.Sprintf("; %d unassigned (no one-to-one assignment gives every record a partner among its candidates: as many records as possible are assigned)", m.Unassigned)
 	}
 	return m, rounds, !certified
+}
+
+// columns returns the assignment's columns: their number, the column of each reference
+// and the columns' capacities. They are the classes of identical references when there
+// are any (each candidate list then holds one member of a class, see decide), the
+// references otherwise (capacity nil: one each).
+func (c *comparator) columns() (n int, column func(j int) int, capacity []int) {
+	g := c.groups
+	if g == nil {
+		return c.nr, func(j int) int { return j }, nil
+	}
+	capacity = make([]int, g.classes())
+	for x := range capacity {
+		capacity[x] = g.size(x)
+	}
+	return g.classes(), func(j int) int { return int(g.of[j]) }, capacity
 }
 
 // maxPricingRounds bounds the pricing rounds of one assignment; the rounds left over
