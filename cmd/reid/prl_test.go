@@ -203,38 +203,12 @@ func TestLinkPRLOneRecord(t *testing.T) {
 	}
 }
 
-// TestLinkPRLIntegerBands: an integer attribute whose masked file has another mean and
-// sd (a tenth of the records moved by 3). Both files are compared on the original's
-// scale, so the 90 true pairs with equal values have |Δz| = 0 exactly and all agree at a
-// band of 1e-9: the supervised m of "agree" is 90/100. With each file z-scored on its
-// own, an equal pair's |Δz| depended on the value and almost none agreed.
-func TestLinkPRLIntegerBands(t *testing.T) {
+// integerAgeFiles writes 100 records (id r0…r99, an integer age, a label) and a masked
+// copy in which every tenth age moved by 3, so that the masked file has another mean and
+// sd; and an intruder file with the ids of the first 50 records left alone.
+func integerAgeFiles(t *testing.T) (orig, masked, ids string) {
 	dir := t.TempDir()
-	var o, m strings.Builder
-	o.WriteString("age,c\n")
-	m.WriteString("age,c\n")
-	for i := range 100 {
-		age := 20 + i%40
-		moved := age
-		if i%10 == 0 {
-			moved += 3
-		}
-		fmt.Fprintf(&o, "%d,%c\n", age, 'a'+rune(i%3))
-		fmt.Fprintf(&m, "%d,%c\n", moved, 'a'+rune(i%3))
-	}
-	orig, masked := writeCSV(t, dir, "o.csv", o.String()), writeCSV(t, dir, "m.csv", m.String())
-	if got := prlM(t, "age", "--bands", "1e-9", orig, masked); len(got) != 2 || math.Abs(got[0]-0.9) > 1e-3 {
-		t.Errorf("m of age %v, want 0.9 agreeing (up to the estimate's smoothing)", got)
-	}
-}
-
-// TestLinkPRLIntegerBandsIntruder: the same files with an id column and an intruder who
-// knows 50 of the records whose values the masking left alone: the original's statistics
-// come from the whole file, the masked values are put on that scale, so every known true
-// pair agrees (supervised m of "agree" 1, up to the probability floor).
-func TestLinkPRLIntegerBandsIntruder(t *testing.T) {
-	dir := t.TempDir()
-	var o, m, ids strings.Builder
+	var o, m, known strings.Builder
 	o.WriteString("id,age,c\n")
 	m.WriteString("id,age,c\n")
 	for i := range 100 {
@@ -242,15 +216,34 @@ func TestLinkPRLIntegerBandsIntruder(t *testing.T) {
 		moved := age
 		if i%10 == 0 {
 			moved += 3
-		} else if len(strings.Fields(ids.String())) < 50 {
-			fmt.Fprintf(&ids, "r%d\n", i)
+		} else if len(strings.Fields(known.String())) < 50 {
+			fmt.Fprintf(&known, "r%d\n", i)
 		}
 		fmt.Fprintf(&o, "r%d,%d,%c\n", i, age, 'a'+rune(i%3))
 		fmt.Fprintf(&m, "r%d,%d,%c\n", i, moved, 'a'+rune(i%3))
 	}
-	orig, masked := writeCSV(t, dir, "o.csv", o.String()), writeCSV(t, dir, "m.csv", m.String())
-	idFile := writeCSV(t, dir, "ids.txt", ids.String())
-	got := prlM(t, "age", "--bands", "1e-9", "--id", "id", "--intruder-ids", idFile, "--direction", "original-to-masked", orig, masked)
+	return writeCSV(t, dir, "o.csv", o.String()), writeCSV(t, dir, "m.csv", m.String()), writeCSV(t, dir, "ids.txt", known.String())
+}
+
+// TestLinkPRLIntegerBands: an integer attribute whose masked file has another mean and
+// sd (integerAgeFiles). Both files are compared on the original's scale, so the 90 true
+// pairs with equal values have |Δz| = 0 exactly and all agree at a band of 1e-9: the
+// supervised m of "agree" is 90/100. With each file z-scored on its own, an equal pair's
+// |Δz| depended on the value and almost none agreed.
+func TestLinkPRLIntegerBands(t *testing.T) {
+	orig, masked, _ := integerAgeFiles(t)
+	if got := prlM(t, "age", "--bands", "1e-9", "--id", "id", orig, masked); len(got) != 2 || math.Abs(got[0]-0.9) > 1e-3 {
+		t.Errorf("m of age %v, want 0.9 agreeing (up to the estimate's smoothing)", got)
+	}
+}
+
+// TestLinkPRLIntegerBandsIntruder: the same files with an intruder who knows 50 of the
+// records whose values the masking left alone: the original's statistics come from the
+// whole file, the masked values are put on that scale, so every known true pair agrees
+// (supervised m of "agree" 1, up to the probability floor).
+func TestLinkPRLIntegerBandsIntruder(t *testing.T) {
+	orig, masked, ids := integerAgeFiles(t)
+	got := prlM(t, "age", "--bands", "1e-9", "--id", "id", "--intruder-ids", ids, "--direction", "original-to-masked", orig, masked)
 	if len(got) != 2 || got[0] < 1-1e-5 {
 		t.Errorf("m of age %v, want every known true pair agreeing", got)
 	}
