@@ -19,51 +19,53 @@ import (
 // expansion of the results would cost more than it saves.
 const minDuplicateShare = 1.0 / 8
 
-// referenceGroups groups bit-identical reference records (all attributes equal as
-// float64 bits, so that every operator gives them bit-identical distances).
-type referenceGroups struct {
-	// group[j] is the group of reference j; groups are numbered by their first
-	// reference, so group order is the order of their lowest indices.
-	group []int32
-	// members of group g are member[start[g]:start[g+1]], ascending.
+// Groups are the classes of records identical on every column as float64 bits (so that
+// every operator gives them bit-identical distances), numbered by their first record.
+// PRL's assignment uses them too, for references identical on its comparison columns.
+type Groups struct {
+	// Of[j] is the class of record j; class order is the order of the lowest records.
+	Of []int32
+	// members of class x are member[start[x]:start[x+1]], ascending.
 	start, member []int32
-	weight        []int // number of references in each group
 }
 
-// findReferenceGroups returns the groups of identical references, or nil when fewer
-// than minDuplicateShare of them are copies.
-func findReferenceGroups(refs [][]float64) *referenceGroups {
-	nr := len(refs[0])
-	if nr < 2 || nr > math.MaxInt32 {
-		return nil
-	}
-	// Sort the references by a hash of their bits, then split each run of equal hashes
-	// into groups of equal records (a run of unequal records is a rare hash collision).
-	hash := make([]uint64, nr)
+// Len is the number of classes.
+func (g *Groups) Len() int { return len(g.start) - 1 }
+
+// Members returns the records of class x, ascending.
+func (g *Groups) Members(x int) []int32 { return g.member[g.start[x]:g.start[x+1]] }
+
+// Size is the number of records of class x.
+func (g *Groups) Size(x int) int { return int(g.start[x+1] - g.start[x]) }
+
+// IdenticalRecords groups the records of the column-major x (x[k][j] is column k of
+// record j; at least one column, fewer than 2^31 records).
+func IdenticalRecords(x [][]float64) *Groups {
+	n := len(x[0])
+	// Sort the records by a hash of their bits, then split each run of equal hashes
+	// into classes of equal records (a run of unequal records is a rare hash collision).
+	hash := make([]uint64, n)
 	for j := range hash {
 		h := uint64(14695981039346656037) // FNV-1a's basis and prime, on whole 64-bit words, with a shift to mix the high bits down
-		for _, col := range refs {
+		for _, col := range x {
 			h ^= math.Float64bits(col[j])
 			h *= 1099511628211
 			h ^= h >> 29
 		}
 		hash[j] = h
 	}
-	order := make([]int32, nr)
+	order := make([]int32, n)
 	for j := range order {
 		order[j] = int32(j)
 	}
 	slices.SortFunc(order, func(a, b int32) int {
 		if hash[a] != hash[b] {
-			if hash[a] < hash[b] {
-				return -1
-			}
-			return 1
+			return cmp.Compare(hash[a], hash[b])
 		}
-		return int(a - b)
+		return cmp.Compare(a, b)
 	})
 	same := func(a, b int32) bool {
-		for _, col := range refs {
+		for _, col := range x {
 			if math.Float64bits(col[a]) != math.Float64bits(col[b]) {
 				return false
 			}
@@ -71,16 +73,16 @@ func findReferenceGroups(refs [][]float64) *referenceGroups {
 		return true
 	}
 	// first[j] is the lowest index of j's record.
-	first := make([]int32, nr)
-	for lo := 0; lo < nr; {
+	first := make([]int32, n)
+	for lo := 0; lo < n; {
 		hi := lo + 1
-		for hi < nr && hash[order[hi]] == hash[order[lo]] {
+		for hi < n && hash[order[hi]] == hash[order[lo]] {
 			hi++
 		}
 		run := order[lo:hi] // ascending indices
-		for x, j := range run {
+		for y, j := range run {
 			first[j] = j
-			for _, k := range run[:x] {
+			for _, k := range run[:y] {
 				if first[k] == k && same(j, k) {
 					first[j] = k
 					break
@@ -89,34 +91,53 @@ func findReferenceGroups(refs [][]float64) *referenceGroups {
 		}
 		lo = hi
 	}
-	g := &referenceGroups{group: make([]int32, nr)}
-	groups := 0
+	g := &Groups{Of: make([]int32, n)}
+	var size []int32
 	for j, f := range first {
 		if int(f) == j {
-			g.group[j] = int32(groups)
-			groups++
+			g.Of[j] = int32(len(size))
+			size = append(size, 0)
 		} else {
-			g.group[j] = g.group[f]
+			g.Of[j] = g.Of[f]
 		}
+		size[g.Of[j]]++
 	}
-	if float64(nr-groups) < minDuplicateShare*float64(nr) {
-		return nil
+	g.start = make([]int32, len(size)+1)
+	for c, w := range size {
+		g.start[c+1] = g.start[c] + w
 	}
-	g.weight = make([]int, groups)
-	for _, x := range g.group {
-		g.weight[x]++
-	}
-	g.start = make([]int32, groups+1)
-	for x, w := range g.weight {
-		g.start[x+1] = g.start[x] + int32(w)
-	}
-	g.member = make([]int32, nr)
-	next := slices.Clone(g.start[:groups])
-	for j, x := range g.group {
-		g.member[next[x]] = int32(j)
-		next[x]++
+	g.member = make([]int32, n)
+	next := slices.Clone(g.start[:len(size)])
+	for j, c := range g.Of {
+		g.member[next[c]] = int32(j)
+		next[c]++
 	}
 	return g
+}
+
+// referenceGroups are the classes of identical references with their sizes, the weights
+// of the scan.
+type referenceGroups struct {
+	*Groups
+	weight []int
+}
+
+// findReferenceGroups returns the classes of identical references, or nil when fewer
+// than minDuplicateShare of them are copies.
+func findReferenceGroups(refs [][]float64) *referenceGroups {
+	nr := len(refs[0])
+	if nr < 2 || nr > math.MaxInt32 {
+		return nil
+	}
+	g := IdenticalRecords(refs)
+	if float64(nr-g.Len()) < minDuplicateShare*float64(nr) {
+		return nil
+	}
+	rg := &referenceGroups{Groups: g, weight: make([]int, g.Len())}
+	for x := range rg.weight {
+		rg.weight[x] = g.Size(x)
+	}
+	return rg
 }
 
 // distinct returns the first reference of each group, column-major.
@@ -125,7 +146,7 @@ func (g *referenceGroups) distinct(refs [][]float64) [][]float64 {
 	for k, col := range refs {
 		out[k] = make([]float64, len(g.weight))
 		for x := range g.weight {
-			out[k][x] = col[g.member[g.start[x]]]
+			out[k][x] = col[g.Members(x)[0]]
 		}
 	}
 	return out
@@ -140,7 +161,7 @@ func (g *referenceGroups) groupTruth(truth []int) []int {
 	for i, t := range truth {
 		out[i] = -1
 		if t >= 0 {
-			out[i] = int(g.group[t])
+			out[i] = int(g.Of[t])
 		}
 	}
 	return out
@@ -151,7 +172,7 @@ func (g *referenceGroups) groupTruth(truth []int) []int {
 // lists are mapped to the references.
 func (g *referenceGroups) expand(res *QueryResult, truth int, k int) {
 	if res.Nearest >= 0 {
-		res.Nearest = int(g.member[g.start[res.Nearest]])
+		res.Nearest = int(g.Members(res.Nearest)[0])
 	}
 	res.True = truth
 	if res.TopK != nil {
@@ -159,7 +180,7 @@ func (g *referenceGroups) expand(res *QueryResult, truth int, k int) {
 		for _, c := range res.TopK {
 			// Members ascend, at one distance: only a group's first k can be among the
 			// first k copies.
-			members := g.member[g.start[c.Index]:g.start[c.Index+1]]
+			members := g.Members(c.Index)
 			for _, j := range members[:min(k, len(members))] {
 				all = append(all, Neighbor{int(j), c.Distance})
 			}
@@ -181,7 +202,7 @@ func (g *referenceGroups) expand(res *QueryResult, truth int, k int) {
 	if res.Closer != nil {
 		var all []Neighbor
 		for _, c := range res.Closer {
-			for _, j := range g.member[g.start[c.Index]:g.start[c.Index+1]] {
+			for _, j := range g.Members(c.Index) {
 				if int(j) != truth {
 					all = append(all, Neighbor{int(j), c.Distance})
 				}

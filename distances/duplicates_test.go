@@ -121,10 +121,10 @@ func TestReferenceGroups(t *testing.T) {
 	}
 	// −0 and +0 differ in their bits: two groups (their distances are equal anyway).
 	wantGroup := []int32{0, 1, 0, 2, 3, 0, 1, 4}
-	if !reflect.DeepEqual(g.group, wantGroup) || !reflect.DeepEqual(g.weight, []int{3, 2, 1, 1, 1}) {
-		t.Fatalf("groups %v weights %v, want %v and [3 2 1 1 1]", g.group, g.weight, wantGroup)
+	if !reflect.DeepEqual(g.Of, wantGroup) || !reflect.DeepEqual(g.weight, []int{3, 2, 1, 1, 1}) {
+		t.Fatalf("groups %v weights %v, want %v and [3 2 1 1 1]", g.Of, g.weight, wantGroup)
 	}
-	if m := g.member[g.start[0]:g.start[1]]; !reflect.DeepEqual(m, []int32{0, 2, 5}) {
+	if m := g.Members(0); !reflect.DeepEqual(m, []int32{0, 2, 5}) {
 		t.Errorf("members of group 0: %v, want [0 2 5]", m)
 	}
 	if d := g.distinct(r); !reflect.DeepEqual(d[1], []float64{3, 4, 7, 7, 6}) {

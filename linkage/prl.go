@@ -711,7 +711,7 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 	// another member, see spread).
 	weight := func(i, j int, w float64) int64 {
 		x := int64(math.Round(w*assignScale)) * n
-		if t := recs[i].True; t >= 0 && column(j) == column(t) && (g == nil || g.size(column(t)) == 1) {
+		if t := recs[i].True; t >= 0 && column(j) == column(t) && (g == nil || g.Size(column(t)) == 1) {
 			x--
 		}
 		return x
@@ -815,11 +815,11 @@ func (c *comparator) columns() (n int, column func(j int) int, capacity []int) {
 	if g == nil {
 		return c.nr, func(j int) int { return j }, nil
 	}
-	capacity = make([]int, g.classes())
+	capacity = make([]int, g.Len())
 	for x := range capacity {
-		capacity[x] = g.size(x)
+		capacity[x] = g.Size(x)
 	}
-	return g.classes(), func(j int) int { return int(g.of[j]) }, capacity
+	return g.Len(), func(j int) int { return int(g.Of[j]) }, capacity
 }
 
 // maxPricingRounds bounds the pricing rounds of one assignment; the rounds left over

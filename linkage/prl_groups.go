@@ -1,9 +1,6 @@
 package linkage
 
-import (
-	"encoding/binary"
-	"math"
-)
+import "github.com/reid-sdc/reid/distances"
 
 // prlGroups are the classes of identical references: the same block and, on every
 // compared attribute, the same value (and highest rank) or both missing. Every query
@@ -11,15 +8,10 @@ import (
 // one-to-one assignment sees one column per class with the class's size as its
 // capacity: on files of a few categorical attributes a class holds thousands of
 // references, all tied, and top-k lists of single references never certified.
-type prlGroups struct {
-	of            []int32 // class of each reference, classes numbered by first member
-	start, member []int32 // members of class g: member[start[g]:start[g+1]], ascending
-}
+type prlGroups struct{ *distances.Groups }
 
-func (g *prlGroups) size(x int) int        { return int(g.start[x+1] - g.start[x]) }
-func (g *prlGroups) members(x int) []int32 { return g.member[g.start[x]:g.start[x+1]] }
-func (g *prlGroups) first(j int) bool      { return g.member[g.start[g.of[j]]] == int32(j) }
-func (g *prlGroups) classes() int          { return len(g.start) - 1 }
+// first reports whether reference j is the first of its class.
+func (g prlGroups) first(j int) bool { return g.Members(int(g.Of[j]))[0] == int32(j) }
 
 // identicalReferences returns the classes of identical references, or nil when every
 // class has one member, or when two queries share a true reference (the assignment's
@@ -34,55 +26,42 @@ func (c *comparator) identicalReferences() *prlGroups {
 			targeted[t] = true
 		}
 	}
-	blockOf := make([]int, c.nr)
+	// The columns that decide a reference's patterns: its block, and per attribute a
+	// missing flag, the value (0 when missing) and the highest rank (rank rule).
+	cols := [][]float64{make([]float64, c.nr)}
 	for key, tiles := range c.byBlock {
 		for _, ti := range tiles {
 			for _, j := range c.tiles[ti].refs {
-				blockOf[j] = key
+				cols[0][j] = float64(key)
 			}
 		}
 	}
-	g := &prlGroups{of: make([]int32, c.nr)}
-	class := map[string]int32{}
-	var key []byte
-	var sizes []int32
-	for j := range c.nr {
-		key = binary.LittleEndian.AppendUint64(key[:0], uint64(blockOf[j]))
-		for k := range c.attrs {
-			a := &c.attrs[k]
+	for k := range c.attrs {
+		a := &c.attrs[k]
+		miss, val := make([]float64, c.nr), make([]float64, c.nr)
+		for j := range c.nr {
 			if missing(a.rmiss, j) {
-				key = append(key, 1)
-				continue
-			}
-			key = append(key, 0)
-			key = binary.LittleEndian.AppendUint64(key, math.Float64bits(a.r[j]))
-			if a.rhi != nil {
-				key = binary.LittleEndian.AppendUint64(key, math.Float64bits(a.rhi[j]))
+				miss[j] = 1
+			} else {
+				val[j] = a.r[j]
 			}
 		}
-		x, ok := class[string(key)]
-		if !ok {
-			x = int32(len(sizes))
-			class[string(key)] = x
-			sizes = append(sizes, 0)
+		cols = append(cols, miss, val)
+		if a.rhi != nil {
+			hi := make([]float64, c.nr)
+			for j := range c.nr {
+				if !missing(a.rmiss, j) {
+					hi[j] = a.rhi[j]
+				}
+			}
+			cols = append(cols, hi)
 		}
-		g.of[j] = x
-		sizes[x]++
 	}
-	if len(sizes) == c.nr {
+	g := distances.IdenticalRecords(cols)
+	if g.Len() == c.nr {
 		return nil
 	}
-	g.start = make([]int32, len(sizes)+1)
-	for x, n := range sizes {
-		g.start[x+1] = g.start[x] + n
-	}
-	g.member = make([]int32, c.nr)
-	next := append([]int32(nil), g.start[:len(sizes)]...)
-	for j, x := range g.of {
-		g.member[next[x]] = int32(j)
-		next[x]++
-	}
-	return g
+	return &prlGroups{g}
 }
 
 // spread gives the rows the assignment put on class x distinct members of it, so that
@@ -92,7 +71,7 @@ func (c *comparator) identicalReferences() *prlGroups {
 // free member that is not its true reference, and a row left with only its own takes
 // the member of the row before it, which gets the other's true reference instead.
 func (g *prlGroups) spread(x int, rows []int, truth []int, assigned []int) {
-	members := g.members(x)
+	members := g.Members(x)
 	used := make([]bool, len(members))
 	for n, i := range rows {
 		pick := -1
