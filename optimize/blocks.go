@@ -54,7 +54,7 @@ func (sv *solver) climbFrom(starts [][]float64, share float64) {
 	if sv.climb == nil {
 		return
 	}
-	sv.eachStart(starts, share, func(th []float64, stop time.Time) {
+	sv.eachStart(starts, share, func(th []float64, stop time.Duration) {
 		search(sv.climb, th, sv.rng, sv.threads, climbPatience, len(sv.d.recs)-sv.currentLB(), sv.localLimit(stop))
 		sv.d.sp.project(th)
 		sv.consider(th)
@@ -186,7 +186,7 @@ func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult 
 	best := sv.blockBest()
 	for k, B := range batch {
 		var local map[int]int
-		subs[k], local = sv.subSolver(B.members, time.Time{})
+		subs[k], local = sv.subSolver(B.members, 0)
 		// The last pass's blocks inside B (disjoint): their bounds hold in B's search.
 		for r, row := range sv.blockRows {
 			if B.pass == 0 || row.pass != B.pass-1 || row.parent >= 0 {
@@ -228,6 +228,14 @@ func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult 
 	}
 	// Each block takes its stop when it starts: its part of the budget among the blocks
 	// not started yet, run workers at a time (one worker: each block its part in turn).
+	// Under a work limit the parts are fixed at the batch's start, an equal part of the
+	// budget for each block of the batch and each block after it, whatever the workers:
+	// the blocks' own clocks count their work, which the file's clock takes when it
+	// absorbs them (a block that ends early leaves its work to the next batches).
+	var workPart time.Duration
+	if sv.clock.counting && b.end != 0 {
+		workPart = (b.end - sv.clock.now()) / time.Duration(later+len(subs))
+	}
 	started := 0
 	var wg sync.WaitGroup
 	for range workers {
@@ -239,7 +247,14 @@ func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult 
 					mu.Unlock()
 					return
 				}
-				stop, ok := b.part((later + len(subs) - k + workers - 1) / workers)
+				var stop time.Duration
+				ok := true
+				if workPart == 0 {
+					stop, ok = b.part((later + len(subs) - k + workers - 1) / workers)
+					stop = subs[k].readingAt(&sv.clock, stop)
+				} else if ok = workPart > 0; ok {
+					stop = subs[k].clock.now() + workPart
+				}
 				if !ok {
 					mu.Unlock()
 					return
@@ -317,7 +332,7 @@ func (sv *solver) sameTwinGroup(i, j int) bool {
 // B (indices of the file's records; every competitor stays) that stops at stop and knows
 // what the file's search knows about B: the fixed records, the cuts inside B and the
 // incumbent θ. local maps a record of the file to its index in the sub-problem.
-func (sv *solver) subSolver(B []int, stop time.Time) (bs *solver, local map[int]int) {
+func (sv *solver) subSolver(B []int, stop time.Duration) (bs *solver, local map[int]int) {
 	local = make(map[int]int, len(B))
 	sub := &data{m: sv.d.m, sp: sv.d.sp, nr: sv.d.nr, queries: sv.d.queries, refs: sv.d.refs, phi: sv.d.phi, recs: make([]rec, len(B))}
 	for x, i := range B {
@@ -327,10 +342,9 @@ func (sv *solver) subSolver(B []int, stop time.Time) (bs *solver, local map[int]
 	sub.pairs = len(B) * (sv.d.nr - 1)
 	s := Settings{Epsilon: sv.eps, Threads: sv.threads, InitialRows: sv.initialRows, Seed: int64(sv.rng.Uint64() >> 1),
 		clpSubproblems: sv.clpSubproblems, clpMaster: sv.clpMaster, masterWrap: sv.masterWrap, tailRounds: sv.tailRounds, noLocalSearch: sv.noLocalSearch}
-	if !stop.IsZero() {
-		s.TimeLimit = max(time.Until(stop), time.Millisecond)
-	}
 	bs = newSolver(sub, s, time.Now())
+	bs.clock.counting = sv.clock.counting
+	bs.setDeadline(bs.readingAt(&sv.clock, stop))
 	bs.done = sv.done
 	bs.blockSearch = true
 	bs.progress = func(Report) { sv.report(false) }
@@ -380,6 +394,7 @@ func (sv *solver) absorb(bs *solver, B []int) {
 		}
 	}
 	sv.consider(bs.bestTheta)
+	sv.clock.add(bs.clock.units)
 	sv.stats.LPIterations += bs.stats.LPIterations
 	sv.stats.SubproblemSolves += bs.stats.SubproblemSolves
 	sv.stats.MasterSolves += bs.stats.MasterSolves

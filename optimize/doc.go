@@ -7,8 +7,8 @@
 // linkage.DBRL (x[k][i] is attribute k of record i, as datasets.Table.NumericMatrix gives
 // them), the true reference of each query (−1 for none: such a query is left out), and the
 // Family whose parameters θ are learned: WM, OWA, Bilinear, Choquet or Choquet2.
-// Learn(Problem, Settings) returns a Result; Settings sets the margin ε, a time limit, the
-// seed and the threads, and its zero value is usable. LearnContext is Learn stopped when
+// Learn(Problem, Settings) returns a Result; Settings sets the margin ε, a time or work
+// limit, the seed and the threads, and its zero value is usable. LearnContext is Learn stopped when
 // its context is done, as a user's interrupt stops a solver.
 //
 // # Reading a Result
@@ -22,12 +22,17 @@
 //
 //   - Optimal: Bound = CorrectLinks. No distance of the family links more records, so
 //     CorrectLinks / N is the family's worst-case Reid.
-//   - TimeLimit (Settings.TimeLimit) or Interrupted (LearnContext): the search stopped
+//   - TimeLimit (Settings.TimeLimit), WorkLimit (Settings.WorkLimit) or Interrupted
+//     (LearnContext): the search stopped
 //     early. CorrectLinks is achieved by Params, so the worst case is at least that, and
 //     Bound still holds, so it is at most that: report the interval, not CorrectLinks
 //     alone. Note says why, when the search stopped before it began.
 //
-// The search is deterministic for a given Settings.Seed unless a time limit cuts it short.
+// The search is deterministic for a given Settings.Seed unless a time limit cuts it short:
+// its phases get shares of the limit, and how far each got in its share decides the next.
+// Under Settings.WorkLimit they get shares of the work the search counts in its own steps
+// (LP iterations, line-search rows, margins evaluated; Stats.Work), so a search stopped
+// by it is deterministic too, on any machine, load and number of threads.
 // Settings.Progress receives the anytime state (Report) as the search runs. A lower
 // family's optimum, lifted by Family.Lift (Family.WarmStarts orders several), warm-starts a
 // larger family in Settings.WarmStarts, and CheckHierarchy checks that the results of

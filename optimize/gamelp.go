@@ -61,6 +61,9 @@ type gameLP struct {
 	cert       []float64
 	status     clp.Status
 	iterations int
+	// ops counts the last solve's operations (pricing's row values, the pivots' inverse
+	// updates): its work, clock.go.
+	ops        int64
 	maxSeconds float64
 	// toOptimum: an infeasible solve runs to the optimal y (the PSD game's column
 	// generation prices its strategies against it) instead of stopping at the first
@@ -112,7 +115,9 @@ func newGameLP(m int) *gameLP {
 }
 
 func (g *gameLP) NumRows() int            { return len(g.lo) }
+func (g *gameLP) NumCols() int            { return g.m }
 func (g *gameLP) Iterations() int         { return g.iterations }
+func (g *gameLP) Ops() int64              { return g.ops }
 func (g *gameLP) SetMaxSeconds(s float64) { g.maxSeconds = s }
 func (g *gameLP) Close()                  {}
 
@@ -368,7 +373,7 @@ func (g *gameLP) coldStart() bool {
 // solve runs the primal simplex on the game's minimisation problem.
 func (g *gameLP) solve() clp.Status {
 	m, n := g.m, g.m+1
-	g.iterations = 0
+	g.iterations, g.ops = 0, 0
 	g.cert = nil
 	g.active = g.active[:0]
 	for r, lo := range g.lo {
@@ -456,6 +461,7 @@ func (g *gameLP) solve() clp.Status {
 		}
 		g.pivot(p, enter)
 		g.iterations++
+		g.ops += int64(n*n/2 + 8*n)
 		if g.pivots-g.checked >= gameRefactor {
 			if ok, _ := g.checkInverse(); !ok {
 				g.warm = false
@@ -564,6 +570,7 @@ func (g *gameLP) dualPhase() bool {
 		}
 		g.pivot(p, enter)
 		g.iterations++
+		g.ops += int64(n*n/2 + 8*n + len(g.active))
 		if g.pivots-g.checked >= gameRefactor {
 			ok, refactored := g.checkInverse()
 			if !ok {
@@ -667,6 +674,7 @@ func (g *gameLP) price(bland bool) int {
 				consider(r, g.reducedCost(r))
 			}
 		}
+		g.ops += int64((min(seen+chunk, R) - seen) * (m/2 + 8)) // vectorised dot products
 		if chunk < R {
 			g.priceNext = (start + min(seen+chunk, R)) % R
 		}

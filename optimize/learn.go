@@ -202,6 +202,15 @@ type Settings struct {
 	// TimeLimit stops the search (0: none). The result then has status TimeLimit and
 	// carries the best parameters found with the proven bound.
 	TimeLimit time.Duration
+	// WorkLimit, in work seconds, stops the search when its steps (LP iterations,
+	// line-search rows, margins evaluated) have counted that much work, and gives its
+	// phases their shares of it as TimeLimit gives shares of the time (0: none; a work
+	// second is about a second of one core of the machine the costs were measured on,
+	// bench/README "Work limit"). The result then has status WorkLimit and is the same
+	// on every run, machine and number of threads, where a time limit's depends on how
+	// far each phase got. The reductions before the search are not counted, nor is the
+	// final recount. At most one of TimeLimit and WorkLimit may be set.
+	WorkLimit float64
 	// Seed seeds the random kicks of the line search on θ (WM, OWA, bilinear): the same
 	// inputs and seed give the same result when no time limit cuts the search short.
 	Seed int64
@@ -280,9 +289,12 @@ const (
 	// interrupt); like TimeLimit, the result has the best parameters found and the
 	// proven bound.
 	Interrupted
+	// WorkLimit: Settings.WorkLimit stopped the search; like TimeLimit, the result has
+	// the best parameters found and the proven bound, and is the same on every run.
+	WorkLimit
 )
 
-// String returns "optimal", "time_limit", "interrupted" or "no_search".
+// String returns "optimal", "time_limit", "interrupted", "work_limit" or "no_search".
 func (s Status) String() string {
 	switch s {
 	case NoSearch:
@@ -293,6 +305,8 @@ func (s Status) String() string {
 		return "time_limit"
 	case Interrupted:
 		return "interrupted"
+	case WorkLimit:
+		return "work_limit"
 	}
 	return fmt.Sprintf("Status(%d)", int(s))
 }
@@ -346,6 +360,9 @@ type Stats struct {
 	Neighbourhoods int
 	// Seconds is the wall-clock time of the whole Learn call, the final recount included.
 	Seconds float64
+	// Work is the work the search counted, in work seconds (Settings.WorkLimit): what a
+	// work limit must allow for this search to run as far.
+	Work float64
 }
 
 // Result is the outcome of Learn.
@@ -424,6 +441,12 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 	}
 	if s.InitialRows <= 0 {
 		s.InitialRows = 3
+	}
+	if !(s.WorkLimit >= 0) || math.IsInf(s.WorkLimit, 0) {
+		return Result{}, fmt.Errorf("optimize: the work limit must be finite and not negative, got %v", s.WorkLimit)
+	}
+	if s.WorkLimit > 0 && s.TimeLimit > 0 {
+		return Result{}, errors.New("optimize: a search has a time limit or a work limit, not both")
 	}
 	if err := checkShape(p); err != nil {
 		return Result{}, err
@@ -738,6 +761,7 @@ func unsearched(ctx context.Context, p Problem, d *data, s Settings, start time.
 // result re-counts the incumbent with the pairwise core and assembles the Result.
 func (sv *solver) result(p Problem) (Result, error) {
 	r := Result{Family: p.Family, N: len(sv.d.recs), Epsilon: sv.eps, Status: sv.status, Stats: sv.stats, EuclideanLinks: sv.euclideanLinks}
+	r.Stats.Work = float64(sv.clock.units) / float64(time.Second)
 	if sv.status == Optimal {
 		// The same answer whichever optimal θ the search ended on (see canonicalTheta).
 		linked, _ := sv.linkedSet(sv.bestTheta)

@@ -497,15 +497,15 @@ func TestInterruptReachesSubSearches(t *testing.T) {
 	sv := testSolver(t, p, DefaultEpsilon, 0)
 	done := make(chan struct{})
 	sv.done = done
-	bs, _ := sv.subSolver([]int{0, 1, 2, 3, 4, 5}, time.Time{})
+	bs, _ := sv.subSolver([]int{0, 1, 2, 3, 4, 5}, 0)
 	defer bs.close()
-	if bs.timeUp() || sv.localLimit(time.Time{}).over() {
+	if bs.timeUp() || sv.localLimit(0).over() {
 		t.Fatal("stopped before the interruption")
 	}
 	close(done)
-	if !bs.timeUp() || !sv.localLimit(time.Time{}).over() || !sv.timeUp() || !sv.interrupted {
+	if !bs.timeUp() || !sv.localLimit(0).over() || !sv.timeUp() || !sv.interrupted {
 		t.Errorf("after the interruption: sub-search stopped %v, local limit over %v, search stopped %v (interrupted %v)",
-			bs.timeUp(), sv.localLimit(time.Time{}).over(), sv.timeUp(), sv.interrupted)
+			bs.timeUp(), sv.localLimit(0).over(), sv.timeUp(), sv.interrupted)
 	}
 }
 
@@ -769,5 +769,38 @@ func TestLargeTwinGroup(t *testing.T) {
 	}
 	if res.Stats.Cuts >= dead*(dead-1)/2 {
 		t.Errorf("%d cuts: the pairs of a group were registered one by one (the large group's %d, the dead group's %d)", res.Stats.Cuts, G*(G-1)/2, dead*(dead-1)/2)
+	}
+}
+
+// Under a work limit a search that stops early repeats exactly: the same answer, bound,
+// nodes and LP iterations on one goroutine and on two (blocks searched side by side, the
+// line search's lines in parallel), whatever the machine's load. The first 120 records of
+// rankswap_p15 are not proven within the limit; blocks of 30 records make the block and
+// neighbourhood phases run too.
+func TestWorkLimitDeterministic(t *testing.T) {
+	p := census(t, "rankswap_p15", 120)
+	p.Family = WM
+	const limit = 1.5 // work seconds
+	var runs []Result
+	for _, threads := range []int{1, 2} {
+		r, err := Learn(p, Settings{WorkLimit: limit, Threads: threads, Seed: 3, blockLeaf: 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != WorkLimit || r.Stats.Blocks == 0 || r.Stats.Neighbourhoods == 0 {
+			t.Fatalf("threads %d: status %v, %d blocks, %d neighbourhoods: want a search stopped by its work limit after blocks and neighbourhoods", threads, r.Status, r.Stats.Blocks, r.Stats.Neighbourhoods)
+		}
+		// The search stops at the first look at its clock past the limit.
+		if r.Stats.Work <= limit || r.Stats.Work > 1.2*limit {
+			t.Errorf("threads %d: %.3f work seconds counted, want just over the limit of %v", threads, r.Stats.Work, limit)
+		}
+		r.Stats.Seconds = 0
+		runs = append(runs, r)
+	}
+	if !reflect.DeepEqual(runs[0], runs[1]) {
+		t.Errorf("one goroutine and two differ:\n%+v\n%+v", runs[0], runs[1])
+	}
+	if _, err := Learn(p, Settings{WorkLimit: 1, TimeLimit: time.Second}); err == nil {
+		t.Error("a time limit and a work limit together: no error")
 	}
 }

@@ -32,13 +32,19 @@ type lineFamily interface {
 	// stored) and the middle of the first widest interval of t where that many are;
 	// w selects the events buffer (one per concurrent call).
 	line(theta []float64, x int, lo, hi float64, w int) (best int, at float64)
+	// size is the number of rows whose margins are stored, dim θ's: what a step's work
+	// is counted in (clock.go).
+	size() int
+	dim() int
 }
 
-// limit is when a local search must stop: at a time (zero: none) or when done is closed
-// (the search's interruption, LearnContext), whichever comes first.
+// limit is when a local search must stop: when clock reads at (zero: no limit) or when
+// done is closed (the search's interruption, LearnContext), whichever comes first. The
+// search counts its work on clock.
 type limit struct {
-	at   time.Time
-	done <-chan struct{}
+	clock *clock
+	at    time.Duration
+	done  <-chan struct{}
 }
 
 // over reports whether the limit is reached.
@@ -48,7 +54,14 @@ func (l limit) over() bool {
 		return true
 	default:
 	}
-	return !l.at.IsZero() && time.Now().After(l.at)
+	return l.at != 0 && l.clock.now() > l.at
+}
+
+// add counts units of work on the limit's clock (none without one: a test's limit).
+func (l limit) add(units int64) {
+	if l.clock != nil {
+		l.clock.add(units)
+	}
 }
 
 // event is an end of a record's interval of t: +1 where it starts, −1 where it ends.
@@ -124,6 +137,9 @@ func newLineRows(d *data, eps float64, skip []bool) lineRows {
 	c.v = make([]float64, c.off[len(d.recs)])
 	return c
 }
+
+func (c *lineRows) size() int { return len(c.v) }
+func (c *lineRows) dim() int  { return c.d.sp.dim() }
 
 // counted reports whether record i is in the count.
 func (c *lineRows) counted(i int) bool { return !c.d.recs[i].impossible && !c.skip[i] }
@@ -268,6 +284,11 @@ const edgeBatch = 4
 // of the first batch that improves (cheaper per step).
 func climb(f lineFamily, theta []float64, rng *rand.Rand, threads int, stop limit) int {
 	threads = max(1, min(threads, edgeBatch))
+	// The work counted (clock.go): margins over every stored row and θ's dimensions, a
+	// line's or a move's clip of every row.
+	rows := int64(f.size())
+	marginsWork, lineWork := rows*int64(f.dim())*workPerValue, 3*rows*workPerValue
+	stop.add(marginsWork)
 	cur := f.margins(theta)
 	order := make([]int, f.lines())
 	for x := range order {
@@ -297,6 +318,7 @@ func climb(f lineFamily, theta []float64, rng *rand.Rand, threads int, stop limi
 				})
 			}
 			wg.Wait()
+			stop.add(int64(len(batch)) * lineWork)
 			for y, x := range batch {
 				if res[y].n > bestN {
 					bestN, bx, bt = res[y].n, x, res[y].t
@@ -311,11 +333,13 @@ func climb(f lineFamily, theta []float64, rng *rand.Rand, threads int, stop limi
 		}
 		before := slices.Clone(theta)
 		f.step(theta, bx, bt)
+		stop.add(lineWork)
 		if n := f.moved(theta, bx, bt); n > cur {
 			cur = n
 			continue
 		}
 		copy(theta, before) // rounding undid the predicted gain: keep θ
+		stop.add(marginsWork)
 		return f.margins(theta)
 	}
 }

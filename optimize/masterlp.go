@@ -114,6 +114,9 @@ type packLP struct {
 	k          []float64
 	ray        []float64
 	iterations int
+	// ops counts the last solve's operations (pricing's row entries, the pivots' kernel
+	// updates): its work, clock.go.
+	ops        int64
 	maxSeconds float64
 
 	// Scratch: alpha is B⁻¹ of the entering column by position; xY, w and g are
@@ -155,6 +158,9 @@ func newPackLP(n int) *packLP {
 
 func (p *packLP) SetColumnBounds(i int, lo, up float64) { p.lo[i], p.up[i] = lo, up }
 func (p *packLP) Iterations() int                       { return p.iterations }
+func (p *packLP) Ops() int64                            { return p.ops * 2 / 3 } // measured: clock.go
+func (p *packLP) NumRows() int                          { return len(p.rows) }
+func (p *packLP) NumCols() int                          { return p.n }
 func (p *packLP) SetMaxSeconds(s float64)               { p.maxSeconds = s }
 func (p *packLP) Close()                                {}
 func (p *packLP) ObjectiveValue() float64               { return p.obj }
@@ -489,7 +495,7 @@ func (p *packLP) Primal() clp.Status {
 
 func (p *packLP) solve(bland bool) clp.Status {
 	n := p.n
-	p.iterations = 0
+	p.iterations, p.ops = 0, 0
 	for i := range n {
 		if p.lo[i] > p.up[i] {
 			// Crossed bounds: no K at all (the dual's ray is v_i = z_i, with no y part
@@ -548,6 +554,7 @@ func (p *packLP) solve(bland bool) clp.Status {
 		p.column(enter)
 		leave, ratio := p.ratioTest(useBland)
 		p.iterations++
+		p.ops += int64(2*p.n + len(p.krow)*len(p.krow))
 		if leave < 0 {
 			if p.certifyRay(enter) {
 				p.status = clp.PrimalInfeasible
@@ -663,6 +670,7 @@ func (p *packLP) price(bland bool) int {
 		for _, i := range p.rows[r] {
 			d -= p.pi[i]
 		}
+		p.ops += int64(len(p.rows[r]))
 		consider(2*n+r, d)
 		if (k+1)%chunk == 0 && best >= 0 {
 			p.priceNext = r + 1

@@ -150,7 +150,7 @@ func (sv *solver) blockers(linked []bool, open []int, most int) []int {
 // ones in which every linked record outside release must stay linked (K = 0 at the root
 // of its tree); its cuts and fixings hold for the file and go into its pool, and its
 // incumbent θ is considered for the file. It reports whether the search was finished.
-func (sv *solver) solveNeighbourhood(linked []bool, open, release []int, stop time.Time) bool {
+func (sv *solver) solveNeighbourhood(linked []bool, open, release []int, stop time.Duration) bool {
 	var members []int
 	for i, on := range linked {
 		if on || slices.Contains(open, i) {

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"time"
 )
 
 // lineProblem is a WM case on two attributes, θ = (w, 1 − w) (squared differences): n
@@ -167,7 +166,7 @@ search:
 			release = append(release, i)
 		}
 	}
-	sv.solveNeighbourhood(linked, open, release, time.Time{})
+	sv.solveNeighbourhood(linked, open, release, 0)
 	got, _ := sv.linkedSet(sv.bestTheta)
 	if links := len(linked) - sv.bestFail; links != want || trueCount(got) != want {
 		t.Errorf("from w₀ = %g (%d links), keeping %d: incumbent %d links (θ %v links %d), want %d (file's optimum %d)",

@@ -12,7 +12,8 @@ import (
 // TestPerfCase runs one case when REID_PERF=file:n:family:seconds is set (for profiling):
 // REID_PERF=rankswap_p15:100:wm:30 go test -run TestPerfCase -cpuprofile cpu.out ./optimize
 // REID_PERF_CLP_MASTER=1 solves the master with CLP whatever N (to compare engines);
-// REID_PERF_SEED sets Settings.Seed (the line search's kicks).
+// REID_PERF_SEED sets Settings.Seed (the line search's kicks), REID_PERF_THREADS
+// Settings.Threads; REID_PERF_WORK=1 makes the seconds a work limit (Settings.WorkLimit).
 func TestPerfCase(t *testing.T) {
 	spec := os.Getenv("REID_PERF")
 	if spec == "" {
@@ -32,9 +33,16 @@ func TestPerfCase(t *testing.T) {
 	p := census(t, parts[0], n)
 	p.Family = f
 	start := time.Now()
-	res, err := Learn(p, Settings{TimeLimit: time.Duration(sec * float64(time.Second)), clpMaster: os.Getenv("REID_PERF_CLP_MASTER") != "", Seed: seed, Progress: func(r Report) {
+	s := Settings{TimeLimit: time.Duration(sec * float64(time.Second))}
+	if os.Getenv("REID_PERF_WORK") != "" {
+		s = Settings{WorkLimit: sec}
+	}
+	s.clpMaster, s.Seed = os.Getenv("REID_PERF_CLP_MASTER") != "", seed
+	s.Threads, _ = strconv.Atoi(os.Getenv("REID_PERF_THREADS"))
+	s.Progress = func(r Report) {
 		t.Logf("%6.1fs inc %d bound %d gap %.3f nodes %d", r.Elapsed.Seconds(), r.Incumbent, r.Bound, r.Gap, r.Nodes)
-	}})
+	}
+	res, err := Learn(p, s)
 	if err != nil {
 		t.Fatal(err)
 	}

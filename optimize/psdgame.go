@@ -53,6 +53,9 @@ type psdGame struct {
 	cert       []float64
 	status     clp.Status
 	iterations int
+	// ops counts the last solve's operations (its games', the points' matrices and
+	// eigendecompositions): its work, clock.go.
+	ops        int64
 	maxSeconds float64
 	// columns counts the strategies generated (eigenvectors added), for the stats.
 	columns int
@@ -126,6 +129,7 @@ func (p *psdGame) slots() int { return len(p.used) }
 
 func (p *psdGame) NumRows() int            { return len(p.lo) }
 func (p *psdGame) Iterations() int         { return p.iterations }
+func (p *psdGame) Ops() int64              { return p.ops }
 func (p *psdGame) SetMaxSeconds(s float64) { p.maxSeconds = s }
 func (p *psdGame) Close()                  {}
 
@@ -187,7 +191,7 @@ func (p *psdGame) Dual() clp.Status { return p.solve() }
 func (p *psdGame) Primal() clp.Status { return p.solve() }
 
 func (p *psdGame) solve() clp.Status {
-	p.iterations = 0
+	p.iterations, p.ops = 0, 0
 	p.cert = nil
 	var deadline time.Time
 	if p.maxSeconds > 0 {
@@ -201,6 +205,7 @@ func (p *psdGame) solve() clp.Status {
 		}
 		st := p.game.solve()
 		p.iterations += p.game.iterations
+		p.ops += p.game.ops
 		p.round++
 		switch st {
 		case clp.Optimal:
@@ -275,10 +280,12 @@ type psdPoint struct {
 func (p *psdGame) point(y []float64) *psdPoint {
 	s, m, n := p.sp, p.sp.m, p.sp.n
 	pt := &psdPoint{y: y, M: make([]float64, m*m), m: m}
+	p.ops += int64(len(y) + 10*m*m*m) // the rows' weights, the eigendecomposition
 	for r, w := range y {
 		if w <= 0 {
 			continue
 		}
+		p.ops += int64(2 * n)
 		a := p.coef[r*n : (r+1)*n]
 		for k := range m {
 			for l := k; l < m; l++ {

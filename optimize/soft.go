@@ -46,11 +46,24 @@ func softAscent(d *data, sp *bilinearSpace, theta []float64, eps float64, skip [
 	}
 	dim := len(theta)
 	grad := make([]float64, dim)
-	began := time.Now()
-	_, best := o.eval(theta, 1, grad)
-	if !stop.at.IsZero() {
+	// An evaluation's work: every row of the counted records, each over θ's dimensions.
+	var evalWork int64
+	for _, i := range o.recs {
+		evalWork += int64(d.recs[i].ncand()) * int64(dim) * workPerValue
+	}
+	eval := func(theta []float64, tau float64, grad []float64) (float64, int) {
+		stop.add(evalWork)
+		return o.eval(theta, tau, grad)
+	}
+	var began time.Duration
+	if stop.clock != nil {
+		began = stop.clock.now()
+	}
+	_, best := eval(theta, 1, grad)
+	if stop.at != 0 {
 		// Fit the schedule to the time: cut short, it would end at a high τ.
-		iters = min(iters, int(0.9*float64(time.Until(stop.at))/float64(time.Since(began)+1)))
+		now := stop.clock.now()
+		iters = min(iters, int(0.9*float64(stop.at-now)/float64(now-began+1)))
 		iters = max(iters, softPhases)
 	}
 	// τ starts at the median distance of the records' smallest margins from ε (records
@@ -76,7 +89,7 @@ func softAscent(d *data, sp *bilinearSpace, theta []float64, eps float64, skip [
 			break
 		}
 		tau := tau0 * math.Pow(0.5, float64(ph))
-		l, _ := o.eval(cur, tau, grad)
+		l, _ := eval(cur, tau, grad)
 		tangent(sp, grad)
 		// A step of length η along the projected gradient; η grows after a step that
 		// raised L and halves after one that did not (that step is not taken).
@@ -93,7 +106,7 @@ func softAscent(d *data, sp *bilinearSpace, theta []float64, eps float64, skip [
 				try[k] = cur[k] + eta*grad[k]/gn
 			}
 			projectPSD(sp, try)
-			l2, n2 := o.eval(try, tau, tryGrad)
+			l2, n2 := eval(try, tau, tryGrad)
 			if n2 > best {
 				best = n2
 				copy(bestTheta, try)

@@ -24,7 +24,10 @@ type solver struct {
 	threads     int
 	initialRows int
 	start       time.Time
-	deadline    time.Time
+	// clock measures the search's limit and the phases' shares of it (clock.go);
+	// deadline is its reading at the limit (0: none).
+	clock    clock
+	deadline time.Duration
 	// done, when closed, interrupts the search as its deadline would (LearnContext);
 	// interrupted records that it did.
 	done        <-chan struct{}
@@ -145,8 +148,12 @@ func newSolver(d *data, s Settings, start time.Time) *solver {
 	if sv.threads <= 0 {
 		sv.threads = runtime.GOMAXPROCS(0)
 	}
-	if s.TimeLimit > 0 {
-		sv.deadline = start.Add(s.TimeLimit)
+	sv.clock = clock{start: start, counting: s.WorkLimit > 0}
+	switch {
+	case s.WorkLimit > 0:
+		sv.deadline = max(time.Duration(s.WorkLimit*float64(time.Second)), 1)
+	case s.TimeLimit > 0:
+		sv.deadline = s.TimeLimit
 	}
 	sv.stats.Pairs = d.pairs
 	for i := range d.recs {
@@ -248,10 +255,11 @@ func (sv *solver) bilinearSearch() {
 	for _, th := range append([][]float64{sp.euclidean()}, metricStarts(sv.d, sp)...) {
 		starts = appendNew(starts, th)
 	}
-	sv.eachStart(starts, localShare, func(th []float64, stopSwap time.Time) {
-		var stopAscent time.Time
-		if !stopSwap.IsZero() {
-			stopAscent = time.Now().Add(time.Until(stopSwap) / 2)
+	sv.eachStart(starts, localShare, func(th []float64, stopSwap time.Duration) {
+		var stopAscent time.Duration
+		if stopSwap != 0 {
+			now := sv.clock.now()
+			stopAscent = now + max((stopSwap-now)/2, 1)
 		}
 		softAscent(sv.d, sp, th, sv.epsLP, sv.fixed, sv.threads, softIters, sv.localLimit(stopAscent))
 		sv.d.sp.project(th)
@@ -261,9 +269,9 @@ func (sv *solver) bilinearSearch() {
 }
 
 // eachStart runs run on each of starts in turn until the time is up or the incumbent is
-// proven; under a time limit each start gets an equal part of what remains of share of
-// the time left (run's stop; zero without a limit).
-func (sv *solver) eachStart(starts [][]float64, share float64, run func(theta []float64, stop time.Time)) {
+// proven; under a limit each start gets an equal part of what remains of share of
+// the time left (run's stop, a reading of the search's clock; zero without a limit).
+func (sv *solver) eachStart(starts [][]float64, share float64, run func(theta []float64, stop time.Duration)) {
 	b := sv.newBudget(share)
 	for x, th := range starts {
 		if sv.timeUp() || sv.bestFail <= sv.currentLB() {
@@ -278,28 +286,34 @@ func (sv *solver) eachStart(starts [][]float64, share float64, run func(theta []
 }
 
 // budget divides a share of the time left when it was made into equal parts for the
-// steps still to come; end is zero without a time limit (no limit then).
-type budget struct{ end time.Time }
+// steps still to come; end is the clock's reading when it is spent, zero without a limit
+// (no limit then).
+type budget struct {
+	clock *clock
+	end   time.Duration
+}
 
 // newBudget is the budget of share of the time left.
 func (sv *solver) newBudget(share float64) budget {
-	if sv.deadline.IsZero() {
+	if sv.deadline == 0 {
 		return budget{}
 	}
-	return budget{time.Now().Add(time.Duration(share * float64(time.Until(sv.deadline))))}
+	now := sv.clock.now()
+	return budget{&sv.clock, now + max(time.Duration(share*float64(sv.deadline-now)), 1)}
 }
 
-// part returns when the next of left steps must stop (zero: no limit); ok is false once
-// the budget is spent.
-func (b budget) part(left int) (stop time.Time, ok bool) {
-	if b.end.IsZero() {
-		return time.Time{}, true
+// part returns when the next of left steps must stop (a reading of the clock, zero: no
+// limit); ok is false once the budget is spent.
+func (b budget) part(left int) (stop time.Duration, ok bool) {
+	if b.end == 0 {
+		return 0, true
 	}
-	p := time.Until(b.end) / time.Duration(left)
+	now := b.clock.now()
+	p := (b.end - now) / time.Duration(left)
 	if p <= 0 {
-		return time.Time{}, false
+		return 0, false
 	}
-	return time.Now().Add(p), true
+	return now + p, true
 }
 
 // appendNew appends θ to list unless an equal θ is in it.
@@ -365,13 +379,22 @@ func (sv *solver) close() {
 	sv.master.Close()
 }
 
-// localLimit is the limit of a local search that must stop at at (zero: no time) or when
-// the search is interrupted.
-func (sv *solver) localLimit(at time.Time) limit { return limit{at, sv.done} }
+// localLimit is the limit of a local search that must stop at at (a reading of the
+// search's clock; zero: no limit) or when the search is interrupted.
+func (sv *solver) localLimit(at time.Duration) limit { return limit{&sv.clock, at, sv.done} }
 
-// setDeadline makes stop the search's time limit (zero: none), as Settings.TimeLimit
-// would from its start.
-func (sv *solver) setDeadline(stop time.Time) {
+// readingAt converts stop, a reading of clock c (another search's; zero: none), to a
+// reading of the search's own clock: the same time left, or the same work.
+func (sv *solver) readingAt(c *clock, stop time.Duration) time.Duration {
+	if stop == 0 {
+		return 0
+	}
+	return sv.clock.now() + max(stop-c.now(), 1)
+}
+
+// setDeadline makes stop (a reading of the search's clock) the search's limit (zero:
+// none), as Settings.TimeLimit would from its start.
+func (sv *solver) setDeadline(stop time.Duration) {
 	sv.deadline = stop
 }
 
@@ -385,7 +408,7 @@ func (sv *solver) timeUp() bool {
 		return true
 	default:
 	}
-	if !sv.deadline.IsZero() && time.Now().After(sv.deadline) {
+	if sv.deadline != 0 && sv.clock.now() > sv.deadline {
 		sv.timedOut = true
 	}
 	return sv.timedOut
@@ -616,13 +639,13 @@ func (sv *solver) polish(theta []float64) {
 	sort.Slice(cs, func(a, b int) bool { return cs[a].w > cs[b].w || cs[a].w == cs[b].w && cs[a].i < cs[b].i })
 	// With a time limit, one local search gets at most polishShare of the remaining time
 	// (at least polishMin), so that the bound keeps improving on large files.
-	var stop time.Time
-	if !sv.deadline.IsZero() {
-		now := time.Now()
-		stop = now.Add(max(polishMin, time.Duration(polishShare*float64(sv.deadline.Sub(now)))))
+	var stop time.Duration
+	if sv.deadline != 0 {
+		now := sv.clock.now()
+		stop = now + max(polishMin, time.Duration(polishShare*float64(sv.deadline-now)))
 	}
 	for _, c := range cs {
-		if sv.timeUp() || !stop.IsZero() && time.Now().After(stop) {
+		if sv.timeUp() || stop != 0 && sv.clock.now() > stop {
 			return
 		}
 		if linked[c.i] || sv.fixed[c.i] || sv.knownInfeasible(linked, c.i) {
@@ -795,13 +818,14 @@ func (sv *solver) twinGroupOf() []int {
 // not fixed.
 func (sv *solver) checkAlone() {
 	n := len(sv.d.recs)
-	var stopChecks time.Time
-	if !sv.deadline.IsZero() {
-		stopChecks = time.Now().Add(time.Until(sv.deadline) / 4)
+	var stopChecks time.Duration
+	if sv.deadline != 0 {
+		now := sv.clock.now()
+		stopChecks = now + max((sv.deadline-now)/4, 1)
 	}
 	linked, _ := sv.linkedSet(sv.bestTheta)
 	for i := range sv.d.recs {
-		if sv.timeUp() || !stopChecks.IsZero() && time.Now().After(stopChecks) {
+		if sv.timeUp() || stopChecks != 0 && sv.clock.now() > stopChecks {
 			break
 		}
 		if linked[i] || sv.fixed[i] {
@@ -885,12 +909,12 @@ const (
 func (sv *solver) probeTree() bool {
 	sv.startTree()
 	deadline := sv.deadline
-	if !deadline.IsZero() {
+	if deadline != 0 {
 		sv.setDeadline(sv.newBudget(probeShare).end)
 	}
 	sv.tree(sv.stats.Nodes + probeNodes)
 	sv.setDeadline(deadline)
-	if sv.timedOut && !sv.interrupted && (deadline.IsZero() || time.Now().Before(deadline)) {
+	if sv.timedOut && !sv.interrupted && (deadline == 0 || sv.clock.now() <= deadline) {
 		sv.timedOut = false // the probe's limit, not the search's
 	}
 	if sv.timeUp() {
@@ -942,6 +966,9 @@ func (sv *solver) tree(maxNodes int) {
 func (sv *solver) finish() {
 	if sv.timeUp() {
 		sv.status = TimeLimit
+		if sv.clock.counting {
+			sv.status = WorkLimit
+		}
 		if sv.interrupted {
 			sv.status = Interrupted
 		}
@@ -1048,16 +1075,35 @@ const maxResumes = 10
 // stopped that way was taken for CLP's failure (a panic in a 120-s search on 1,080
 // records beside three other searches).
 func (sv *solver) resume(lp resumableLP, st clp.Status) clp.Status {
-	sv.stats.LPIterations += lp.Iterations()
+	sv.countSolve(lp)
 	for range maxResumes {
 		if st != clp.StoppedOnLimit || sv.timeUp() {
 			break
 		}
 		sv.limit(lp)
 		st = lp.Primal()
-		sv.stats.LPIterations += lp.Iterations()
+		sv.countSolve(lp)
 	}
 	return st
+}
+
+// countSolve counts the iterations of lp's last solve, in the statistics and as work
+// (clock.go): per iteration, a cost in the LP's rows and columns where it tells them.
+func (sv *solver) countSolve(lp resumableLP) {
+	it := lp.Iterations()
+	sv.stats.LPIterations += it
+	if o, ok := lp.(interface{ Ops() int64 }); ok {
+		sv.clock.add(workPerSolve + o.Ops()*workPerOp)
+		return
+	}
+	size := 1
+	if s, ok := lp.(interface{ NumRows() int }); ok {
+		size += s.NumRows()
+	}
+	if s, ok := lp.(interface{ NumCols() int }); ok {
+		size += s.NumCols()
+	}
+	sv.clock.add(workPerSolve + int64(it)*int64(size)*workPerPivot)
 }
 
 // farkas is lp.FarkasCertificate under the time left (its auxiliary elastic LP is a
@@ -1072,11 +1118,14 @@ func (sv *solver) farkas(lp limitedLP) ([]float64, bool) {
 // wall time when the machine takes the CPU away (a 20-s search returned after 21.3 s
 // with a quarter of the vCPUs' time stolen), so a CLP model's cap is the time left times
 // the share of wall time the process has been getting.
+//
+// Under a work limit the solves get no cap (a cap in seconds would make where they stop
+// depend on the machine); their iterations are counted when they return (resume).
 func (sv *solver) limit(lp limitedLP) {
-	if sv.deadline.IsZero() {
+	if sv.deadline == 0 || sv.clock.counting {
 		return
 	}
-	left := time.Until(sv.deadline).Seconds()
+	left := (sv.deadline - sv.clock.now()).Seconds()
 	if _, cpuClock := lp.(*clp.Model); cpuClock {
 		left *= sv.cpuShare()
 	}

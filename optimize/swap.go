@@ -24,12 +24,12 @@ const (
 // being linked first, repeat while one finds a better θ, until stop (zero: no limit); a θ
 // that links more than the incumbent replaces it. A failed move's certificate is not
 // shrunk to a cut: the deletion filter would cost more than the move.
-func (sv *solver) swap(theta []float64, stop time.Time) {
+func (sv *solver) swap(theta []float64, stop time.Duration) {
 	if len(sv.twinRows) == 0 || sv.bestFail <= sv.currentLB() {
 		return
 	}
 	group := sv.twinGroupOf()
-	over := func() bool { return sv.timeUp() || !stop.IsZero() && time.Now().After(stop) }
+	over := func() bool { return sv.timeUp() || stop != 0 && sv.clock.now() > stop }
 
 	cur := slices.Clone(theta)
 	var linked []bool

@@ -50,7 +50,7 @@ func TestSwap(t *testing.T) {
 		links int
 	}{
 		{"polish", func(sv *solver) { sv.polish(sv.bestTheta) }, 1},
-		{"swap", func(sv *solver) { sv.swap(sv.bestTheta, time.Time{}) }, 2},
+		{"swap", func(sv *solver) { sv.swap(sv.bestTheta, 0) }, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sv := testSolver(t, swapProblem(), eps, 1)

@@ -30,7 +30,7 @@ const auditSchemaVersion = "1.0"
 func auditCommand() *command {
 	return &command{
 		Name:      "audit",
-		UsageLine: "reid audit --original X --masked X' [--attrs A,B] [--keys K1,K2 [--population P]] [--masking M] [--policy FILE] [--time-limit T] [--epsilon E] [--out DIR]",
+		UsageLine: "reid audit --original X --masked X' [--attrs A,B] [--keys K1,K2 [--population P]] [--masking M] [--policy FILE] [--time-limit T | --work-limit W] [--epsilon E] [--out DIR]",
 		Short:     "run every measure on a masked file, write the report and check a policy",
 		Long: `
 Audit is the job to run before releasing a masked file, and the one a CI pipeline runs on
@@ -45,7 +45,8 @@ that the masked file has too, but the id (a warning names the ones left out), un
   K.Reid      the links the intruder knows are correct, under --masking
   worst case  the learned distances of the WM, OWA, bilinear and Choquet families (exact
               MILP, anytime) on the numeric attributes: --time-limit is split between the
-              operators; each reports its incumbent, proven bound, gap and status (an
+              operators (or --work-limit, counted work instead of time: then every
+              figure of the report repeats exactly, run after run); each reports its incumbent, proven bound, gap and status (an
               interrupt, Ctrl-C or SIGTERM, ends the searches with status interrupted;
               the report is still written, and audit exits 130 without judging the
               policy). Bilinear and Choquet start from the WM and OWA optima; on more
@@ -81,6 +82,8 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 			policyFile := fs.String("policy", "", "policy `file` (JSON) with the thresholds of the gate")
 			timeLimit := secondsOrDuration(time.Minute)
 			fs.Var(&timeLimit, "time-limit", "time for the worst-case search, split between the operators (`duration`, e.g. 30s, 2m; 0: no limit, the searches run to their proofs, which can take hours)")
+			var workLimit secondsOrDuration
+			fs.Var(&workLimit, "work-limit", "counted `work` for the worst-case search instead of time (work seconds, e.g. 240 or 4m), split between the operators: the same report on every run")
 			out := fs.String("out", "reid-audit", "write report.json, report.md and report.html into this `directory`")
 			records := fs.Int("records", 0, "keep the first `N` records of both files after standardising (0: all; else at least 2)")
 			threads := threadsFlag(fs)
@@ -95,6 +98,14 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 				}
 				if timeLimit < 0 {
 					return usagef("--time-limit must be positive")
+				}
+				timeGiven := false
+				fs.Visit(func(f *flag.Flag) { timeGiven = timeGiven || f.Name == "time-limit" })
+				if err := checkWorkLimit(time.Duration(workLimit), timeGiven && timeLimit > 0); err != nil {
+					return err
+				}
+				if workLimit > 0 {
+					timeLimit = 0 // the default minute gives way to the work limit
 				}
 				if err := checkEpsilon(*epsilon); err != nil {
 					return err
@@ -124,7 +135,7 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 					}
 				}
 				a := auditJob{pf: pf, knowledge: know, maskingSpec: *masking, keys: splitList(*keys), population: *population,
-					timeLimit: time.Duration(timeLimit), epsilon: *epsilon, records: *records, threads: *threads}
+					timeLimit: time.Duration(timeLimit), workLimit: time.Duration(workLimit).Seconds(), epsilon: *epsilon, records: *records, threads: *threads}
 				ctx, release := interruptible(e, "audit")
 				rep, err := a.run(ctx, e)
 				sig := release()
@@ -178,14 +189,16 @@ type auditOptions struct {
 	Attributes []string `json:"attributes"`
 	// DistanceAttributes are the numeric ones among Attributes: DBRL and the worst case
 	// link on them, PRL on all.
-	DistanceAttributes []string  `json:"distance_attributes"`
-	ID                 string    `json:"id,omitempty"`
-	Keys               []string  `json:"keys"`
-	Masking            string    `json:"masking"`
-	TimeLimit          string    `json:"time_limit"`
-	Epsilon            float64   `json:"epsilon"`
-	Records            int       `json:"records"`
-	PRLQuantiles       []float64 `json:"prl_quantiles"`
+	DistanceAttributes []string `json:"distance_attributes"`
+	ID                 string   `json:"id,omitempty"`
+	Keys               []string `json:"keys"`
+	Masking            string   `json:"masking"`
+	TimeLimit          string   `json:"time_limit"`
+	// WorkLimit is --work-limit in work seconds (0: none; the time limit is then 0s).
+	WorkLimit    float64   `json:"work_limit,omitempty"`
+	Epsilon      float64   `json:"epsilon"`
+	Records      int       `json:"records"`
+	PRLQuantiles []float64 `json:"prl_quantiles"`
 }
 
 // auditLinkage is one linkage run (DBRL or PRL, one direction).
@@ -318,9 +331,12 @@ type auditJob struct {
 	keys        []string
 	population  string
 	timeLimit   time.Duration
-	epsilon     float64
-	records     int
-	threads     int
+	// workLimit is --work-limit in work seconds (0: none), split between the operators
+	// as the time limit is.
+	workLimit float64
+	epsilon   float64
+	records   int
+	threads   int
 }
 
 var prlQuantiles, prlBands = []float64{0.01, 0.1}, []float64{0.1, 0.5}
@@ -364,7 +380,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 			Masked:   auditInput{*pf.masked, files.MaskedSHA256, files.MaskedRecords},
 		},
 		Options: auditOptions{Attributes: files.Pairing.Attributes, DistanceAttributes: dist.Pairing.Attributes, ID: *pf.id, Keys: a.keys, Masking: a.maskingSpec,
-			TimeLimit: a.timeLimit.String(), Epsilon: a.epsilon, Records: a.records, PRLQuantiles: prlQuantiles},
+			TimeLimit: a.timeLimit.String(), WorkLimit: a.workLimit, Epsilon: a.epsilon, Records: a.records, PRLQuantiles: prlQuantiles},
 		Seed:      *pf.seed,
 		Linkage:   []auditLinkage{},
 		WorstCase: []auditWorstCase{},
@@ -470,6 +486,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		r.WorstCase = append(r.WorstCase, auditWorstCase{Operator: "choquet", Available: false, Status: "not_available", Reason: reason, Params: []float64{}})
 	}
 	deadline := time.Now().Add(a.timeLimit)
+	workLeft := a.workLimit
 	var learned []optimize.Result
 	for i, fam := range fams {
 		t = time.Now()
@@ -479,18 +496,26 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 			// Euclidean DBRL) and the last checks between two LP solves stay inside it.
 			per = max(time.Until(deadline)/time.Duration(len(fams)-i)*95/100, time.Millisecond)
 		}
+		perWork := 0.0
+		if a.workLimit > 0 {
+			// What the operators before counted, not their time: the same on every run.
+			perWork = max(workLeft/float64(len(fams)-i), minWorkLimit)
+		}
 		// A line per family on stderr: the searches are most of an audit's time, and
 		// their own progress lines come only every plainEvery.
-		if per > 0 {
+		switch {
+		case per > 0:
 			fmt.Fprintf(e.stderr, "reid audit: worst case %v (its share of the time limit: %v)\n", fam, per.Round(time.Millisecond))
-		} else {
+		case perWork > 0:
+			fmt.Fprintf(e.stderr, "reid audit: worst case %v (its share of the work limit: %.3f work seconds)\n", fam, perWork)
+		default:
 			fmt.Fprintf(e.stderr, "reid audit: worst case %v\n", fam)
 		}
 		warm, err := fam.WarmStarts(learned)
 		if err != nil {
 			return nil, err
 		}
-		settings := optimize.Settings{Epsilon: a.epsilon, TimeLimit: per, Seed: int64(*pf.seed), Threads: a.threads, WarmStarts: warm}
+		settings := optimize.Settings{Epsilon: a.epsilon, TimeLimit: per, WorkLimit: perWork, Seed: int64(*pf.seed), Threads: a.threads, WarmStarts: warm}
 		if len(learned) > 0 && learned[0].Note != "" && euclidean != nil {
 			// Every family counts the same Euclidean links: a search that cannot start
 			// (a large file, a short share) reports them without a pass of its own. Only
@@ -505,6 +530,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 			return nil, err
 		}
 		learned = append(learned, job.result)
+		workLeft -= job.result.Stats.Work
 		wc := auditWorstCase{Operator: lr.Operator, Available: true, Status: lr.Status, Direction: lr.Direction, N: lr.N,
 			Incumbent: lr.CorrectLinks, IncumbentReid: lr.Reid, Bound: lr.Bound, BoundReid: share(lr.Bound, lr.N), Gap: lr.Gap,
 			DBRLLinks: lr.DBRLLinks, Params: lr.Params, KnifeEdgeRecords: lr.KnifeEdgeRecords}
@@ -517,6 +543,11 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		step("worst_case/"+lr.Operator, t)
 		// The share depends on how long the previous operator ran: a timing, not a result.
 		steps["worst_case/"+lr.Operator+"/time_limit"] = per.Seconds()
+		// The work counted: under a time limit it varies as the time does.
+		steps["worst_case/"+lr.Operator+"/work"] = job.result.Stats.Work
+		if perWork > 0 {
+			steps["worst_case/"+lr.Operator+"/work_limit"] = perWork
+		}
 	}
 	if err := optimize.CheckHierarchy(learned); err != nil {
 		return nil, err // a wrong proof: an internal error (exit 3)

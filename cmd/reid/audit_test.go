@@ -682,14 +682,7 @@ func TestAuditInterrupted(t *testing.T) {
 	if code != exitInterrupted {
 		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, stderr.String())
 	}
-	data, err := os.ReadFile(filepath.Join(out, "report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := readReport(t, out)
 	schema := loadSchema(t)
 	if errs := validate(schema, schema, doc, "$"); len(errs) > 0 {
 		t.Fatalf("report does not validate:\n%s", strings.Join(errs, "\n"))
@@ -1000,4 +993,61 @@ func TestAuditTooManyPRLPatterns(t *testing.T) {
 	if len(doc.Linkage) != 2 {
 		t.Errorf("%d linkage entries, want the two DBRL directions", len(doc.Linkage))
 	}
+}
+
+// Under --work-limit the whole report but its timings repeats, on one goroutine and on
+// two, where searches stop at their limits (the first 150 CENSUS records of rankswap_p15
+// are not proven in a work second per operator); --time-limit beside it is a usage error.
+func TestAuditWorkLimitRepeats(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "shared", "datasets", "census")
+	orig, masked := filepath.Join(dir, "original.csv"), filepath.Join(dir, "masked", "rankswap_p15.csv")
+	if _, err := os.Stat(masked); err != nil {
+		t.Skipf("CENSUS benchmark files absent (%v): see README.md", err)
+	}
+	schema := loadSchema(t)
+	var docs []string
+	for _, threads := range []string{"1", "2"} {
+		out := t.TempDir()
+		code, _, stderr := runReid(t, "audit", "--original", orig, "--masked", masked, "--masking", "rankswap:p=15",
+			"--records", "150", "--work-limit", "4", "--threads", threads, "--out", out)
+		if code != exitOK && code != exitPolicy {
+			t.Fatalf("threads %s: exit %d: %s", threads, code, stderr)
+		}
+		doc := readReport(t, out)
+		if errs := validate(schema, schema, doc, "$"); len(errs) > 0 {
+			t.Errorf("threads %s: %s", threads, strings.Join(errs, "; "))
+		}
+		stopped := 0
+		for _, w := range doc["worst_case"].([]any) {
+			if w.(map[string]any)["status"] == "work_limit" {
+				stopped++
+			}
+		}
+		if opts := doc["options"].(map[string]any); stopped == 0 || opts["work_limit"] != 4.0 || opts["time_limit"] != "0s" {
+			t.Errorf("threads %s: %d searches stopped by the work limit, options %v: want some, work_limit 4 and no time limit", threads, stopped, opts)
+		}
+		delete(doc, "timings")
+		b, _ := json.Marshal(doc)
+		docs = append(docs, string(b))
+	}
+	if docs[0] != docs[1] {
+		t.Errorf("reports differ beyond timings:\n%s\n%s", docs[0], docs[1])
+	}
+	if code, _, stderr := runReid(t, "audit", "--original", orig, "--masked", masked, "--work-limit", "4", "--time-limit", "1m", "--out", t.TempDir()); code != exitInput || !strings.Contains(stderr, "--work-limit and --time-limit") {
+		t.Errorf("both limits: exit %d, %q; want a usage error", code, stderr)
+	}
+}
+
+// readReport reads the report.json an audit wrote into out.
+func readReport(t *testing.T, out string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }

@@ -23,7 +23,7 @@ import (
 func learnCommand() *command {
 	return &command{
 		Name:      "learn",
-		UsageLine: "reid learn --operator wm|owa|bilinear|choquet|choquet2 --original X --masked X' [--attrs A,B] [--direction D] [--records N] [--time-limit T] [--epsilon E] [--export-mps FILE] [--params-out FILE] [--format json|text] [--out FILE]",
+		UsageLine: "reid learn --operator wm|owa|bilinear|choquet|choquet2 --original X --masked X' [--attrs A,B] [--direction D] [--records N] [--time-limit T | --work-limit W] [--epsilon E] [--export-mps FILE] [--params-out FILE] [--format json|text] [--out FILE]",
 		Short:     "learn the worst-case distance of a family (exact MILP) and report its correct links",
 		Long: `
 Learn answers "what is the worst case?" for a family of distances: the most records any
@@ -66,6 +66,15 @@ after writing its results (a second interrupt aborts at once). Without a time li
 search runs until it proves its optimum, which on files with many near ties may not
 happen in hours: give a time limit or interrupt it.
 
+--work-limit W stops the search instead after W work seconds (e.g. 600 or 10m): work
+the search counts in its own steps (LP iterations, line-search rows, margins evaluated),
+about a second of one core each. Its phases get their shares of it as of a time limit,
+so the search takes the same steps on every run, machine, load and number of threads,
+and stops with status work_limit and the same answer: the limit for CI gates whose
+figures must repeat. Under --time-limit how far each phase gets decides the next, and
+two runs can end with different links and bounds. The JSON's work is the work a run
+counted (also without a work limit: what a work limit needs to reach as far).
+
 --export-mps FILE writes the full model (every record, every competitor, integer K) in
 free MPS, for any MILP solver to check reid; its size is N(M−1) rows, so keep it for a few
 hundred records. For bilinear the PSD constraint on W is not linear: the file holds the
@@ -80,7 +89,7 @@ knife_edge_records (when present: records whose margin equals ε up to rounding,
 the search's and the core's arithmetic disagree; they keep the search's verdict), dbrl_links (plain
 DBRL: true partner the unique nearest), euclidean_links (plain DBRL with the Euclidean
 distance), bound (proven upper bound on correct_links), gap ((bound − correct_links) /
-bound), status (optimal, time_limit or interrupted), nodes, cuts, rows_generated, lp_iterations, twin_groups
+bound), status (optimal, time_limit, work_limit or interrupted), nodes, cuts, rows_generated, lp_iterations, twin_groups
 (groups of identical records with different true partners: at most one of each can be
 linked, which the bound uses from the start; microaggregated files), clique_rows (rows
 over sets of records no two of which can be linked together), blocks and block_nodes
@@ -88,8 +97,8 @@ over sets of records no two of which can be linked together), blocks and block_n
 optima, searched first, bound the file's links, in passes of fewer and larger blocks
 while every block is proven, and the nodes of their searches),
 neighbourhoods (on the same files: the neighbourhoods of the incumbent searched exactly
-after the blocks, some linked records released and some unlinked ones opened) and
-seconds; for
+after the blocks, some linked records released and some unlinked ones opened), work
+(work seconds counted), time_limit or work_limit (as given) and seconds; for
 bilinear eigenvalues (of the learned W, ascending), psd_strategies (the rank-one
 strategies its θ-LP games generated; family_cuts is 0: their W is PSD by construction) and
 swaps (moves of the local search, from any of its starting points, that linked one
@@ -98,7 +107,8 @@ group); for choquet shapley (each attribute's Shapley value: its average weight 
 the learned measure), interaction (each pair's Shapley interaction index: > 0 the pair
 re-identifies together more than apart, < 0 redundant) and family_cuts (monotonicity rows
 added); with the hierarchy, hierarchy (the lower families' results). Every field but
-seconds is identical for the same inputs.`,
+seconds is identical for the same inputs and seed when the search ends optimal, and
+under --work-limit whatever its status.`,
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			pf := addPairFlags(fs)
 			operator := fs.String("operator", "wm", "operator family: wm, owa, bilinear, choquet or choquet2")
@@ -107,6 +117,8 @@ seconds is identical for the same inputs.`,
 			records := fs.Int("records", 0, "keep the first `N` records of both files after standardising (0: all)")
 			timeLimit := new(time.Duration)
 			fs.Var((*secondsOrDuration)(timeLimit), "time-limit", "stop the search after this `duration` (e.g. 90s, 10m, or plain seconds; 0: no limit)")
+			workLimit := new(time.Duration)
+			fs.Var((*secondsOrDuration)(workLimit), "work-limit", "stop the search after this much counted `work` (work seconds, e.g. 600 or 10m): the same answer on every run")
 			epsilon := fs.Float64("epsilon", optimize.DefaultEpsilon, "margin `ε` a correct link needs")
 			exportMPS := fs.String("export-mps", "", "write the full model (bilinear: a linear relaxation) to this MPS `file`")
 			paramsOut := fs.String("params-out", "", "write the learned parameters to this `file` (JSON, for reid link --params)")
@@ -130,6 +142,9 @@ seconds is identical for the same inputs.`,
 				}
 				if *timeLimit < 0 {
 					return usagef("--time-limit must be positive")
+				}
+				if err := checkWorkLimit(*workLimit, *timeLimit > 0); err != nil {
+					return err
 				}
 				if err := checkEpsilon(*epsilon); err != nil {
 					return err
@@ -157,7 +172,7 @@ seconds is identical for the same inputs.`,
 					mps = filepath.Join(tmp, filepath.Base(*exportMPS))
 				}
 				job := learnJob{files: files, family: fam, direction: dir, records: *records, threads: *threads, hierarchy: *hierarchy,
-					settings: optimize.Settings{Epsilon: *epsilon, TimeLimit: *timeLimit, Seed: int64(*pf.seed), Threads: *threads, ExportMPS: mps}}
+					settings: optimize.Settings{Epsilon: *epsilon, TimeLimit: *timeLimit, WorkLimit: workLimit.Seconds(), Seed: int64(*pf.seed), Threads: *threads, ExportMPS: mps}}
 				ctx, release := interruptible(e, "learn")
 				r, op, err := job.run(ctx, e)
 				sig := release()
@@ -255,8 +270,12 @@ type learnReport struct {
 	Warnings  []string         `json:"warnings,omitempty"`
 	Hierarchy []hierarchyEntry `json:"hierarchy,omitempty"`
 	TimeLimit string           `json:"time_limit,omitempty"`
-	Seed      int64            `json:"seed"`
-	Seconds   float64          `json:"seconds"`
+	// WorkLimit is --work-limit in work seconds (0: none), Work the work the search
+	// counted (optimize.Stats.Work).
+	WorkLimit float64 `json:"work_limit,omitempty"`
+	Work      float64 `json:"work"`
+	Seed      int64   `json:"seed"`
+	Seconds   float64 `json:"seconds"`
 }
 
 type attributeValue struct {
@@ -277,12 +296,28 @@ type hierarchyEntry struct {
 	Bound        int       `json:"bound"`
 	Gap          float64   `json:"gap"`
 	Status       string    `json:"status"`
+	Work         float64   `json:"work"`
 	Seconds      float64   `json:"seconds"`
 }
 
 // lowerFamilyLimit is the time of each lower family of the hierarchy when learn has no
 // time limit.
 const lowerFamilyLimit = 2 * time.Minute
+
+// minWorkLimit is the least work limit, in work seconds, a search gets when the ones
+// before it (a hierarchy's lower families, an audit's operators) used up its share.
+const minWorkLimit = 1e-3
+
+// checkWorkLimit refuses a negative --work-limit, or one beside a time limit.
+func checkWorkLimit(work time.Duration, timeLimit bool) error {
+	if work < 0 {
+		return usagef("--work-limit must be positive")
+	}
+	if work > 0 && timeLimit {
+		return usagef("--work-limit and --time-limit: give one (a work limit makes the answer repeat; a time limit bounds the wall time)")
+	}
+	return nil
+}
 
 type learnJob struct {
 	files     *pairedFiles
@@ -308,7 +343,7 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 	p := j.files.Pairing
 	// The report echoes the limit asked for: the family's own search gets what the lower
 	// families left of it, which varies from run to run.
-	requested := j.settings.TimeLimit
+	requested, requestedWork := j.settings.TimeLimit, j.settings.WorkLimit
 	om, mm, trueMasked, trueOriginal, err := j.files.standardised(j.records)
 	if err != nil {
 		return nil, nil, err
@@ -354,9 +389,12 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 		settings := j.settings
 		settings.ExportMPS = ""
 		for _, g := range j.family.Lower() {
-			if j.settings.TimeLimit > 0 {
+			switch {
+			case j.settings.WorkLimit > 0:
+				settings.WorkLimit = j.settings.WorkLimit / 4
+			case j.settings.TimeLimit > 0:
 				settings.TimeLimit = max(j.settings.TimeLimit/4, time.Millisecond)
-			} else {
+			default:
 				// No limit asked: the family's own search runs to its proof, but a lower
 				// family is only its warm start, and on files with many near ties its
 				// proof never comes.
@@ -384,6 +422,13 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 		j.settings.WarmStarts = append(j.settings.WarmStarts, warm...)
 		if j.settings.TimeLimit > 0 && len(lower) > 0 {
 			j.settings.TimeLimit = max(j.settings.TimeLimit-time.Since(start), time.Millisecond)
+		}
+		if j.settings.WorkLimit > 0 {
+			// What the lower families counted, not their time: the same on every run.
+			for _, l := range lower {
+				j.settings.WorkLimit -= l.Stats.Work
+			}
+			j.settings.WorkLimit = max(j.settings.WorkLimit, minWorkLimit)
 		}
 	}
 	prob.Family = j.family
@@ -428,6 +473,8 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 		BlockNodes:            res.Stats.BlockNodes,
 		Neighbourhoods:        res.Stats.Neighbourhoods,
 		Seed:                  j.settings.Seed,
+		WorkLimit:             requestedWork,
+		Work:                  res.Stats.Work,
 		Seconds:               res.Stats.Seconds,
 	}
 	if res.N > 0 {
@@ -435,7 +482,7 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 	}
 	for _, l := range lower {
 		r.Hierarchy = append(r.Hierarchy, hierarchyEntry{Operator: l.Family.String(), Params: l.Params, CorrectLinks: l.CorrectLinks,
-			Bound: l.Bound, Gap: l.Gap, Status: l.Status.String(), Seconds: l.Stats.Seconds})
+			Bound: l.Bound, Gap: l.Gap, Status: l.Status.String(), Work: l.Stats.Work, Seconds: l.Stats.Seconds})
 		if l.Note != "" {
 			r.Warnings = append(r.Warnings, l.Family.String()+" (warm start): "+l.Note)
 		}
@@ -514,8 +561,12 @@ func printLearn(w io.Writer, r *learnReport) error {
 	}
 	if r.Status != optimize.Optimal.String() && r.Bound > r.CorrectLinks {
 		// What a reader of a stopped search most needs: the answer is an interval.
-		fmt.Fprintf(w, "the worst case of the %s family lies between %d and %d links (Reid %.4f to %.4f): a longer --time-limit may narrow it\n",
-			r.Operator, r.CorrectLinks, r.Bound, r.Reid, float64(r.Bound)/float64(max(r.N, 1)))
+		limit := "--time-limit"
+		if r.WorkLimit > 0 {
+			limit = "--work-limit"
+		}
+		fmt.Fprintf(w, "the worst case of the %s family lies between %d and %d links (Reid %.4f to %.4f): a longer %s may narrow it\n",
+			r.Operator, r.CorrectLinks, r.Bound, r.Reid, float64(r.Bound)/float64(max(r.N, 1)), limit)
 	}
 	for _, h := range r.Hierarchy {
 		fmt.Fprintf(w, "%s (warm start): %d links, bound %d, %s\n", h.Operator, h.CorrectLinks, h.Bound, h.Status)

@@ -317,3 +317,56 @@ func TestPrintLearnInterval(t *testing.T) {
 		t.Errorf("a proven optimum is called an interval:\n%s", b.String())
 	}
 }
+
+// learn --work-limit: the lower families of the hierarchy get a quarter of it each and the
+// family what they did not count, and the JSON (but seconds) repeats on one goroutine and
+// on two where every search stops at its limit (the first 120 CENSUS records of
+// rankswap_p15, bilinear over WM).
+func TestLearnWorkLimitRepeats(t *testing.T) {
+	const census = "../../../shared/datasets/census"
+	orig, masked := filepath.Join(census, "original.csv"), filepath.Join(census, "masked", "rankswap_p15.csv")
+	if _, err := os.Stat(masked); err != nil {
+		t.Skipf("CENSUS benchmark files absent (%v): see README.md", err)
+	}
+	const limit = 2.0
+	var outs []string
+	for _, threads := range []string{"1", "2"} {
+		code, out, stderr := runReid(t, "learn", "--operator", "bilinear", "--records", "120", "--work-limit", "2", "--threads", threads, "--format", "json", orig, masked)
+		if code != exitOK {
+			t.Fatalf("threads %s: exit %d: %s", threads, code, stderr)
+		}
+		var doc struct {
+			Status    string  `json:"status"`
+			Work      float64 `json:"work"`
+			WorkLimit float64 `json:"work_limit"`
+			Hierarchy []struct {
+				Status string  `json:"status"`
+				Work   float64 `json:"work"`
+			} `json:"hierarchy"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if len(doc.Hierarchy) != 1 || doc.Hierarchy[0].Status != "work_limit" || doc.Status != "work_limit" || doc.WorkLimit != limit {
+			t.Fatalf("threads %s: %+v: want WM and bilinear stopped by the work limit of %v", threads, doc, limit)
+		}
+		// Each search stops at its first look at the clock past its share.
+		wm := doc.Hierarchy[0].Work
+		if wm < limit/4 || wm > 1.2*limit/4 || doc.Work < limit-wm || doc.Work > 1.2*(limit-wm) {
+			t.Errorf("threads %s: WM counted %.3f, bilinear %.3f work seconds: want just over %v and over what WM left of %v", threads, wm, doc.Work, limit/4, limit)
+		}
+		var lines []string
+		for _, l := range strings.Split(out, "\n") {
+			if !strings.Contains(l, `"seconds"`) {
+				lines = append(lines, l)
+			}
+		}
+		outs = append(outs, strings.Join(lines, "\n"))
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("the JSON differs beyond seconds:\n%s\n%s", outs[0], outs[1])
+	}
+	if code, _, stderr := runReid(t, "learn", "--operator", "wm", "--work-limit", "2", "--time-limit", "1m", orig, masked); code != exitInput || !strings.Contains(stderr, "--work-limit and --time-limit") {
+		t.Errorf("both limits: exit %d, %q; want a usage error", code, stderr)
+	}
+}

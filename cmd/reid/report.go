@@ -22,7 +22,11 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	if d, ok := distanceAttributes(r.Options); ok {
 		fmt.Fprintf(&b, "- numeric attributes (DBRL and the worst case; PRL compares all): %s\n", d)
 	}
-	fmt.Fprintf(&b, "- masking known to the intruder: %s\n- worst-case time limit: %s\n\n", r.Options.Masking, r.Options.TimeLimit)
+	limit := "time limit: " + r.Options.TimeLimit
+	if r.Options.WorkLimit > 0 {
+		limit = fmt.Sprintf("work limit: %g work seconds (the figures repeat run after run)", r.Options.WorkLimit)
+	}
+	fmt.Fprintf(&b, "- masking known to the intruder: %s\n- worst-case %s\n\n", r.Options.Masking, limit)
 	b.WriteString("## Verdict\n\n")
 	b.WriteString("`" + ciLine(r) + "`\n\n")
 	if p := r.Policy; p != nil {
