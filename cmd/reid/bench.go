@@ -23,7 +23,7 @@ func benchCommand() *command {
 	least, why := minRecords(benchMaskJobs())
 	return &command{
 		Name:      "bench",
-		UsageLine: "reid bench [--datasets DIR] [--dataset NAME] [--records N] [--time-limit T] [--seed S] [--csv FILE] [--md FILE]",
+		UsageLine: "reid bench [--datasets DIR] [--dataset NAME] [--records N] [--time-limit T | --work-limit W] [--seed S] [--csv FILE] [--md FILE]",
 		Short:     "run the grid dataset × masking method × measure (the worst-case papers' tables)",
 		Long: fmt.Sprintf(`
 Bench runs, for every masked file of a data set, the measures of 'reid audit' and prints
@@ -48,7 +48,9 @@ choquet_incumbent, n/a where not available). The learned figures count links wit
 margin of at least ε = %g, as 'reid learn' does: on files whose true links have
 smaller margins they can be below the Euclidean DBRL, which counts any margin.
 All figures but the times are reproducible with the same seed when every
-worst-case search ends optimal (otherwise they depend on --time-limit).
+worst-case search ends optimal (otherwise they depend on --time-limit), and always with
+--work-limit W instead (counted work, twice W per file shared the same way: the same
+table on every run and machine).
 An interrupt (Ctrl-C) or SIGTERM ends the current file's searches (status interrupted),
 writes the table of the files done and exits 130.`, least, optimize.DefaultEpsilon),
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
@@ -58,6 +60,8 @@ writes the table of the files done and exits 130.`, least, optimize.DefaultEpsil
 			seed := fs.Uint64("seed", 1, "random seed of the synthetic data and masking")
 			timeLimit := secondsOrDuration(10 * time.Second)
 			fs.Var(&timeLimit, "time-limit", "worst-case search time: each masked file gets twice this `duration`, shared by the learned families")
+			var workLimit secondsOrDuration
+			fs.Var(&workLimit, "work-limit", "worst-case search `work` instead of time (work seconds; twice this per file): a reproducible table")
 			csvOut := fs.String("csv", "", "write the table as CSV to this `file`")
 			mdOut := fs.String("md", "", "write the Markdown table to this `file` instead of stdout")
 			return func(args []string) error {
@@ -66,6 +70,14 @@ writes the table of the files done and exits 130.`, least, optimize.DefaultEpsil
 				}
 				if timeLimit <= 0 {
 					return usagef("--time-limit must be positive")
+				}
+				timeGiven := false
+				fs.Visit(func(f *flag.Flag) { timeGiven = timeGiven || f.Name == "time-limit" })
+				if err := checkWorkLimit(time.Duration(workLimit), timeGiven); err != nil {
+					return err
+				}
+				if workLimit > 0 {
+					timeLimit = 0 // the default time limit gives way to the work limit
 				}
 				// Checked even when the data set exists: a value that can never work.
 				if *records < least {
@@ -83,7 +95,7 @@ writes the table of the files done and exits 130.`, least, optimize.DefaultEpsil
 						return usagef("--dataset %s: no %s", *dsName, filepath.Join(*dsDir, *dsName, "original.csv"))
 					}
 				}
-				b := benchJob{timeLimit: time.Duration(timeLimit), seed: *seed}
+				b := benchJob{timeLimit: time.Duration(timeLimit), workLimit: time.Duration(workLimit).Seconds(), seed: *seed}
 				files, cleanup, err := b.files(e, *dsDir, *dsName, *records)
 				if err != nil {
 					return err
@@ -104,7 +116,11 @@ writes the table of the files done and exits 130.`, least, optimize.DefaultEpsil
 					}
 				}
 				sig := release()
-				title := fmt.Sprintf("%s, %d records, worst-case time limit %s per file shared by the learned families, seed %d", files[0].dataset, rows[0].N, 2*b.timeLimit, b.seed)
+				limit := fmt.Sprintf("time limit %s", 2*b.timeLimit)
+				if b.workLimit > 0 {
+					limit = fmt.Sprintf("work limit %g work seconds", 2*b.workLimit)
+				}
+				title := fmt.Sprintf("%s, %d records, worst-case %s per file shared by the learned families, seed %d", files[0].dataset, rows[0].N, limit, b.seed)
 				if sig != nil {
 					title += fmt.Sprintf("; interrupted after %d of %d files", len(rows), len(files))
 				}
@@ -124,6 +140,7 @@ writes the table of the files done and exits 130.`, least, optimize.DefaultEpsil
 
 type benchJob struct {
 	timeLimit time.Duration
+	workLimit float64 // work seconds (0: none; the time limit is then used)
 	seed      uint64
 }
 
@@ -222,7 +239,7 @@ func (b *benchJob) row(ctx context.Context, e *env, f benchFile) (benchRow, erro
 	if err != nil {
 		return benchRow{}, err
 	}
-	a := auditJob{pf: pf, knowledge: know, maskingSpec: f.masking, timeLimit: 2 * b.timeLimit}
+	a := auditJob{pf: pf, knowledge: know, maskingSpec: f.masking, timeLimit: 2 * b.timeLimit, workLimit: 2 * b.workLimit}
 	rep, err := a.run(ctx, e)
 	if err != nil {
 		return benchRow{}, fmt.Errorf("%s: %w", f.name, err)

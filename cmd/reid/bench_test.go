@@ -132,3 +132,36 @@ func TestBenchNamedDatasetMustExist(t *testing.T) {
 		t.Error("an output was written")
 	}
 }
+
+// Under --work-limit the table repeats but for its times, run after run (synthetic data;
+// the title names the work limit).
+func TestBenchWorkLimitRepeats(t *testing.T) {
+	dir := t.TempDir()
+	var tables []string
+	for _, run := range []string{"1", "2"} {
+		csvPath := filepath.Join(dir, "bench"+run+".csv")
+		code, out, stderr := runReid(t, "bench", "--datasets", filepath.Join(dir, "none"), "--records", "60", "--work-limit", "0.3", "--csv", csvPath)
+		if code != exitOK {
+			t.Fatalf("run %s: exit %d: %s", run, code, stderr)
+		}
+		if !strings.Contains(out, "work limit 0.6 work seconds per file") {
+			t.Errorf("run %s: the title does not name the work limit:\n%s", run, out)
+		}
+		rows := readCSVFile(t, csvPath)
+		if b, _ := os.ReadFile(csvPath); !strings.Contains(string(b), ",work_limit,") {
+			t.Errorf("run %s: no search stopped by the work limit: the test needs some", run)
+		}
+		var cells []string
+		for _, r := range rows {
+			for c, v := range r {
+				if !strings.HasPrefix(rows[0][c], "seconds_") {
+					cells = append(cells, v)
+				}
+			}
+		}
+		tables = append(tables, strings.Join(cells, ","))
+	}
+	if tables[0] != tables[1] {
+		t.Errorf("the tables differ beyond their times:\n%s\n%s", tables[0], tables[1])
+	}
+}

@@ -23,7 +23,7 @@ func demoCommand() *command {
 	least, why := minRecords(demoMaskJobs())
 	return &command{
 		Name:      "demo",
-		UsageLine: "reid demo [--records N] [--seed S] [--dir DIR] [--format text|json] [--audit=false] [--time-limit T] [--out DIR]",
+		UsageLine: "reid demo [--records N] [--seed S] [--dir DIR] [--format text|json] [--audit=false] [--work-limit W | --time-limit T] [--out DIR]",
 		Short:     "run reid on the embedded synthetic data set",
 		Long: fmt.Sprintf(`
 Demo generates a realistic synthetic microdata file (income-like attributes and a few
@@ -33,13 +33,15 @@ k=3 and rank swapping with p=5), writes the three files as CSV to a temporary di
 reid measures on them.
 
 Then it runs 'reid audit' on each masked file (with the masking known to the intruder,
-keys age_band,sex,region, and --time-limit for the worst-case search of each file) and
+keys age_band,sex,region, and --work-limit, 4 work seconds by default, or --time-limit
+for the worst-case search of each file) and
 prints where each report was written (--out DIR/<masked file without .csv>/report.html,
 e.g. reid-demo/mdav_k3/report.html; default reid-demo). --audit=false skips the audits.
 --records must be at least %d (%s).
 
-The same --records and --seed always give the same files and the same figures (the
-worst-case figures of the audits also depend on --time-limit when a search stops on it);
+The same --records and --seed always give the same files and the same figures, on any
+machine (with --time-limit instead of the default work limit, the worst-case figures of
+the audits also depend on how far a search stopped by it got);
 the JSON (--format json) names the files by their base names, and the directory by
 --dir or "(temporary, removed)", so that it is the same from run to run.`, least, why),
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
@@ -48,8 +50,10 @@ the JSON (--format json) names the files by their base names, and the directory 
 			dir := fs.String("dir", "", "keep the generated files in this `directory` (default: a temporary one, removed afterwards)")
 			format := fs.String("format", "text", "output format: text or json")
 			audit := fs.Bool("audit", true, "run reid audit on each masked file")
-			timeLimit := secondsOrDuration(4 * time.Second)
-			fs.Var(&timeLimit, "time-limit", "worst-case search time per masked file (`duration`)")
+			var timeLimit secondsOrDuration
+			fs.Var(&timeLimit, "time-limit", "worst-case search time per masked file (`duration`), instead of the work limit")
+			workLimit := secondsOrDuration(4 * time.Second)
+			fs.Var(&workLimit, "work-limit", "worst-case search work per masked file (`work` seconds): the same figures on every run")
 			out := fs.String("out", "reid-demo", "write the audit reports into this `directory`")
 			return func(args []string) error {
 				if len(args) != 0 {
@@ -58,8 +62,18 @@ the JSON (--format json) names the files by their base names, and the directory 
 				if *format != "text" && *format != "json" {
 					return usagef("--format must be text or json")
 				}
-				if timeLimit <= 0 {
+				if timeLimit < 0 {
 					return usagef("--time-limit must be positive")
+				}
+				if timeLimit > 0 {
+					workGiven := false
+					fs.Visit(func(f *flag.Flag) { workGiven = workGiven || f.Name == "work-limit" })
+					if err := checkWorkLimit(time.Duration(workLimit), workGiven); err != nil {
+						return err
+					}
+					workLimit = 0 // the time limit asked for replaces the default work limit
+				} else if workLimit <= 0 {
+					return usagef("--work-limit must be positive")
 				}
 				if *records < least {
 					return usagef("--records must be at least %d, got %d: %s", least, *records, why)
@@ -74,7 +88,7 @@ the JSON (--format json) names the files by their base names, and the directory 
 					if err := checkOutDir("out", *out); err != nil {
 						return err
 					}
-					ao = &demoAudit{timeLimit: time.Duration(timeLimit), out: *out}
+					ao = &demoAudit{timeLimit: time.Duration(timeLimit), workLimit: time.Duration(workLimit).Seconds(), out: *out}
 				}
 				res, err := runDemo(e, *records, *seed, *dir, ao)
 				if err != nil {
@@ -122,6 +136,7 @@ type demoResult struct {
 // demoAudit is the audit of one masked file: the options in, the report's place out.
 type demoAudit struct {
 	timeLimit time.Duration
+	workLimit float64
 	out       string
 	File      string `json:"file"`
 	Report    string `json:"report"`
@@ -139,7 +154,7 @@ func (d *demoAudit) auditFile(e *env, originalPath, maskedPath, masking string, 
 	if err != nil {
 		return demoAudit{}, err
 	}
-	a := auditJob{pf: pf, knowledge: know, maskingSpec: masking, keys: demoKeys, timeLimit: d.timeLimit}
+	a := auditJob{pf: pf, knowledge: know, maskingSpec: masking, keys: demoKeys, timeLimit: d.timeLimit, workLimit: d.workLimit}
 	rep, err := a.run(context.Background(), e)
 	if err != nil {
 		return demoAudit{}, err

@@ -104,10 +104,21 @@ func TestLearnUsage(t *testing.T) {
 		{"--operator", "sugeno", orig, masked},
 		{"--epsilon", "0", orig, masked},
 		{"--time-limit", "-1s", orig, masked},
+		{"--work-limit", "-1", orig, masked},
+		{"--work-limit", "1", "--time-limit", "1s", orig, masked},
 		{"--format", "xml", orig, masked},
 	} {
 		if code, _, _ := runReid(t, append([]string{"learn"}, args...)...); code != exitInput {
 			t.Errorf("%v: exit %d, want %d", args, code, exitInput)
+		}
+	}
+	// The demo's default work limit gives way to a time limit, but not to both.
+	for _, args := range [][]string{
+		{"--work-limit", "0"},
+		{"--work-limit", "2", "--time-limit", "1s"},
+	} {
+		if code, _, stderr := runReid(t, append([]string{"demo", "--records", "20", "--out", t.TempDir()}, args...)...); code != exitInput || !strings.Contains(stderr, "--work-limit") {
+			t.Errorf("demo %v: exit %d, %q; want a usage error naming --work-limit", args, code, stderr)
 		}
 	}
 }
