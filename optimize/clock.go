@@ -37,11 +37,13 @@ func (c *clock) add(units int64) { c.units += units }
 const (
 	// workPerSolve is the fixed cost of an LP solve (setting up, the certificate).
 	workPerSolve = 2_000
-	// workPerPivot is the cost of a simplex iteration per row and column of an LP that
-	// does not count its operations (CLP, the PSD game), workPerOp the cost of an
-	// operation of one that does (the simplex games, the master's packing LP).
-	workPerPivot = 12
-	workPerOp    = 1
+	// workPerNonZero is the cost of an iteration of CLP's master per non-zero of its
+	// matrix; workPerPivot the cost of an iteration of another CLP model per row and
+	// column (θ-LPs); workPerOp the cost of an operation of an LP that counts them (the
+	// simplex games, the PSD game, the master's packing LP).
+	workPerNonZero = 9
+	workPerPivot   = 12
+	workPerOp      = 1
 	// workPerValue is the cost of a multiply-add over a stored row value (margins, a line
 	// search's row clipped).
 	workPerValue = 1

@@ -1096,6 +1096,13 @@ func (sv *solver) countSolve(lp resumableLP) {
 		sv.clock.add(workPerSolve + o.Ops()*workPerOp)
 		return
 	}
+	if c, ok := lp.(*clp.Model); ok && lp == resumableLP(sv.master) {
+		// An iteration of CLP's master costs about in proportion to its non-zeros (CPU
+		// profiles of two 1,080-record searches: 9.2 and 9.4 ns each), where its rows
+		// and columns fitted neither; the θ-LPs' by rows and columns fitted (below).
+		sv.clock.add(workPerSolve + int64(it)*int64(c.NumElements())*workPerNonZero)
+		return
+	}
 	size := 1
 	if s, ok := lp.(interface{ NumRows() int }); ok {
 		size += s.NumRows()

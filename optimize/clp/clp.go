@@ -854,3 +854,9 @@ func uniqueIndices(what string, idx []int, n int) []C.int {
 	}
 	return out
 }
+
+// NumElements returns the number of non-zero coefficients of the constraint matrix.
+func (m *Model) NumElements() int {
+	defer runtime.KeepAlive(m)
+	return int(C.Clp_getNumElements(m.ptr()))
+}
