@@ -191,8 +191,10 @@ type Report struct {
 	Gap float64
 	// Nodes is the number of branch-and-bound nodes so far.
 	Nodes int
-	// Elapsed is the time since Learn was called.
+	// Elapsed is the time since Learn was called; Work the work counted so far, in work
+	// seconds (Settings.WorkLimit; blocks count once they are absorbed).
 	Elapsed time.Duration
+	Work    float64
 }
 
 // Settings tunes Learn. The zero value uses ε = DefaultEpsilon, no time limit, every core.

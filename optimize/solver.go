@@ -607,7 +607,8 @@ func (sv *solver) report(force bool) {
 	if bound > 0 {
 		gap = float64(bound-inc) / float64(bound)
 	}
-	sv.progress(Report{Incumbent: inc, Bound: bound, N: n, Gap: gap, Nodes: sv.stats.Nodes, Elapsed: now.Sub(sv.start)})
+	sv.progress(Report{Incumbent: inc, Bound: bound, N: n, Gap: gap, Nodes: sv.stats.Nodes, Elapsed: now.Sub(sv.start),
+		Work: float64(sv.clock.units) / float64(time.Second)})
 }
 
 // polishShare and polishMin bound the time of one local search under a time limit.

@@ -356,8 +356,12 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 	j.settings.Progress = func(r optimize.Report) {
 		if now := time.Now(); now.Sub(lastLine) >= plainEvery {
 			lastLine = now
-			fmt.Fprintf(e.stderr, "reid: learning: %d links found, bound %d (gap %.1f%%), %d nodes, %s\n",
-				r.Incumbent, r.Bound, 100*r.Gap, r.Nodes, r.Elapsed.Round(time.Second))
+			work := ""
+			if j.settings.WorkLimit > 0 {
+				work = fmt.Sprintf(" (%.0f work seconds)", r.Work)
+			}
+			fmt.Fprintf(e.stderr, "reid: learning: %d links found, bound %d (gap %.1f%%), %d nodes, %s%s\n",
+				r.Incumbent, r.Bound, 100*r.Gap, r.Nodes, r.Elapsed.Round(time.Second), work)
 		}
 	}
 	if j.family == optimize.Choquet && len(p.Attributes) > optimize.MaxFullChoquetAttributes {
