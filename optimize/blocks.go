@@ -232,8 +232,9 @@ func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult 
 	// budget for each block of the batch and each block after it, whatever the workers:
 	// the blocks' own clocks count their work, which the file's clock takes when it
 	// absorbs them (a block that ends early leaves its work to the next batches).
-	var workPart time.Duration
-	if sv.clock.counting && b.end != 0 {
+	byWork := sv.clock.counting && b.end != 0
+	var workPart time.Duration // may round to 0: then every block's budget is spent
+	if byWork {
 		workPart = (b.end - sv.clock.now()) / time.Duration(later+len(subs))
 	}
 	started := 0
@@ -249,7 +250,7 @@ func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult 
 				}
 				var stop time.Duration
 				ok := true
-				if workPart == 0 {
+				if !byWork {
 					stop, ok = b.part((later + len(subs) - k + workers - 1) / workers)
 					stop = subs[k].readingAt(&sv.clock, stop)
 				} else if ok = workPart > 0; ok {

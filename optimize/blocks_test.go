@@ -228,3 +228,35 @@ func TestStalledRootGoesOn(t *testing.T) {
 		t.Errorf("bound %d with %d links", res.Bound, res.CorrectLinks)
 	}
 }
+
+// Under a work limit the blocks of a batch get equal parts of the budget whatever the
+// workers, also when the budget left is smaller than the number of blocks: its parts
+// round to zero and no block runs, on one goroutine as on two (a zero part once fell back
+// to the wall-time parts, which depend on the workers).
+func TestWorkPartsIgnoreWorkers(t *testing.T) {
+	p := census(t, "rankswap_p15", 40)
+	p.Family = WM
+	for _, left := range []time.Duration{3, 10 * time.Millisecond} {
+		var ran []int
+		for _, threads := range []int{1, 2} {
+			sv := testSolver(t, p, DefaultEpsilon, 3)
+			sv.threads = threads
+			sv.clock.counting = true
+			sv.deadline = sv.clock.now() + 10*time.Second
+			sv.blockPos = make([]int, len(sv.d.recs))
+			var batch []block
+			for k := range 4 {
+				batch = append(batch, block{identity(40)[10*k : 10*k+10], -1, 0})
+			}
+			ran = append(ran, len(sv.solveBlocks(batch, budget{&sv.clock, sv.clock.now() + left}, 0)))
+			sv.close()
+		}
+		want := 4
+		if left < 4 {
+			want = 0
+		}
+		if ran[0] != want || ran[1] != want {
+			t.Errorf("%v of work left for 4 blocks: %v blocks ran on one and two goroutines, want %d", left, ran, want)
+		}
+	}
+}

@@ -32,7 +32,8 @@
 // its phases get shares of the limit, and how far each got in its share decides the next.
 // Under Settings.WorkLimit they get shares of the work the search counts in its own steps
 // (LP iterations, line-search rows, margins evaluated; Stats.Work), so a search stopped
-// by it is deterministic too, on any machine, load and number of threads.
+// by it is deterministic too, under any load and number of threads (and on any machine
+// of the same architecture with the same build).
 // Settings.Progress receives the anytime state (Report) as the search runs. A lower
 // family's optimum, lifted by Family.Lift (Family.WarmStarts orders several), warm-starts a
 // larger family in Settings.WarmStarts, and CheckHierarchy checks that the results of

@@ -209,7 +209,8 @@ type Settings struct {
 	// phases their shares of it as TimeLimit gives shares of the time (0: none; a work
 	// second is about a second of one core of the machine the costs were measured on,
 	// bench/README "Work limit"). The result then has status WorkLimit and is the same
-	// on every run, machine and number of threads, where a time limit's depends on how
+	// on every run and number of threads (and machine of the same architecture with the
+	// same build), where a time limit's depends on how
 	// far each phase got. The reductions before the search are not counted, nor is the
 	// final recount. At most one of TimeLimit and WorkLimit may be set.
 	WorkLimit float64
@@ -444,8 +445,8 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 	if s.InitialRows <= 0 {
 		s.InitialRows = 3
 	}
-	if !(s.WorkLimit >= 0) || math.IsInf(s.WorkLimit, 0) {
-		return Result{}, fmt.Errorf("optimize: the work limit must be finite and not negative, got %v", s.WorkLimit)
+	if !(s.WorkLimit >= 0) || s.WorkLimit > maxWorkLimit {
+		return Result{}, fmt.Errorf("optimize: the work limit must be between 0 and %.3g work seconds, got %v", maxWorkLimit, s.WorkLimit)
 	}
 	if s.WorkLimit > 0 && s.TimeLimit > 0 {
 		return Result{}, errors.New("optimize: a search has a time limit or a work limit, not both")

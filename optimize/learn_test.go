@@ -803,4 +803,8 @@ func TestWorkLimitDeterministic(t *testing.T) {
 	if _, err := Learn(p, Settings{WorkLimit: 1, TimeLimit: time.Second}); err == nil {
 		t.Error("a time limit and a work limit together: no error")
 	}
+	// A limit past the clock's range once overflowed to a limit of one unit.
+	if _, err := Learn(p, Settings{WorkLimit: 1e10}); err == nil {
+		t.Error("a work limit of 1e10 work seconds: no error")
+	}
 }

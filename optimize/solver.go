@@ -1097,11 +1097,14 @@ func (sv *solver) countSolve(lp resumableLP) {
 		sv.clock.add(workPerSolve + o.Ops()*workPerOp)
 		return
 	}
-	if c, ok := lp.(*clp.Model); ok && lp == resumableLP(sv.master) {
-		// An iteration of CLP's master costs about in proportion to its non-zeros (CPU
-		// profiles of two 1,080-record searches: 9.2 and 9.4 ns each), where its rows
-		// and columns fitted neither; the θ-LPs' by rows and columns fitted (below).
-		sv.clock.add(workPerSolve + int64(it)*int64(c.NumElements())*workPerNonZero)
+	if c, ok := lp.(*clp.Model); ok {
+		// CLP's cost per iteration follows its non-zeros, and for the θ-LPs its rows and
+		// columns too (clock.go).
+		cost := int64(c.NumElements()) * workPerMasterNonZero
+		if lp != resumableLP(sv.master) {
+			cost = int64(c.NumElements())*workPerNonZero + int64(c.NumRows()+c.NumCols())*workPerPivot
+		}
+		sv.clock.add(workPerSolve + int64(it)*cost)
 		return
 	}
 	size := 1

@@ -50,7 +50,7 @@ smaller margins they can be below the Euclidean DBRL, which counts any margin.
 All figures but the times are reproducible with the same seed when every
 worst-case search ends optimal (otherwise they depend on --time-limit), and always with
 --work-limit W instead (counted work, twice W per file shared the same way: the same
-table on every run and machine).
+table on every run, and on every machine of the same architecture with the same build).
 An interrupt (Ctrl-C) or SIGTERM ends the current file's searches (status interrupted),
 writes the table of the files done and exits 130.`, least, optimize.DefaultEpsilon),
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
@@ -285,7 +285,7 @@ func wcCell(w auditWorstCase) string {
 
 func writeBenchMarkdown(w io.Writer, title string, rows []benchRow) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Reid by masking method (%s). Learned distances: the incumbent's Reid (links with margin ≥ ε = %g, so it can fall below the Euclidean DBRL's, which counts any margin), with the proven bound in parentheses when the search stopped on its time limit.\n\n", title, optimize.DefaultEpsilon)
+	fmt.Fprintf(&b, "Reid by masking method (%s). Learned distances: the incumbent's Reid (links with margin ≥ ε = %g, so it can fall below the Euclidean DBRL's, which counts any margin), with the proven bound in parentheses when the search stopped on its time or work limit.\n\n", title, optimize.DefaultEpsilon)
 	b.WriteString("| masked file | K.Reid knowledge | Euclidean DBRL | PRL (EM) | learned WM | learned OWA | bilinear | Choquet | K.Reid | s DBRL | s PRL | s WM | s OWA | s bilinear | s Choquet |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {

@@ -40,7 +40,7 @@ e.g. reid-demo/mdav_k3/report.html; default reid-demo). --audit=false skips the 
 --records must be at least %d (%s).
 
 The same --records and --seed always give the same files and the same figures, on any
-machine (with --time-limit instead of the default work limit, the worst-case figures of
+machine of the same architecture with the same build (with --time-limit instead of the default work limit, the worst-case figures of
 the audits also depend on how far a search stopped by it got);
 the JSON (--format json) names the files by their base names, and the directory by
 --dir or "(temporary, removed)", so that it is the same from run to run.`, least, why),

@@ -69,8 +69,9 @@ happen in hours: give a time limit or interrupt it.
 --work-limit W stops the search instead after W work seconds (e.g. 600 or 10m): work
 the search counts in its own steps (LP iterations, line-search rows, margins evaluated),
 about a second of one core each. Its phases get their shares of it as of a time limit,
-so the search takes the same steps on every run, machine, load and number of threads,
-and stops with status work_limit and the same answer: the limit for CI gates whose
+so the search takes the same steps on every run, load and number of threads (and
+machine of the same architecture with the same build: the counts follow the
+floating-point path), and stops with status work_limit and the same answer: the limit for CI gates whose
 figures must repeat. Under --time-limit how far each phase gets decides the next, and
 two runs can end with different links and bounds. The JSON's work is the work a run
 counted (also without a work limit: what a work limit needs to reach as far).
@@ -107,8 +108,9 @@ group); for choquet shapley (each attribute's Shapley value: its average weight 
 the learned measure), interaction (each pair's Shapley interaction index: > 0 the pair
 re-identifies together more than apart, < 0 redundant) and family_cuts (monotonicity rows
 added); with the hierarchy, hierarchy (the lower families' results). Every field but
-seconds is identical for the same inputs and seed when the search ends optimal, and
-under --work-limit whatever its status.`,
+seconds is identical for the same inputs and seed without a limit, and under
+--work-limit whatever the status; under --time-limit a stopped search's figures depend
+on how far it got, and one proven optimal may end on other optimal parameters.`,
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			pf := addPairFlags(fs)
 			operator := fs.String("operator", "wm", "operator family: wm, owa, bilinear, choquet or choquet2")
@@ -611,7 +613,7 @@ func printLearn(w io.Writer, r *learnReport) error {
 		}
 		fmt.Fprintf(w, "strongest interactions: %s\n", strings.Join(parts, " "))
 	}
-	fmt.Fprintf(w, "search: %d nodes, %d cuts, %d rows generated, %d LP iterations, %.2fs\n",
-		r.Nodes, r.Cuts, r.RowsGenerated, r.LPIterations, r.Seconds)
+	fmt.Fprintf(w, "search: %d nodes, %d cuts, %d rows generated, %d LP iterations, %.2f work seconds, %.2fs\n",
+		r.Nodes, r.Cuts, r.RowsGenerated, r.LPIterations, r.Work, r.Seconds)
 	return nil
 }

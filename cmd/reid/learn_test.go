@@ -105,6 +105,7 @@ func TestLearnUsage(t *testing.T) {
 		{"--epsilon", "0", orig, masked},
 		{"--time-limit", "-1s", orig, masked},
 		{"--work-limit", "-1", orig, masked},
+		{"--work-limit", "1e10", orig, masked},
 		{"--work-limit", "1", "--time-limit", "1s", orig, masked},
 		{"--format", "xml", orig, masked},
 	} {

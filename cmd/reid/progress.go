@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"sync"
@@ -81,10 +82,17 @@ func (p *progress) Finish() {
 // number of seconds ("90"), since CI scripts often pass the latter.
 type secondsOrDuration time.Duration
 
+// maxSeconds bounds a plain number of seconds: larger ones would overflow a Duration
+// (and pass the optimiser's largest work limit).
+const maxSeconds = 1e9
+
 func (d *secondsOrDuration) String() string { return time.Duration(*d).String() }
 
 func (d *secondsOrDuration) Set(s string) error {
 	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		if math.Abs(v) > maxSeconds {
+			return fmt.Errorf("%s seconds is more than %g (about 32 years)", s, maxSeconds)
+		}
 		*d = secondsOrDuration(v * float64(time.Second))
 		return nil
 	}
