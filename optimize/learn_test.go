@@ -808,3 +808,19 @@ func TestWorkLimitDeterministic(t *testing.T) {
 		t.Error("a work limit of 1e10 work seconds: no error")
 	}
 }
+
+// Under a work limit CLP's solves are capped at the iterations the work left pays for:
+// the Choquet θ-LPs on all 13 CENSUS attributes (8,191 measure columns) once ran on past
+// the limit within one solve.
+func TestWorkLimitCapsCLP(t *testing.T) {
+	p := census(t, "rankswap_p15", 300)
+	p.Family = Choquet
+	const limit = 0.5
+	r, err := Learn(p, Settings{WorkLimit: limit, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != WorkLimit || r.Stats.Work > 1.05*limit {
+		t.Errorf("status %v after %.3f work seconds: want work_limit just past %v", r.Status, r.Stats.Work, limit)
+	}
+}

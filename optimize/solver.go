@@ -1098,13 +1098,7 @@ func (sv *solver) countSolve(lp resumableLP) {
 		return
 	}
 	if c, ok := lp.(*clp.Model); ok {
-		// CLP's cost per iteration follows its non-zeros, and for the θ-LPs its rows and
-		// columns too (clock.go).
-		cost := int64(c.NumElements()) * workPerMasterNonZero
-		if lp != resumableLP(sv.master) {
-			cost = int64(c.NumElements())*workPerNonZero + int64(c.NumRows()+c.NumCols())*workPerPivot
-		}
-		sv.clock.add(workPerSolve + int64(it)*cost)
+		sv.clock.add(workPerSolve + int64(it)*sv.clpIterationWork(c))
 		return
 	}
 	size := 1
@@ -1133,7 +1127,17 @@ func (sv *solver) farkas(lp limitedLP) ([]float64, bool) {
 // Under a work limit the solves get no cap (a cap in seconds would make where they stop
 // depend on the machine); their iterations are counted when they return (resume).
 func (sv *solver) limit(lp limitedLP) {
-	if sv.deadline == 0 || sv.clock.counting {
+	if sv.deadline == 0 {
+		return
+	}
+	if sv.clock.counting {
+		// CLP's solves are capped at the iterations the work left pays for (one at
+		// least), as the Go LPs' run to their own iteration caps: a Choquet θ-LP of
+		// 1,080 records ran on for twice its operator's share of an audit's work limit.
+		if c, ok := lp.(*clp.Model); ok {
+			left := int64(sv.deadline - sv.clock.now())
+			c.SetMaxIterations(int(min(max(left/max(sv.clpIterationWork(c), 1), 1), math.MaxInt32)))
+		}
 		return
 	}
 	left := (sv.deadline - sv.clock.now()).Seconds()
@@ -1141,6 +1145,15 @@ func (sv *solver) limit(lp limitedLP) {
 		left *= sv.cpuShare()
 	}
 	lp.SetMaxSeconds(max(left, 1e-3))
+}
+
+// clpIterationWork is the work of one iteration of a CLP model of the search: by its
+// non-zeros for the master, by its rows, columns and non-zeros for a θ-LP (clock.go).
+func (sv *solver) clpIterationWork(c *clp.Model) int64 {
+	if masterLP(c) == sv.master {
+		return int64(c.NumElements()) * workPerMasterNonZero
+	}
+	return int64(c.NumElements())*workPerNonZero + int64(c.NumRows()+c.NumCols())*workPerPivot
 }
 
 // cpuShare estimates the CPU time the process gets per second of wall time, between 0.1
