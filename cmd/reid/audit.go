@@ -46,10 +46,10 @@ that the masked file has too, but the id (a warning names the ones left out), un
   worst case  the learned distances of the WM, OWA, bilinear and Choquet families (exact
               MILP, anytime) on the numeric attributes: --time-limit is split between the
               operators (or --work-limit, counted work instead of time: then every
-              figure of the report repeats exactly, run after run); each reports its incumbent, proven bound, gap and status (an
-              interrupt, Ctrl-C or SIGTERM, ends the searches with status interrupted;
-              the report is still written, and audit exits 130 without judging the
-              policy). Bilinear and Choquet start from the WM and OWA optima; on more
+              figure of the report repeats exactly, run after run); each reports its
+              incumbent, proven bound, gap and status (an interrupt, Ctrl-C or
+              SIGTERM, ends the searches with status interrupted; the report is still
+              written, and audit exits 130 without judging the policy). Bilinear and Choquet start from the WM and OWA optima; on more
               than 13 attributes the 2-additive Choquet integral (choquet2, up to 20)
               replaces the full one.
   uniqueness  with --keys: sample and population uniques, P(PU|SU), record risk and
