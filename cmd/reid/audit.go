@@ -354,7 +354,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, err := a.pf.open()
+	files, err := a.pf.open(e.stderr)
 	if err != nil {
 		return nil, err
 	}

@@ -85,7 +85,9 @@ func (p *pairFlags) positionalFiles(args []string) error {
 	return nil
 }
 
-func (p *pairFlags) open() (*pairedFiles, error) {
+// A --sample fraction that asks for less than one original record keeps one (the
+// measures are then an intruder's who knows a single record): it says so on stderr.
+func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
 	opts, err := p.load.options()
 	if err != nil {
 		return nil, err
@@ -141,6 +143,9 @@ func (p *pairFlags) open() (*pairedFiles, error) {
 	if err != nil {
 		err = p.idError(err)
 		return nil, asInput(err)
+	}
+	if f, n := *p.sample, original.Rows(); f > 0 && f < 1 && f*float64(n) < 1 {
+		fmt.Fprintf(stderr, "reid: --sample %g of %d original records is %.2g of a record: it keeps one, and the measures are those of an intruder who knows a single record\n", f, n, f*float64(n))
 	}
 	so := datasets.StandardizeOptions{DropConstant: *p.dropConstant}
 	zo, err := standardizeOriginal(original, pairing, so)
@@ -376,7 +381,7 @@ with the whole original file's means and sds, as --records does.`,
 				if err := pf.positionalFiles(args); err != nil {
 					return err
 				}
-				files, err := pf.open()
+				files, err := pf.open(e.stderr)
 				if err != nil {
 					return err
 				}

@@ -207,3 +207,35 @@ func TestCheckTypesOfUnselectedColumns(t *testing.T) {
 		})
 	}
 }
+
+// --sample asking for less than one original record keeps one, and says so; one that asks
+// for a record or more keeps quiet.
+func TestSampleBelowOneRecordWarns(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("a,b\n")
+	for i := range 60 {
+		fmt.Fprintf(&b, "%d,%d\n", i, (i*7)%60)
+	}
+	orig := writeCSV(t, dir, "o.csv", b.String())
+	for _, c := range []struct {
+		fraction string
+		n        int
+		warns    bool
+	}{{"0.01", 1, true}, {"0.05", 3, false}} {
+		code, out, stderr := runReid(t, "link", "--format", "json", "--sample", c.fraction, orig, orig)
+		if code != exitOK {
+			t.Fatalf("--sample %s: exit %d: %s", c.fraction, code, stderr)
+		}
+		var r struct {
+			N int `json:"n"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		warned := strings.Contains(stderr, "--sample "+c.fraction+" of 60 original records") && strings.Contains(stderr, "keeps one")
+		if r.N != c.n || warned != c.warns {
+			t.Errorf("--sample %s of 60: n %d (want %d), warned %v (want %v): %q", c.fraction, r.N, c.n, warned, c.warns, stderr)
+		}
+	}
+}

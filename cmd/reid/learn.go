@@ -157,7 +157,7 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 				if err := pf.positionalFiles(args); err != nil {
 					return err
 				}
-				files, err := pf.open()
+				files, err := pf.open(e.stderr)
 				if err != nil {
 					return err
 				}

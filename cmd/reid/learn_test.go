@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -289,7 +290,7 @@ func TestLearnLowerFamiliesLimited(t *testing.T) {
 	orig, _, swap := fixture(t)
 	pf := addPairFlags(flag.NewFlagSet("learn", flag.ContinueOnError))
 	*pf.original, *pf.masked, *pf.attrs = orig, swap, demoNumeric
-	files, err := pf.open()
+	files, err := pf.open(io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

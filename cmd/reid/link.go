@@ -111,7 +111,7 @@ linked record.` + prlHelp,
 				if err := pf.positionalFiles(args); err != nil {
 					return err
 				}
-				files, err := pf.open()
+				files, err := pf.open(e.stderr)
 				if err != nil {
 					return err
 				}

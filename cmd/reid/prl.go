@@ -208,7 +208,7 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	if err := pf.positionalFiles(args); err != nil {
 		return err
 	}
-	files, err := pf.open()
+	files, err := pf.open(e.stderr)
 	if err != nil {
 		return err
 	}
