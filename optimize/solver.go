@@ -1070,9 +1070,10 @@ func (sv *solver) solveMaster() (obj float64, K []float64, state masterState) {
 const maxResumes = 10
 
 // resume counts the iterations of the solve that returned st and, while CLP stopped on
-// its cap with wall time left, resumes the solve (from its basis) under a new cap: the
+// its cap with time or work left, resumes the solve (from its basis) under a new cap: the
 // cap is CPU seconds estimated from the process's recent CPU share (limit), which can
-// fall short when the machine frees up during the solve. Without this, a master solve
+// fall short when the machine frees up during the solve, or under a work limit the
+// iterations the work left paid for when the solve began. Without this, a master solve
 // stopped that way was taken for CLP's failure (a panic in a 120-s search on 1,080
 // records beside three other searches).
 func (sv *solver) resume(lp resumableLP, st clp.Status) clp.Status {
@@ -1124,8 +1125,9 @@ func (sv *solver) farkas(lp limitedLP) ([]float64, bool) {
 // with a quarter of the vCPUs' time stolen), so a CLP model's cap is the time left times
 // the share of wall time the process has been getting.
 //
-// Under a work limit the solves get no cap (a cap in seconds would make where they stop
-// depend on the machine); their iterations are counted when they return (resume).
+// Under a work limit no cap is in seconds (where a solve stopped would depend on the
+// machine): a CLP model's is the iterations the work left pays for, and the Go LPs run to
+// their own iteration caps; the iterations are counted when a solve returns (resume).
 func (sv *solver) limit(lp limitedLP) {
 	if sv.deadline == 0 {
 		return

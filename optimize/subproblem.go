@@ -234,6 +234,7 @@ func (sv *solver) solveThetaLP(lp dualLP) clp.Status {
 	st := sv.resume(lp, lp.Dual())
 	sv.stats.SubproblemSolves++
 	if st != clp.Optimal && st != clp.PrimalInfeasible && !sv.timeUp() && pg == nil {
+		sv.limit(lp) // the cap of what is left after the dual's iterations
 		st = sv.resume(lp, lp.Primal())
 	}
 	return st

@@ -76,6 +76,9 @@ writes the table of the files done and exits 130.`, least, optimize.DefaultEpsil
 				if err := checkWorkLimit(time.Duration(workLimit), timeGiven); err != nil {
 					return err
 				}
+				if 2*time.Duration(workLimit).Seconds() > maxSeconds {
+					return usagef("--work-limit %v: each file gets twice it, more than %g work seconds (about 32 years)", time.Duration(workLimit), maxSeconds)
+				}
 				if workLimit > 0 {
 					timeLimit = 0 // the default time limit gives way to the work limit
 				}

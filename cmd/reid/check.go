@@ -144,8 +144,8 @@ func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
 		err = p.idError(err)
 		return nil, asInput(err)
 	}
-	if f, n := *p.sample, original.Rows(); f > 0 && f < 1 && f*float64(n) < 1 {
-		fmt.Fprintf(stderr, "reid: --sample %g of %d original records is %.2g of a record: it keeps one, and the measures are those of an intruder who knows a single record\n", f, n, f*float64(n))
+	if f, n := *p.sample, original.Rows(); f > 0 && f < 1 && len(pairing.OriginalRows) == 1 {
+		fmt.Fprintf(stderr, "reid: --sample %g of %d original records is %.2g of a record and keeps one: the measures are those of an intruder who knows a single record\n", f, n, f*float64(n))
 	}
 	so := datasets.StandardizeOptions{DropConstant: *p.dropConstant}
 	zo, err := standardizeOriginal(original, pairing, so)

@@ -208,8 +208,8 @@ func TestCheckTypesOfUnselectedColumns(t *testing.T) {
 	}
 }
 
-// --sample asking for less than one original record keeps one, and says so; one that asks
-// for a record or more keeps quiet.
+// --sample keeping a single original record (less than one asked for, or up to 1.5
+// rounded) says so; one keeping more keeps quiet.
 func TestSampleBelowOneRecordWarns(t *testing.T) {
 	dir := t.TempDir()
 	var b strings.Builder
@@ -222,7 +222,7 @@ func TestSampleBelowOneRecordWarns(t *testing.T) {
 		fraction string
 		n        int
 		warns    bool
-	}{{"0.01", 1, true}, {"0.05", 3, false}} {
+	}{{"0.01", 1, true}, {"0.024", 1, true}, {"0.025", 2, false}, {"0.05", 3, false}} {
 		code, out, stderr := runReid(t, "link", "--format", "json", "--sample", c.fraction, orig, orig)
 		if code != exitOK {
 			t.Fatalf("--sample %s: exit %d: %s", c.fraction, code, stderr)
@@ -233,7 +233,7 @@ func TestSampleBelowOneRecordWarns(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatal(err)
 		}
-		warned := strings.Contains(stderr, "--sample "+c.fraction+" of 60 original records") && strings.Contains(stderr, "keeps one")
+		warned := strings.Contains(stderr, "--sample "+c.fraction+" of 60 original records") && strings.Contains(stderr, "and keeps one")
 		if r.N != c.n || warned != c.warns {
 			t.Errorf("--sample %s of 60: n %d (want %d), warned %v (want %v): %q", c.fraction, r.N, c.n, warned, c.warns, stderr)
 		}

@@ -310,10 +310,14 @@ const lowerFamilyLimit = 2 * time.Minute
 // before it (a hierarchy's lower families, an audit's operators) used up its share.
 const minWorkLimit = 1e-3
 
-// checkWorkLimit refuses a negative --work-limit, or one beside a time limit.
+// checkWorkLimit refuses a negative --work-limit, one past the optimiser's largest (given
+// as a duration: plain seconds are bounded by the flag), or one beside a time limit.
 func checkWorkLimit(work time.Duration, timeLimit bool) error {
 	if work < 0 {
 		return usagef("--work-limit must be positive")
+	}
+	if work.Seconds() > maxSeconds {
+		return usagef("--work-limit %v is more than %g work seconds (about 32 years)", work, maxSeconds)
 	}
 	if work > 0 && timeLimit {
 		return usagef("--work-limit and --time-limit: give one (a work limit makes the answer repeat; a time limit bounds the wall time)")

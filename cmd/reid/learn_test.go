@@ -107,6 +107,7 @@ func TestLearnUsage(t *testing.T) {
 		{"--time-limit", "-1s", orig, masked},
 		{"--work-limit", "-1", orig, masked},
 		{"--work-limit", "1e10", orig, masked},
+		{"--work-limit", "300000h", orig, masked},
 		{"--work-limit", "1", "--time-limit", "1s", orig, masked},
 		{"--format", "xml", orig, masked},
 	} {

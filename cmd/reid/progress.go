@@ -82,8 +82,8 @@ func (p *progress) Finish() {
 // number of seconds ("90"), since CI scripts often pass the latter.
 type secondsOrDuration time.Duration
 
-// maxSeconds bounds a plain number of seconds: larger ones would overflow a Duration
-// (and pass the optimiser's largest work limit).
+// maxSeconds bounds a plain number of seconds, which larger ones would overflow a
+// Duration, and a work limit (checkWorkLimit), the optimiser's largest.
 const maxSeconds = 1e9
 
 func (d *secondsOrDuration) String() string { return time.Duration(*d).String() }
