@@ -812,24 +812,31 @@ func TestWorkLimitDeterministic(t *testing.T) {
 // Under a work limit CLP's solves are capped at the iterations the work left pays for:
 // the Choquet θ-LPs on all 13 CENSUS attributes (8,191 measure columns) once ran on past
 // the limit within one solve. The caps are as deterministic as the count: one goroutine
-// and two give the same Result.
+// and two give the same Result, for the full Choquet integral and the 2-additive one
+// (whose θ-LPs are CLP's too).
 func TestWorkLimitCapsCLP(t *testing.T) {
-	p := census(t, "rankswap_p15", 300)
-	p.Family = Choquet
-	const limit = 0.5
-	var runs []Result
-	for _, threads := range []int{1, 2} {
-		r, err := Learn(p, Settings{WorkLimit: limit, Threads: threads})
-		if err != nil {
-			t.Fatal(err)
+	for _, c := range []struct {
+		file   string
+		n      int
+		family Family
+	}{{"rankswap_p15", 300, Choquet}, {"noise_additive_50", 120, Choquet2}} {
+		p := census(t, c.file, c.n)
+		p.Family = c.family
+		const limit = 0.5
+		var runs []Result
+		for _, threads := range []int{1, 2} {
+			r, err := Learn(p, Settings{WorkLimit: limit, Threads: threads})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status != WorkLimit || r.Stats.Work > 1.05*limit {
+				t.Errorf("%v, threads %d: status %v after %.3f work seconds: want work_limit just past %v", c.family, threads, r.Status, r.Stats.Work, limit)
+			}
+			r.Stats.Seconds = 0
+			runs = append(runs, r)
 		}
-		if r.Status != WorkLimit || r.Stats.Work > 1.05*limit {
-			t.Errorf("threads %d: status %v after %.3f work seconds: want work_limit just past %v", threads, r.Status, r.Stats.Work, limit)
+		if !reflect.DeepEqual(runs[0], runs[1]) {
+			t.Errorf("%v: one goroutine and two differ:\n%+v\n%+v", c.family, runs[0], runs[1])
 		}
-		r.Stats.Seconds = 0
-		runs = append(runs, r)
-	}
-	if !reflect.DeepEqual(runs[0], runs[1]) {
-		t.Errorf("one goroutine and two differ:\n%+v\n%+v", runs[0], runs[1])
 	}
 }
