@@ -6,11 +6,13 @@ import "time"
 // (budget) against: the wall time since the search started, or, under
 // Settings.WorkLimit, the work its own steps have counted (LP iterations, line-search
 // rows, margins evaluated), in units of about a nanosecond of one core of the machine
-// the costs below were measured on. The work is counted either way (Stats.Work). Counted work makes a search that stops at its limit
-// repeat exactly (the same steps, the same answer) under any load and any number of
-// threads, and on any machine of the same architecture with the same build (the counts
-// follow the floating-point path, which fused multiply-adds or another CLP could change), as the deterministic work limits of MILP solvers do; wall time
-// cannot, since how far each phase gets in its share decides what comes next.
+// the costs below were measured on. The work is counted either way (Stats.Work).
+// Counted work makes a search that stops at its limit repeat exactly (the same steps,
+// the same answer) under any load and any number of threads, and on any machine of the
+// same architecture with the same build (the counts follow the floating-point path,
+// which fused multiply-adds or another CLP could change), as the deterministic work
+// limits of MILP solvers do; wall time cannot, since how far each phase gets in its
+// share decides what comes next.
 type clock struct {
 	start time.Time
 	// counting is set under a work limit: the clock then reads units, the work counted
@@ -26,6 +28,9 @@ func (c *clock) now() time.Duration {
 	}
 	return time.Since(c.start)
 }
+
+// seconds is the work counted so far, in work seconds.
+func (c *clock) seconds() float64 { return float64(c.units) / float64(time.Second) }
 
 // add counts units of work. Only the goroutine that runs the search adds: steps that run
 // on several goroutines add their total after joining, so the count does not depend on
@@ -57,13 +62,14 @@ const (
 	workPerValue = 1
 )
 
-// rowWork is the cost, in values, of one competitor row's margin under the family of sp:
-// θ's dimensions where the margin is a dot product over the row (WM, OWA, the 2-additive
+// marginsWork is the work of the margins of every candidate row of r: per row θ's
+// dimensions where the margin is a dot product over the row (WM, OWA, the 2-additive
 // Choquet integral, the bilinear form's stored features), but twice the attributes for
 // the Choquet integral, whose margin walks one chain of m sets of its 2^m − 1.
-func rowWork(sp space) int64 {
-	if c, ok := sp.(*choquetSpace); ok {
-		return int64(2 * c.m)
+func marginsWork(d *data, r *rec) int64 {
+	perRow := d.sp.dim()
+	if c, ok := d.sp.(*choquetSpace); ok {
+		perRow = 2 * c.m
 	}
-	return int64(sp.dim())
+	return int64(r.ncand()) * int64(perRow) * workPerValue
 }

@@ -115,7 +115,6 @@ func newGameLP(m int) *gameLP {
 }
 
 func (g *gameLP) NumRows() int            { return len(g.lo) }
-func (g *gameLP) NumCols() int            { return g.m }
 func (g *gameLP) Iterations() int         { return g.iterations }
 func (g *gameLP) Ops() int64              { return g.ops }
 func (g *gameLP) SetMaxSeconds(s float64) { g.maxSeconds = s }

@@ -764,7 +764,7 @@ func unsearched(ctx context.Context, p Problem, d *data, s Settings, start time.
 // result re-counts the incumbent with the pairwise core and assembles the Result.
 func (sv *solver) result(p Problem) (Result, error) {
 	r := Result{Family: p.Family, N: len(sv.d.recs), Epsilon: sv.eps, Status: sv.status, Stats: sv.stats, EuclideanLinks: sv.euclideanLinks}
-	r.Stats.Work = float64(sv.clock.units) / float64(time.Second)
+	r.Stats.Work = sv.clock.seconds()
 	if sv.status == Optimal {
 		// The same answer whichever optimal θ the search ended on (see canonicalTheta).
 		linked, _ := sv.linkedSet(sv.bestTheta)

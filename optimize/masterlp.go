@@ -159,8 +159,6 @@ func newPackLP(n int) *packLP {
 func (p *packLP) SetColumnBounds(i int, lo, up float64) { p.lo[i], p.up[i] = lo, up }
 func (p *packLP) Iterations() int                       { return p.iterations }
 func (p *packLP) Ops() int64                            { return p.ops * 2 / 3 } // measured: clock.go
-func (p *packLP) NumRows() int                          { return len(p.rows) }
-func (p *packLP) NumCols() int                          { return p.n }
 func (p *packLP) SetMaxSeconds(s float64)               { p.maxSeconds = s }
 func (p *packLP) Close()                                {}
 func (p *packLP) ObjectiveValue() float64               { return p.obj }

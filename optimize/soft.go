@@ -46,10 +46,10 @@ func softAscent(d *data, sp *bilinearSpace, theta []float64, eps float64, skip [
 	}
 	dim := len(theta)
 	grad := make([]float64, dim)
-	// An evaluation's work: every row of the counted records, each over θ's dimensions.
+	// An evaluation's work: the margins of the counted records.
 	var evalWork int64
 	for _, i := range o.recs {
-		evalWork += int64(d.recs[i].ncand()) * int64(dim) * workPerValue
+		evalWork += marginsWork(d, &d.recs[i])
 	}
 	eval := func(theta []float64, tau float64, grad []float64) (float64, int) {
 		stop.add(evalWork)

@@ -608,7 +608,7 @@ func (sv *solver) report(force bool) {
 		gap = float64(bound-inc) / float64(bound)
 	}
 	sv.progress(Report{Incumbent: inc, Bound: bound, N: n, Gap: gap, Nodes: sv.stats.Nodes, Elapsed: now.Sub(sv.start),
-		Work: float64(sv.clock.units) / float64(time.Second)})
+		Work: sv.clock.seconds()})
 }
 
 // polishShare and polishMin bound the time of one local search under a time limit.
@@ -812,6 +812,9 @@ func (sv *solver) twinGroupOf() []int {
 	return group
 }
 
+// checkShare is the share of the time limit the one-record checks get (checkAlone).
+const checkShare = 0.25
+
 // checkAlone fixes K_i = 1 for the records that cannot be linked even alone. Under a
 // time limit it gets at most a quarter of it: on a large file of a family without
 // dominance (bilinear) it is hundreds of LPs that mostly prove records linkable alone,
@@ -819,11 +822,7 @@ func (sv *solver) twinGroupOf() []int {
 // not fixed.
 func (sv *solver) checkAlone() {
 	n := len(sv.d.recs)
-	var stopChecks time.Duration
-	if sv.deadline != 0 {
-		now := sv.clock.now()
-		stopChecks = now + max((sv.deadline-now)/4, 1)
-	}
+	stopChecks := sv.newBudget(checkShare).end
 	linked, _ := sv.linkedSet(sv.bestTheta)
 	for i := range sv.d.recs {
 		if sv.timeUp() || stopChecks != 0 && sv.clock.now() > stopChecks {
@@ -1090,26 +1089,19 @@ func (sv *solver) resume(lp resumableLP, st clp.Status) clp.Status {
 }
 
 // countSolve counts the iterations of lp's last solve, in the statistics and as work
-// (clock.go): per iteration, a cost in the LP's rows and columns where it tells them.
+// (clock.go): the Go LPs' own operation counts, CLP's iterations by its model's size (a
+// test's wrapper of the master, which tells neither, by its iterations).
 func (sv *solver) countSolve(lp resumableLP) {
 	it := lp.Iterations()
 	sv.stats.LPIterations += it
-	if o, ok := lp.(interface{ Ops() int64 }); ok {
-		sv.clock.add(workPerSolve + o.Ops()*workPerOp)
-		return
+	work := int64(it) * workPerPivot
+	switch lp := lp.(type) {
+	case interface{ Ops() int64 }:
+		work = lp.Ops() * workPerOp
+	case *clp.Model:
+		work = int64(it) * sv.clpIterationWork(lp)
 	}
-	if c, ok := lp.(*clp.Model); ok {
-		sv.clock.add(workPerSolve + int64(it)*sv.clpIterationWork(c))
-		return
-	}
-	size := 1
-	if s, ok := lp.(interface{ NumRows() int }); ok {
-		size += s.NumRows()
-	}
-	if s, ok := lp.(interface{ NumCols() int }); ok {
-		size += s.NumCols()
-	}
-	sv.clock.add(workPerSolve + int64(it)*int64(size)*workPerPivot)
+	sv.clock.add(workPerSolve + work)
 }
 
 // farkas is lp.FarkasCertificate under the time left (its auxiliary elastic LP is a
@@ -1133,9 +1125,8 @@ func (sv *solver) limit(lp limitedLP) {
 		return
 	}
 	if sv.clock.counting {
-		// CLP's solves are capped at the iterations the work left pays for (one at
-		// least), as the Go LPs' run to their own iteration caps: a Choquet θ-LP of
-		// 1,080 records ran on for twice its operator's share of an audit's work limit.
+		// One iteration at least. Uncapped, a Choquet θ-LP of 1,080 records ran on for
+		// twice its operator's share of an audit's work limit.
 		if c, ok := lp.(*clp.Model); ok {
 			left := int64(sv.deadline - sv.clock.now())
 			c.SetMaxIterations(int(min(max(left/max(sv.clpIterationWork(c), 1), 1), math.MaxInt32)))

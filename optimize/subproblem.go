@@ -329,7 +329,7 @@ func (sv *solver) settle(x []float64) []famRow {
 // LP below (ε + lo)/2, which only the projection onto the family can cause (the LP holds
 // its rows to CLP's tolerance).
 func (sv *solver) violations(ev evaluator, i int, inLP []bool, lo float64) (add []int, bad bool) {
-	sv.clock.add(int64(sv.d.recs[i].ncand()) * rowWork(sv.d.sp) * workPerValue / 2) // vectorised
+	sv.clock.add(marginsWork(sv.d, &sv.d.recs[i]) / 2) // vectorised
 	sv.margins = ev.margins(&sv.d.recs[i], sv.margins)
 	type viol struct {
 		c int
@@ -499,7 +499,7 @@ func (sv *solver) linkedSet(theta []float64) ([]bool, int) {
 		}
 		// The vectorised dot products, and the first row below ε ends a record: a
 		// quarter of the values (CPU profile, noise_correlated_10 WM).
-		sv.clock.add(int64(r.ncand()) * rowWork(sv.d.sp) * workPerValue / 4)
+		sv.clock.add(marginsWork(sv.d, r) / 4)
 		if linksRecord(ev, r, sv.eps, &sv.margins) {
 			linked[i] = true
 			n++
@@ -535,7 +535,7 @@ func (sv *solver) worstMargins(theta []float64) []float64 {
 	w := make([]float64, len(sv.d.recs))
 	for i := range sv.d.recs {
 		w[i] = math.Inf(1)
-		sv.clock.add(int64(sv.d.recs[i].ncand()) * rowWork(sv.d.sp) * workPerValue / 2) // vectorised
+		sv.clock.add(marginsWork(sv.d, &sv.d.recs[i]) / 2) // vectorised
 		sv.margins = ev.margins(&sv.d.recs[i], sv.margins)
 		for _, v := range sv.margins {
 			w[i] = min(w[i], v)
