@@ -99,13 +99,8 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 				if timeLimit < 0 {
 					return usagef("--time-limit must be positive")
 				}
-				timeGiven := false
-				fs.Visit(func(f *flag.Flag) { timeGiven = timeGiven || f.Name == "time-limit" })
-				if err := checkWorkLimit(time.Duration(workLimit), timeGiven && timeLimit > 0); err != nil {
+				if err := chooseLimit(fs, (*time.Duration)(&timeLimit), (*time.Duration)(&workLimit)); err != nil {
 					return err
-				}
-				if workLimit > 0 {
-					timeLimit = 0 // the default minute gives way to the work limit
 				}
 				if err := checkEpsilon(*epsilon); err != nil {
 					return err

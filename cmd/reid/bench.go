@@ -71,16 +71,11 @@ writes the table of the files done and exits 130.`, least, optimize.DefaultEpsil
 				if timeLimit <= 0 {
 					return usagef("--time-limit must be positive")
 				}
-				timeGiven := false
-				fs.Visit(func(f *flag.Flag) { timeGiven = timeGiven || f.Name == "time-limit" })
-				if err := checkWorkLimit(time.Duration(workLimit), timeGiven); err != nil {
+				if err := chooseLimit(fs, (*time.Duration)(&timeLimit), (*time.Duration)(&workLimit)); err != nil {
 					return err
 				}
 				if 2*time.Duration(workLimit).Seconds() > maxSeconds {
 					return usagef("--work-limit %v: each file gets twice it, more than %g work seconds (about 32 years)", time.Duration(workLimit), maxSeconds)
-				}
-				if workLimit > 0 {
-					timeLimit = 0 // the default time limit gives way to the work limit
 				}
 				// Checked even when the data set exists: a value that can never work.
 				if *records < least {
@@ -91,9 +86,7 @@ writes the table of the files done and exits 130.`, least, optimize.DefaultEpsil
 				}
 				// A data set named on the command line must exist: a misspelt name would
 				// otherwise measure synthetic data (the fallback is for the default only).
-				named := false
-				fs.Visit(func(f *flag.Flag) { named = named || f.Name == "dataset" })
-				if named {
+				if flagGiven(fs, "dataset") {
 					if _, err := os.Stat(filepath.Join(*dsDir, *dsName, "original.csv")); err != nil {
 						return usagef("--dataset %s: no %s", *dsName, filepath.Join(*dsDir, *dsName, "original.csv"))
 					}

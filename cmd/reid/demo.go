@@ -65,14 +65,10 @@ the JSON (--format json) names the files by their base names, and the directory 
 				if timeLimit < 0 {
 					return usagef("--time-limit must be positive")
 				}
-				if timeLimit > 0 {
-					workGiven := false
-					fs.Visit(func(f *flag.Flag) { workGiven = workGiven || f.Name == "work-limit" })
-					if err := checkWorkLimit(time.Duration(workLimit), workGiven); err != nil {
-						return err
-					}
-					workLimit = 0 // the time limit asked for replaces the default work limit
-				} else if workLimit <= 0 {
+				if err := chooseLimit(fs, (*time.Duration)(&timeLimit), (*time.Duration)(&workLimit)); err != nil {
+					return err
+				}
+				if timeLimit == 0 && workLimit <= 0 {
 					return usagef("--work-limit must be positive")
 				}
 				if *records < least {

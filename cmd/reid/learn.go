@@ -145,7 +145,7 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 				if *timeLimit < 0 {
 					return usagef("--time-limit must be positive")
 				}
-				if err := checkWorkLimit(*workLimit, *timeLimit > 0); err != nil {
+				if err := chooseLimit(fs, timeLimit, workLimit); err != nil {
 					return err
 				}
 				if err := checkEpsilon(*epsilon); err != nil {
@@ -310,19 +310,35 @@ const lowerFamilyLimit = 2 * time.Minute
 // before it (a hierarchy's lower families, an audit's operators) used up its share.
 const minWorkLimit = 1e-3
 
-// checkWorkLimit refuses a negative --work-limit, one past the optimiser's largest (given
-// as a duration: plain seconds are bounded by the flag), or one beside a time limit.
-func checkWorkLimit(work time.Duration, timeLimit bool) error {
-	if work < 0 {
+// chooseLimit settles a command's --time-limit and --work-limit: it refuses a negative
+// work limit, one past the optimiser's largest (given as a duration: plain seconds are
+// bounded by the flag), and both given and positive; the one given replaces the other's
+// default (audit's and bench's minute of time, demo's 4 work seconds).
+func chooseLimit(fs *flag.FlagSet, timeLimit, workLimit *time.Duration) error {
+	if *workLimit < 0 {
 		return usagef("--work-limit must be positive")
 	}
-	if work.Seconds() > maxSeconds {
-		return usagef("--work-limit %v is more than %g work seconds (about 32 years)", work, maxSeconds)
+	if workLimit.Seconds() > maxSeconds {
+		return usagef("--work-limit %v is more than %g work seconds (about 32 years)", *workLimit, maxSeconds)
 	}
-	if work > 0 && timeLimit {
+	timeGiven := flagGiven(fs, "time-limit") && *timeLimit > 0
+	workGiven := flagGiven(fs, "work-limit") && *workLimit > 0
+	switch {
+	case timeGiven && workGiven:
 		return usagef("--work-limit and --time-limit: give one (a work limit makes the answer repeat; a time limit bounds the wall time)")
+	case timeGiven:
+		*workLimit = 0
+	case workGiven:
+		*timeLimit = 0
 	}
 	return nil
+}
+
+// flagGiven reports whether the flag name was set on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 type learnJob struct {

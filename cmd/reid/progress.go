@@ -83,7 +83,7 @@ func (p *progress) Finish() {
 type secondsOrDuration time.Duration
 
 // maxSeconds bounds a plain number of seconds, which larger ones would overflow a
-// Duration, and a work limit (checkWorkLimit), the optimiser's largest.
+// Duration, and a work limit (chooseLimit), the optimiser's largest.
 const maxSeconds = 1e9
 
 func (d *secondsOrDuration) String() string { return time.Duration(*d).String() }
