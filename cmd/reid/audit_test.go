@@ -999,11 +999,7 @@ func TestAuditTooManyPRLPatterns(t *testing.T) {
 // two, where searches stop at their limits (the first 150 CENSUS records of rankswap_p15
 // are not proven in a work second per operator); --time-limit beside it is a usage error.
 func TestAuditWorkLimitRepeats(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "datasets", "census")
-	orig, masked := filepath.Join(dir, "original.csv"), filepath.Join(dir, "masked", "rankswap_p15.csv")
-	if _, err := os.Stat(masked); err != nil {
-		t.Skipf("CENSUS benchmark files absent (%v): see README.md", err)
-	}
+	orig, masked := censusFiles(t, "rankswap_p15")
 	schema := loadSchema(t)
 	var docs []string
 	for _, threads := range []string{"1", "2"} {

@@ -132,11 +132,7 @@ func TestLearnUsage(t *testing.T) {
 // Shapley values sum to 1 and the interaction indices cover every pair, the eigenvalues of
 // W are ≥ −1e-9, and the written parameters give reid link the reported DBRL links.
 func TestLearnChoquetBilinear(t *testing.T) {
-	const census = "../../../shared/datasets/census"
-	orig, masked := filepath.Join(census, "original.csv"), filepath.Join(census, "masked", "rankswap_p15.csv")
-	if _, err := os.Stat(masked); err != nil {
-		t.Skipf("CENSUS benchmark files absent (%v): see README.md", err)
-	}
+	orig, masked := censusFiles(t, "rankswap_p15")
 	attrs := "AFNLWGT,AGI,EMCONTRB,FEDTAX,PTOTVAL"
 	for _, op := range []string{"choquet", "choquet2", "bilinear"} {
 		params := filepath.Join(t.TempDir(), "params.json")
@@ -337,11 +333,7 @@ func TestPrintLearnInterval(t *testing.T) {
 // on two where every search stops at its limit (the first 120 CENSUS records of
 // rankswap_p15, bilinear over WM).
 func TestLearnWorkLimitRepeats(t *testing.T) {
-	const census = "../../../shared/datasets/census"
-	orig, masked := filepath.Join(census, "original.csv"), filepath.Join(census, "masked", "rankswap_p15.csv")
-	if _, err := os.Stat(masked); err != nil {
-		t.Skipf("CENSUS benchmark files absent (%v): see README.md", err)
-	}
+	orig, masked := censusFiles(t, "rankswap_p15")
 	const limit = 2.0
 	var outs []string
 	for _, threads := range []string{"1", "2"} {

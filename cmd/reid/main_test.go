@@ -521,3 +521,15 @@ func TestFullDiskIsOutputError(t *testing.T) {
 		t.Errorf("stderr %q calls a full disk an internal error", stderr)
 	}
 }
+
+// censusFiles returns the paths of the CENSUS original and of one of its masked files in
+// ../shared, and skips the test where they are absent.
+func censusFiles(t *testing.T, masked string) (original, maskedPath string) {
+	t.Helper()
+	dir := filepath.Join("..", "..", "..", "shared", "datasets", "census")
+	original, maskedPath = filepath.Join(dir, "original.csv"), filepath.Join(dir, "masked", masked+".csv")
+	if _, err := os.Stat(maskedPath); err != nil {
+		t.Skipf("CENSUS benchmark files absent (%v): see README.md", err)
+	}
+	return original, maskedPath
+}
