@@ -862,7 +862,7 @@ func (b *columnBuilder) category(row int, label string) {
 // that the caller reports them as not finite.
 func parseNumber(s string) (float64, bool) {
 	s = strings.TrimSpace(s)
-	if !isDecimal(s) && !isNonFinite(s) {
+	if !IsDecimal(s) && !isNonFinite(s) {
 		return 0, false
 	}
 	v, err := strconv.ParseFloat(s, 64)
@@ -876,9 +876,10 @@ func parseNumber(s string) (float64, bool) {
 	return v, true
 }
 
-// isDecimal reports whether s is [+-] digits [. digits] [(e|E) [+-] digits], with at
-// least one digit before the exponent (".5" and "5." are numbers, "." is not).
-func isDecimal(s string) bool {
+// IsDecimal reports whether s is [+-] digits [. digits] [(e|E) [+-] digits], with at
+// least one digit before the exponent (".5" and "5." are numbers, "." is not): the
+// numbers a CSV cell holds, without Go's hexadecimal, underscores, Inf or NaN.
+func IsDecimal(s string) bool {
 	i := 0
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
 		i++

@@ -299,8 +299,7 @@ func (s *Standardized) Score(j int, v float64) float64 {
 		// Built by hand rather than by Standardize or Select: the plain formula.
 		return (v - s.Mean[j]) / s.SD[j]
 	}
-	st := s.moments[j]
-	return (v*st.scale - st.scaledMean) / st.scaledSD
+	return s.moments[j].z(v)
 }
 
 // Select returns the named columns, in this order, with their statistics.
@@ -314,7 +313,9 @@ func (s *Standardized) Select(names []string) (*Standardized, error) {
 		j := s.Table.Index(name)
 		out.Mean = append(out.Mean, s.Mean[j])
 		out.SD = append(out.SD, s.SD[j])
-		out.moments = append(out.moments, s.moments[j])
+		if j < len(s.moments) { // built by hand: Score's plain formula
+			out.moments = append(out.moments, s.moments[j])
+		}
 	}
 	return out, nil
 }
@@ -359,8 +360,7 @@ func Standardize(t *Table, opts StandardizeOptions) (*Standardized, error) {
 		z := make([]float64, len(c.Values))
 		for i, v := range c.Values {
 			if !c.Missing(i) {
-				// On the scaled values: v − mean and sd may overflow where these do not.
-				z[i] = (v*st.scale - st.scaledMean) / st.scaledSD
+				z[i] = st.z(v)
 			}
 		}
 		c.Values = z
@@ -395,6 +395,10 @@ type moments struct {
 	scaledMean, scaledSD float64
 	n                    int
 }
+
+// z is v's score, computed on the scaled values: v − mean and sd may overflow where
+// these do not.
+func (st moments) z(v float64) float64 { return (v*st.scale - st.scaledMean) / st.scaledSD }
 
 // meanSD returns the moments of c; sd is exactly 0 when all values are equal (a two-pass
 // mean of equal values need not reproduce them exactly, so equality is tested directly).

@@ -227,18 +227,12 @@ func uniqueNumberLabels(labels []string) map[float64]int32 {
 // to one float64 stay apart.
 func numberLabel(l string) (float64, bool) {
 	l = strings.TrimSpace(l)
+	if !datasets.IsDecimal(l) {
+		return 0, false
+	}
 	mantissa := l
-	for i, r := range l {
-		switch {
-		case r >= '0' && r <= '9', r == '.':
-		case r == 'e' || r == 'E':
-			if mantissa == l {
-				mantissa = l[:i]
-			}
-		case (r == '+' || r == '-') && (i == 0 || l[i-1] == 'e' || l[i-1] == 'E'):
-		default:
-			return 0, false
-		}
+	if e := strings.IndexAny(l, "eE"); e >= 0 {
+		mantissa = l[:e]
 	}
 	if unsigned := strings.TrimLeft(mantissa, "+-"); len(unsigned) > 1 && unsigned[0] == '0' && unsigned[1] >= '0' && unsigned[1] <= '9' {
 		return 0, false // a leading zero: a code (007), never merged with 7
