@@ -189,13 +189,7 @@ func (g *referenceGroups) expand(res *QueryResult, truth int, k int) {
 		// groups by (distance, lowest index): each group before its own has a copy
 		// before it.
 		slices.SortFunc(all, func(a, b Neighbor) int {
-			if less(a, b) {
-				return -1
-			}
-			if less(b, a) {
-				return 1
-			}
-			return 0
+			return cmp.Or(cmp.Compare(a.Distance, b.Distance), cmp.Compare(a.Index, b.Index)) // as less
 		})
 		res.TopK = all[:min(k, len(all))]
 	}

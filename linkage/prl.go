@@ -264,13 +264,14 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 	modes := []ModeResult{thr, best}
 	if !s.NoAssignment {
 		var as ModeResult
+		columns, _, _ := c.columns() // the groups are fixed: no more columns than this
 		for {
 			var retry bool
 			var rounds int
 			as, rounds, retry = c.assign(res.Records, tops, k, res.Thresholds, maxAbs(res.Weight), lookup, startPass)
 			res.PricingRounds += rounds
 			res.TopK = k
-			if columns, _, _ := c.columns(); !retry || k >= maxK || k >= columns {
+			if !retry || k >= maxK || k >= columns {
 				break
 			}
 			k = min(2*k, maxK)
@@ -696,15 +697,15 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 	arcs := make([][]arc, c.nq)
 	bound := make([]int64, c.nq)
 	full := make([]bool, c.nq)
-	columnsIn := map[int]int{} // columns of each block
+	columnsIn := map[int]int{} // columns of each block (a class lies in one block)
 	for key, tiles := range c.byBlock {
-		seen := map[int]bool{}
 		for _, ti := range tiles {
 			for _, j := range c.tiles[ti].refs {
-				seen[column(int(j))] = true
+				if g == nil || g.first(int(j)) {
+					columnsIn[key]++
+				}
 			}
 		}
-		columnsIn[key] = len(seen)
 	}
 	// weight is the integer weight of pair (i, j) of weight w: the true pair's penalty
 	// applies only to a class of one (a class of two or more can always give the row
@@ -720,11 +721,7 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 		for _, nb := range top {
 			arcs[i] = append(arcs[i], arc{int32(column(nb.Index)), weight(i, nb.Index, nb.Distance)})
 		}
-		key := 0
-		if c.qblock != nil {
-			key = c.qblock[i]
-		}
-		if len(top) == k && columnsIn[key] > k {
+		if len(top) == k && columnsIn[c.blockOf(i)] > k {
 			full[i] = true
 			bound[i] = int64(math.Round(top[len(top)-1].Distance*assignScale)) * n
 		}
@@ -845,11 +842,7 @@ func (c *comparator) boundCertifies(u, v []int64, full []bool, bound []int64, co
 		if !full[i] {
 			continue
 		}
-		key := 0
-		if c.qblock != nil {
-			key = c.qblock[i]
-		}
-		if u[i] < bound[i]-minV[key] {
+		if u[i] < bound[i]-minV[c.blockOf(i)] {
 			return false
 		}
 	}

@@ -423,12 +423,14 @@ func (c *comparator) newTile(refs []int32) refTile {
 }
 
 // tilesOf returns the tiles query i is compared with.
-func (c *comparator) tilesOf(i int) []int {
-	key := 0
-	if c.qblock != nil {
-		key = c.qblock[i]
+func (c *comparator) tilesOf(i int) []int { return c.byBlock[c.blockOf(i)] }
+
+// blockOf is query i's block key (0 without blocking).
+func (c *comparator) blockOf(i int) int {
+	if c.qblock == nil {
+		return 0
 	}
-	return c.byBlock[key]
+	return c.qblock[i]
 }
 
 // code fills code (one entry per reference of tile t) with the patterns of query i.

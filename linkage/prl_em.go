@@ -122,10 +122,7 @@ func (t *PatternTable) fit(m, u [][]float64, s EMSettings) EMResult {
 		if !s.EstimateP {
 			// The re-run with the fixed p shares the iteration budget, so that
 			// MaxIterations bounds the whole fit.
-			maxIt := s.MaxIterations
-			if maxIt <= 0 {
-				maxIt = 1000
-			}
+			maxIt := s.maxIterations()
 			it := r.Iterations
 			if it < maxIt {
 				rs := s
@@ -289,13 +286,18 @@ func floor(x []float64) {
 
 func clampP(p float64) float64 { return min(max(p, ProbFloor), 1-ProbFloor) }
 
+// maxIterations is EMSettings.MaxIterations, 1000 for 0: the budget of a whole fit.
+func (s EMSettings) maxIterations() int {
+	if s.MaxIterations <= 0 {
+		return 1000
+	}
+	return s.MaxIterations
+}
+
 // run iterates EM from (m, u, p).
 func (t *PatternTable) run(m, u [][]float64, p float64, s EMSettings) EMResult {
 	K := len(t.Levels)
-	maxIt := s.MaxIterations
-	if maxIt <= 0 {
-		maxIt = 1000
-	}
+	maxIt := s.maxIterations()
 	tol := s.Tolerance
 	if tol == 0 {
 		tol = 1e-12

@@ -8,10 +8,13 @@ import "github.com/reid-sdc/reid/distances"
 // one-to-one assignment sees one column per class with the class's size as its
 // capacity: on files of a few categorical attributes a class holds thousands of
 // references, all tied, and top-k lists of single references never certified.
-type prlGroups struct{ *distances.Groups }
+type prlGroups struct {
+	*distances.Groups
+	isFirst []bool // each class's first member (first, read for every compared pair)
+}
 
 // first reports whether reference j is the first of its class.
-func (g prlGroups) first(j int) bool { return g.Members(int(g.Of[j]))[0] == int32(j) }
+func (g prlGroups) first(j int) bool { return g.isFirst[j] }
 
 // identicalReferences returns the classes of identical references, or nil when every
 // class has one member, or when two queries share a true reference (the assignment's
@@ -61,7 +64,11 @@ func (c *comparator) identicalReferences() *prlGroups {
 	if g.Len() == c.nr {
 		return nil
 	}
-	return &prlGroups{g}
+	isFirst := make([]bool, c.nr)
+	for x := range g.Len() {
+		isFirst[g.Members(x)[0]] = true
+	}
+	return &prlGroups{g, isFirst}
 }
 
 // spread gives the rows the assignment put on class x distinct members of it, so that
