@@ -223,16 +223,10 @@ func TestSampleBelowOneRecordWarns(t *testing.T) {
 		n        int
 		warns    bool
 	}{{"0.01", 1, true}, {"0.024", 1, true}, {"0.025", 2, false}, {"0.05", 3, false}} {
-		code, out, stderr := runReid(t, "link", "--format", "json", "--sample", c.fraction, orig, orig)
-		if code != exitOK {
-			t.Fatalf("--sample %s: exit %d: %s", c.fraction, code, stderr)
-		}
 		var r struct {
 			N int `json:"n"`
 		}
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
-			t.Fatal(err)
-		}
+		stderr := runJSON(t, &r, "link", "--format", "json", "--sample", c.fraction, orig, orig)
 		warned := strings.Contains(stderr, "--sample "+c.fraction+" of 60 original records") && strings.Contains(stderr, "and keeps one")
 		if r.N != c.n || warned != c.warns {
 			t.Errorf("--sample %s of 60: n %d (want %d), warned %v (want %v): %q", c.fraction, r.N, c.n, warned, c.warns, stderr)

@@ -533,3 +533,17 @@ func censusFiles(t *testing.T, masked string) (original, maskedPath string) {
 	}
 	return original, maskedPath
 }
+
+// runJSON runs reid with args, fails the test unless it exits 0, decodes its stdout into
+// v and returns its stderr.
+func runJSON(t *testing.T, v any, args ...string) string {
+	t.Helper()
+	code, out, stderr := runReid(t, args...)
+	if code != exitOK {
+		t.Fatalf("%v: exit %d: %s", args, code, stderr)
+	}
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("%v: %v: %s", args, err, out)
+	}
+	return stderr
+}

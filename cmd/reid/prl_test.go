@@ -252,16 +252,10 @@ func TestLinkPRLIntegerBandsIntruder(t *testing.T) {
 // prlM runs reid link --method prl --supervised with args and returns the m of attr.
 func prlM(t *testing.T, attr string, args ...string) []float64 {
 	t.Helper()
-	code, out, stderr := runReid(t, append([]string{"link", "--method", "prl", "--supervised", "--format", "json"}, args...)...)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
 	var doc struct {
 		M map[string][]float64 `json:"m"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	runJSON(t, &doc, append([]string{"link", "--method", "prl", "--supervised", "--format", "json"}, args...)...)
 	return doc.M[attr]
 }
 
@@ -275,17 +269,11 @@ func TestLinkPRLWeightTies(t *testing.T) {
 	dir := t.TempDir()
 	orig := writeCSV(t, dir, "o.csv", "c0,c1,c2\nb,a,c\na,a,a\nb,b,a\n")
 	masked := writeCSV(t, dir, "m.csv", "c0,c1,c2\na,a,c\nb,a,a\nb,b,a\n")
-	code, out, stderr := runReid(t, "link", "--method", "prl", "--format", "json", orig, masked)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
 	var doc struct {
 		Reid    float64 `json:"reid"`
 		Correct int     `json:"correct"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	runJSON(t, &doc, "link", "--method", "prl", "--format", "json", orig, masked)
 	if doc.Correct != 1 {
 		t.Errorf("best weight: %d correct (Reid %v), want 1", doc.Correct, doc.Reid)
 	}
