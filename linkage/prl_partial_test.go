@@ -228,6 +228,7 @@ func TestPRLClassMassesStrongPattern(t *testing.T) {
 // count, the weighing, one per doubling of the candidates (TopK 1 → res.TopK) and one
 // per pricing round of the assignment.
 func TestPRLPasses(t *testing.T) {
+	priced := 0
 	for seed := range uint64(5) {
 		p := randomPRL(seed, 7, false)
 		p.Attributes[0].Rule.Quantiles = []float64{0.2, 0.5}
@@ -252,6 +253,7 @@ func TestPRLPasses(t *testing.T) {
 		for k := 1; k < res.TopK; k *= 2 {
 			doublings++
 		}
+		priced += res.PricingRounds
 		if len(passes) != 2+doublings+res.PricingRounds {
 			t.Errorf("seed %d: passes %v, want %d (top %d, %d pricing rounds)", seed, passes, 2+doublings+res.PricingRounds, res.TopK, res.PricingRounds)
 		}
@@ -260,6 +262,11 @@ func TestPRLPasses(t *testing.T) {
 				t.Errorf("seed %d: pass %d (#%d) counted %d records, want 7", seed, n, x+1, done[x])
 			}
 		}
+	}
+	// The pricing rounds' passes are counted from what PRL reports: some seed must have
+	// them, or the count above checks nothing of them.
+	if priced == 0 {
+		t.Error("no seed's assignment had a pricing round")
 	}
 }
 
