@@ -1104,11 +1104,18 @@ func (sv *solver) countSolve(lp resumableLP) {
 	sv.clock.add(workPerSolve + work)
 }
 
-// farkas is lp.FarkasCertificate under the time left (its auxiliary elastic LP is a
-// solve of its own).
+// farkas is lp.FarkasCertificate under the time or work left (CLP's auxiliary elastic
+// LP is a solve of its own, whose iterations are counted).
 func (sv *solver) farkas(lp limitedLP) ([]float64, bool) {
 	sv.limit(lp)
-	return lp.FarkasCertificate()
+	y, ok := lp.FarkasCertificate()
+	if c, isCLP := lp.(*clp.Model); isCLP {
+		if it := c.FarkasIterations(); it > 0 {
+			sv.stats.LPIterations += it
+			sv.clock.add(workPerSolve + int64(it)*sv.clpIterationWork(c))
+		}
+	}
+	return y, ok
 }
 
 // limit caps the next solve of lp at the time left. The Go LPs (gameLP, packLP) take it

@@ -33,6 +33,11 @@ type Model struct {
 	p          unsafe.Pointer // *Clp_Simplex; nil after Close
 	cleanup    runtime.Cleanup
 	maxSeconds float64 // per-solve CPU time limit; <= 0 means none
+	// maxIterations is the per-solve iteration limit (math.MaxInt32: none), which
+	// FarkasCertificate's auxiliary LP inherits.
+	maxIterations int
+	// farkasIterations are the iterations of the last FarkasCertificate's auxiliary LP.
+	farkasIterations int
 }
 
 // New returns an empty model (no rows, no columns) with logging disabled.
@@ -45,7 +50,7 @@ func New() *Model {
 		panic("clp: Clp_newModel returned NULL")
 	}
 	C.Clp_setLogLevel(p, -1) // see SetLogLevel
-	m := &Model{p: p}
+	m := &Model{p: p, maxIterations: math.MaxInt32}
 	m.cleanup = runtime.AddCleanup(m, func(p unsafe.Pointer) { C.Clp_deleteModel(p) }, p)
 	return m
 }
@@ -384,6 +389,7 @@ func (m *Model) SetMaxIterations(n int) {
 	if n < 0 || n > math.MaxInt32 {
 		n = math.MaxInt32
 	}
+	m.maxIterations = n
 	C.Clp_setMaximumIterations(m.ptr(), C.int(n))
 }
 

@@ -774,6 +774,39 @@ func TestFarkasTrivial(t *testing.T) {
 	}
 }
 
+func TestFarkasIterations(t *testing.T) {
+	// x+y ≤ 1 and x+y ≥ 3, not solved: CLP has no ray, so the certificate comes from
+	// the elastic LP, which needs iterations (its slack basis violates both rows), is
+	// stopped by the model's iteration limit, and reports what it spent.
+	p := newLP([][]float64{{1, 1}, {1, 1}}, nil, nil, nil, []float64{-inf, 3}, []float64{1, inf})
+	m := p.model(t)
+	y, ok := m.FarkasCertificate()
+	if !ok {
+		t.Fatal("no certificate")
+	}
+	checkCertificate(t, p, y)
+	if m.FarkasIterations() < 1 {
+		t.Errorf("FarkasIterations = %d after the elastic LP, want ≥ 1", m.FarkasIterations())
+	}
+	m.SetMaxIterations(0)
+	if _, ok := m.FarkasCertificate(); ok {
+		t.Error("certificate with no iterations allowed")
+	}
+	if it := m.FarkasIterations(); it != 0 {
+		t.Errorf("FarkasIterations = %d under a zero iteration limit", it)
+	}
+	// CLP's own ray needs no auxiliary LP.
+	m.SetMaxIterations(-1)
+	if st := m.Dual(); st != PrimalInfeasible {
+		t.Fatalf("status %v", st)
+	}
+	if m.InfeasibilityRay() != nil {
+		if _, ok := m.FarkasCertificate(); !ok || m.FarkasIterations() != 0 {
+			t.Errorf("certificate %v with %d auxiliary iterations, want CLP's ray and 0", ok, m.FarkasIterations())
+		}
+	}
+}
+
 func TestUnbounded(t *testing.T) {
 	// minimise −x (or maximise x) s.t. x − y ≤ 1, x, y ≥ 0: along (1,1) the
 	// row keeps its value and x grows without bound.

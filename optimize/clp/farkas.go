@@ -75,7 +75,9 @@ func (m *Model) FarkasGap(y []float64) float64 {
 //
 // whose optimal value is positive exactly when the model is infeasible; the
 // negated row duals of that problem are a certificate, which is verified in
-// the same way. The model itself (basis, solution, status) is not changed.
+// the same way. The model itself (basis, solution, status) is not changed;
+// the model's per-solve limits apply to the auxiliary solve, whose iterations
+// FarkasIterations reports.
 //
 // Use it after Dual reports PrimalInfeasible: a false result then means
 // CLP's status was wrong (this happens with CLP 1.17 for some models with
@@ -84,6 +86,7 @@ func (m *Model) FarkasGap(y []float64) float64 {
 func (m *Model) FarkasCertificate() ([]float64, bool) {
 	defer runtime.KeepAlive(m)
 	p := m.ptr()
+	m.farkasIterations = 0
 	s := m.snapshot(p)
 	for i := range s.nr {
 		if s.rl[i] > s.ru[i] {
@@ -102,8 +105,15 @@ func (m *Model) FarkasCertificate() ([]float64, bool) {
 			return y, true
 		}
 	}
-	return s.elasticCertificate(float64(C.Clp_primalTolerance(p)), m.maxSeconds)
+	y, ok, it := s.elasticCertificate(float64(C.Clp_primalTolerance(p)), m.maxSeconds, m.maxIterations)
+	m.farkasIterations = it
+	return y, ok
 }
+
+// FarkasIterations returns the simplex iterations of the auxiliary LP that the last
+// FarkasCertificate solved (0 when CLP's own ray served): work a caller counting
+// iterations adds to Iterations'.
+func (m *Model) FarkasIterations() int { return m.farkasIterations }
 
 // snapshot is a Go copy of a model's constraints.
 type snapshot struct {
@@ -223,10 +233,10 @@ func (s *snapshot) certifies(y []float64) bool {
 }
 
 // elasticCertificate solves the elastic problem (see FarkasCertificate) and
-// returns its verified certificate.
-// The model's per-solve time limit (SetMaxSeconds) applies to each of its solves: the
-// elastic problem of a large model can take longer than the model's own solve.
-func (s *snapshot) elasticCertificate(primalTol, maxSeconds float64) ([]float64, bool) {
+// returns its verified certificate and the iterations it took.
+// The model's per-solve limits (SetMaxSeconds, SetMaxIterations) apply to each of its
+// solves: the elastic problem of a large model can take longer than the model's own solve.
+func (s *snapshot) elasticCertificate(primalTol, maxSeconds float64, maxIterations int) (y []float64, ok bool, iterations int) {
 	start := append([]int(nil), s.start...)
 	index := append([]int(nil), s.index...)
 	value := append([]float64(nil), s.value...)
@@ -249,22 +259,25 @@ func (s *snapshot) elasticCertificate(primalTol, maxSeconds float64) ([]float64,
 	e := New()
 	defer e.Close()
 	e.SetMaxSeconds(maxSeconds)
+	e.SetMaxIterations(maxIterations)
 	if err := e.LoadProblem(s.nr, start, index, value, cl, cu, obj, s.rl, s.ru); err != nil {
-		return nil, false
+		return nil, false, 0
 	}
 	st := e.Primal()
+	iterations = e.Iterations()
 	if st != Optimal && st != StoppedOnLimit {
 		st = e.InitialSolve()
+		iterations += e.Iterations()
 	}
 	if st != Optimal || !(e.ObjectiveValue() > primalTol) {
-		return nil, false
+		return nil, false, iterations
 	}
-	y := e.Duals(nil)
+	y = e.Duals(nil)
 	for i := range y {
 		y[i] = -y[i]
 	}
 	if !s.certifies(y) {
-		return nil, false
+		return nil, false, iterations
 	}
-	return y, true
+	return y, true, iterations
 }
