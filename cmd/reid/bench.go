@@ -64,6 +64,7 @@ writes the table of the files done and exits 130.`, least, optimize.DefaultEpsil
 			fs.Var(&workLimit, "work-limit", "worst-case search `work` instead of time (work seconds; twice this per file): a reproducible table")
 			csvOut := fs.String("csv", "", "write the table as CSV to this `file`")
 			mdOut := fs.String("md", "", "write the Markdown table to this `file` instead of stdout")
+			threads := threadsFlag(fs)
 			return func(args []string) error {
 				if len(args) != 0 {
 					return usagef("bench takes no arguments")
@@ -91,7 +92,7 @@ writes the table of the files done and exits 130.`, least, optimize.DefaultEpsil
 						return usagef("--dataset %s: no %s", *dsName, filepath.Join(*dsDir, *dsName, "original.csv"))
 					}
 				}
-				b := benchJob{timeLimit: time.Duration(timeLimit), workLimit: time.Duration(workLimit).Seconds(), seed: *seed}
+				b := benchJob{timeLimit: time.Duration(timeLimit), workLimit: time.Duration(workLimit).Seconds(), seed: *seed, threads: *threads}
 				files, cleanup, err := b.files(e, *dsDir, *dsName, *records)
 				if err != nil {
 					return err
@@ -138,6 +139,7 @@ type benchJob struct {
 	timeLimit time.Duration
 	workLimit float64 // work seconds (0: none; the time limit is then used)
 	seed      uint64
+	threads   int // goroutines of each measure (0: all cores)
 }
 
 type benchFile struct {
@@ -235,7 +237,7 @@ func (b *benchJob) row(ctx context.Context, e *env, f benchFile) (benchRow, erro
 	if err != nil {
 		return benchRow{}, err
 	}
-	a := auditJob{pf: pf, knowledge: know, maskingSpec: f.masking, timeLimit: 2 * b.timeLimit, workLimit: 2 * b.workLimit}
+	a := auditJob{pf: pf, knowledge: know, maskingSpec: f.masking, timeLimit: 2 * b.timeLimit, workLimit: 2 * b.workLimit, threads: b.threads}
 	rep, err := a.run(ctx, e)
 	if err != nil {
 		return benchRow{}, fmt.Errorf("%s: %w", f.name, err)
