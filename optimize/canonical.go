@@ -7,23 +7,30 @@ import (
 	"github.com/reid-sdc/reid/optimize/clp"
 )
 
-// canonicalMaxRows bounds the rows of the LP canonicalTheta solves (about a second of
-// CLP at most): the candidate rows of every linked record.
+// canonicalMaxRows bounds the rows of the LP canonicalTheta solves (a few tenths of a
+// second of the game at most; 401,281 rows took 1.5 s): the candidate rows of every
+// linked record.
 const canonicalMaxRows = 200_000
 
 // canonicalTheta returns parameters that link exactly the records marked in linked with
 // the largest smallest margin over their candidate rows: max t subject to θ·a ≥ ε′ + t
 // for every candidate row a of every linked record (ε′ = ε + lpSlack, the search's LP
-// margin, so that rounding in the LP leaves margins ≥ ε), θ in the family, t ≥ 0 (CLP's
-// vertex for this row order where the maximum has several). It depends on the linked set
+// margin, so that rounding in the LP leaves margins ≥ ε), θ in the family, t ≥ 0 (the
+// game's vertex for this row order where the maximum has several). It depends on the linked set
 // and the prepared rows only, not on the path of the search: a search that proves its
 // optimum within a finite time limit ends on whichever of several optimal θ its phases
 // reached in their shares of the time, and this gives every such run the same answer
 // when the optimal set is the same. The rows dropped by dominance are implied by a kept
 // one and the others exceed ε + lpSlack for every θ, so the θ found links every record
 // of the set. It serves WM and OWA; it returns nil for the other families, for nothing
-// linked, above canonicalMaxRows, when CLP does not find the optimum, or when the θ found
+// linked, above canonicalMaxRows, when the game does not end optimal, or when the θ found
 // does not link exactly the set.
+//
+// The LP is the simplex families' matrix game (gamelp.go), max_θ min_r (a_r·θ − ε′) over
+// the simplex, solved cold in a game of its own: with a basis of m + 1 columns it took
+// 0.27 s where CLP's dual simplex took 27 s and its initial solve 1.7 s (indrank_k3,
+// 1,080 records, WM: 123,856 rows of 13 columns), and CLP's scaled simplex could stop
+// "optimal" short of the maximum (TestCanonicalGameMaximin).
 func (sv *solver) canonicalTheta(linked []bool) []float64 {
 	sp := sv.d.sp
 	if _, ok := sp.(*simplexSpace); !ok {
@@ -42,48 +49,10 @@ func (sv *solver) canonicalTheta(linked []bool) []float64 {
 	if rows > canonicalMaxRows || size == 0 {
 		return nil // too large; or nothing linked, where any θ would do and Euclidean stays
 	}
-	lp := clp.New()
-	defer lp.Close()
-	lp.SetPrimalTolerance(lpPrimalTol)
-	lo, up := sp.bounds()
-	n := len(lo)
-	if err := lp.LoadProblem(0, make([]int, n+1), nil, nil, lo, up, make([]float64, n), nil, nil); err != nil {
+	theta := canonicalGame(sv.d, linked, sv.epsLP, rows)
+	if theta == nil {
 		return nil
 	}
-	for _, r := range sp.rows() {
-		if lp.AddRow(r.lo, r.up, r.idx, r.val) != nil {
-			return nil
-		}
-	}
-	// t: minimise −t.
-	if lp.AddColumns([]float64{0}, []float64{math.Inf(1)}, []float64{-1}, []int{0, 0}, nil, nil) != nil {
-		return nil
-	}
-	// One call for all rows (CLP copies its matrix on each addition).
-	rlo, rup := make([]float64, 0, rows), make([]float64, 0, rows)
-	start := make([]int, 1, rows+1)
-	var idx []int
-	var val []float64
-	for i := range sv.d.recs {
-		if !linked[i] {
-			continue
-		}
-		r := &sv.d.recs[i]
-		for c := range r.ncand() {
-			idx, val = sp.row(sv.d, r, c, idx, val)
-			idx, val = append(idx, n), append(val, -1)
-			rlo, rup = append(rlo, sv.epsLP), append(rup, math.Inf(1))
-			start = append(start, len(idx))
-		}
-	}
-	if lp.AddRows(rlo, rup, start, idx, val) != nil {
-		return nil
-	}
-	// The simplex has no family cuts (sp.cuts): one solve.
-	if lp.Dual() != clp.Optimal {
-		return nil
-	}
-	theta := lp.Solution(nil)[:sp.dim()]
 	sp.project(theta)
 	if got, _ := sv.linkedSet(theta); !slices.Equal(got, linked) {
 		// Rounding lost a record, or a record outside the set, at a margin in [ε, ε +
@@ -91,4 +60,41 @@ func (sv *solver) canonicalTheta(linked []bool) []float64 {
 		return nil
 	}
 	return theta
+}
+
+// canonicalGame solves the canonical LP of the records marked in linked (rows: their
+// number of candidate rows) in a fresh game with the rows in record and candidate order,
+// and returns its maximin θ (margins ≥ eps, up to the game's rounding, when the records
+// can be linked together), or nil when the game does not end optimal.
+func canonicalGame(d *data, linked []bool, eps float64, rows int) []float64 {
+	sp := d.sp
+	m := sp.dim()
+	g := newGameLP(m)
+	for _, r := range sp.rows() {
+		if g.AddRows([]float64{r.lo}, []float64{r.up}, []int{0, len(r.idx)}, r.idx, r.val) != nil {
+			return nil
+		}
+	}
+	rlo, rup := make([]float64, 0, rows), make([]float64, 0, rows)
+	start := make([]int, 1, rows+1)
+	var idx []int
+	var val []float64
+	for i := range d.recs {
+		if !linked[i] {
+			continue
+		}
+		r := &d.recs[i]
+		for c := range r.ncand() {
+			idx, val = sp.row(d, r, c, idx, val)
+			rlo, rup = append(rlo, eps), append(rup, math.Inf(1))
+			start = append(start, len(idx))
+		}
+	}
+	if g.AddRows(rlo, rup, start, idx, val) != nil {
+		return nil
+	}
+	if g.solve() != clp.Optimal {
+		return nil
+	}
+	return g.Solution(nil)
 }

@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"github.com/reid-sdc/reid/optimize/clp"
 	"math"
 	"slices"
 	"testing"
@@ -59,4 +60,87 @@ func TestCanonicalThetaExactSet(t *testing.T) {
 			t.Errorf("%v: the canonical θ links %d records, the set %d", f, m, n)
 		}
 	}
+}
+
+// TestCanonicalGameMaximin: the canonical θ's smallest margin over the linked set's rows is
+// the optimum of the LP max t s.t. a·θ ≥ ε′ + t, θ on the simplex, as CLP solves it from
+// the same rows (a second implementation of the LP the game solves as max_θ min_r).
+func TestCanonicalGameMaximin(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		n    int
+		f    Family
+	}{{"noise_additive_50", 40, WM}, {"noise_additive_50", 40, OWA}, {"mdav_k3", 60, WM}, {"rankswap_p15", 60, OWA}} {
+		p := census(t, tc.file, tc.n)
+		p.Family = tc.f
+		sv := testSolver(t, p, DefaultEpsilon, 3)
+		linked, _ := sv.linkedSet(sv.bestTheta)
+		rows := 0
+		for i := range sv.d.recs {
+			if linked[i] {
+				rows += sv.d.recs[i].ncand()
+			}
+		}
+		theta := canonicalGame(sv.d, linked, sv.epsLP, rows)
+		if theta == nil {
+			t.Fatalf("%s %v: no θ", tc.file, tc.f)
+		}
+		got := math.Inf(1)
+		ev := sv.d.sp.evaluator(sv.d, theta)
+		for i := range sv.d.recs {
+			if linked[i] {
+				for _, v := range ev.margins(&sv.d.recs[i], nil) {
+					got = min(got, v-sv.epsLP)
+				}
+			}
+		}
+		want := canonicalCLP(t, sv, linked)
+		if math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s %v: the game's smallest margin exceeds ε′ by %.12g, CLP's optimum by %.12g", tc.file, tc.f, got, want)
+		}
+	}
+}
+
+// canonicalCLP is the optimum t of the canonical LP by CLP: θ on the simplex, t ≥ 0
+// free above, rows a·θ − t ≥ ε′ for every candidate row of every linked record.
+func canonicalCLP(t *testing.T, sv *solver, linked []bool) float64 {
+	sp := sv.d.sp
+	lp := clp.New()
+	defer lp.Close()
+	lo, up := sp.bounds()
+	n := len(lo)
+	if err := lp.LoadProblem(0, make([]int, n+1), nil, nil, lo, up, make([]float64, n), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range sp.rows() {
+		if err := lp.AddRow(r.lo, r.up, r.idx, r.val); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := lp.AddColumns([]float64{0}, []float64{math.Inf(1)}, []float64{-1}, []int{0, 0}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	var idx []int
+	var val []float64
+	for i := range sv.d.recs {
+		if !linked[i] {
+			continue
+		}
+		r := &sv.d.recs[i]
+		for c := range r.ncand() {
+			idx, val = sp.row(sv.d, r, c, idx[:0], val[:0])
+			idx, val = append(idx, n), append(val, -1)
+			if err := lp.AddRow(sv.epsLP, math.Inf(1), idx, val); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Unscaled: with CLP 1.17.6's default scaling its primal (and dual, and initial
+	// solve) ended "optimal" at t = 0 on rankswap_p15's OWA rows, whose optimum is
+	// 0.0253 (CBC on the model written as MPS, and CLP unscaled, agree).
+	lp.SetScaling(0)
+	if st := lp.Primal(); st != clp.Optimal {
+		t.Fatalf("CLP: %v", st)
+	}
+	return lp.Solution(nil)[n]
 }
