@@ -179,7 +179,9 @@
 // only (the records not covered by a basic dual of one of their bounds on K, against the
 // basic cuts: about half the order), and prices the cuts partially, in chunks; its bound is the
 // Lagrangian bound of its dual point y, valid for any y ≥ 0. It needs half of CLP's CPU
-// time per re-solve at 100–200 records; larger masters stay on CLP's dual simplex.
+// time per re-solve at 100–200 records; larger masters stay on CLP's dual simplex, whose
+// bound is likewise the Lagrangian bound of CLP's duals (clp.Model.LagrangianBound), not
+// the objective it reports.
 //
 // The subproblem imposes the rows at ε + 1e-7 (CLP's primal tolerance set to 1e-10) so
 // that a θ it returns links with margin ≥ ε exactly; the final count is made by the

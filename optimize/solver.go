@@ -1062,7 +1062,15 @@ func (sv *solver) solveMaster() (obj float64, K []float64, state masterState) {
 		}
 	}
 	sv.lastK = sv.master.Solution(sv.lastK)
-	return sv.master.ObjectiveValue(), append([]float64(nil), sv.lastK...), masterSolved
+	obj = sv.master.ObjectiveValue()
+	if c, ok := sv.master.(*clp.Model); ok {
+		// The node's bound is a proof: CLP's "optimal" holds up to its tolerances (and
+		// its scaled simplex was seen to stop short of an optimum, canonical.go), so the
+		// bound is the Lagrangian bound of its duals, valid for any duals (as packLP's).
+		// Σ K ≥ 0 whatever they are.
+		obj = max(0, min(obj, c.LagrangianBound(c.Duals(nil))))
+	}
+	return obj, append([]float64(nil), sv.lastK...), masterSolved
 }
 
 // maxResumes bounds the resumptions of one CLP solve stopped by its CPU-time cap.

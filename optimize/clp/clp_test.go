@@ -1086,3 +1086,51 @@ func TestBLASSerial(t *testing.T) {
 		t.Fatalf("OpenBLAS runs %d threads, want 1", n)
 	}
 }
+
+func TestLagrangianBound(t *testing.T) {
+	// minimise x + y s.t. x + y ≥ 2, 0 ≤ x, y ≤ 5: optimum 2. By hand, L(y) = 2y +
+	// 2·min(0, 5(1 − y)): y = 1 gives 2, y = 0.5 gives 1, y = 2 gives 4 − 10 = −6, and a
+	// negative y on the row's infinite upper bound counts as 0 (L = 0).
+	p := newLP([][]float64{{1, 1}}, []float64{0, 0}, []float64{5, 5}, []float64{1, 1}, []float64{2}, []float64{inf})
+	m := p.model(t)
+	for _, c := range []struct{ y, want float64 }{{1, 2}, {0.5, 1}, {2, -6}, {-1, 0}} {
+		if got := m.LagrangianBound([]float64{c.y}); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("L(%g) = %g, want %g", c.y, got, c.want)
+		}
+	}
+	// A free column whose reduced cost is not zero makes the bound −Inf.
+	q := newLP([][]float64{{1, 1}}, []float64{-inf, 0}, []float64{inf, 5}, []float64{1, 1}, []float64{2}, []float64{inf})
+	if got := q.model(t).LagrangianBound([]float64{0.5}); !math.IsInf(got, -1) {
+		t.Errorf("free column: L = %g, want −Inf", got)
+	}
+	// Random minimisations: at the optimal duals L is the optimum; at any other y it is
+	// below it (weak duality).
+	rng := rand.New(rand.NewPCG(5, 6))
+	solved := 0
+	for range 300 {
+		p := randomLP(rng, true, false)
+		p.sense = Minimize
+		m := p.model(t)
+		if m.Dual() != Optimal {
+			continue
+		}
+		solved++
+		opt := m.ObjectiveValue()
+		y := m.Duals(nil)
+		if got := m.LagrangianBound(y); math.Abs(got-opt) > 1e-7*(1+math.Abs(opt)) {
+			t.Fatalf("L(optimal duals) = %g, optimum %g", got, opt)
+		}
+		for range 5 {
+			z := make([]float64, len(y))
+			for i := range z {
+				z[i] = y[i] + rng.NormFloat64()
+			}
+			if got := m.LagrangianBound(z); got > opt+1e-9*(1+math.Abs(opt)) {
+				t.Fatalf("L(y) = %g above the optimum %g", got, opt)
+			}
+		}
+	}
+	if solved < 50 {
+		t.Errorf("only %d of 300 random models solved: the test exercises little", solved)
+	}
+}
