@@ -7,10 +7,10 @@ import (
 	"github.com/reid-sdc/reid/optimize/clp"
 )
 
-// canonicalMaxRows bounds the rows of the LP canonicalTheta solves (a few tenths of a
-// second of the game at most; 401,281 rows took 1.5 s): the candidate rows of every
-// linked record.
-const canonicalMaxRows = 200_000
+// canonicalMaxRows bounds the rows of the LP canonicalTheta solves, the candidate rows of
+// every linked record, which each round of its row generation evaluates (401,281 rows
+// took 21 ms in all).
+const canonicalMaxRows = 2_000_000
 
 // canonicalTheta returns parameters that link exactly the records marked in linked with
 // the largest smallest margin over their candidate rows: max t subject to θ·a ≥ ε′ + t
@@ -27,10 +27,10 @@ const canonicalMaxRows = 200_000
 // does not link exactly the set.
 //
 // The LP is the simplex families' matrix game (gamelp.go), max_θ min_r (a_r·θ − ε′) over
-// the simplex, solved cold in a game of its own: with a basis of m + 1 columns it took
-// 0.27 s where CLP's dual simplex took 27 s and its initial solve 1.7 s (indrank_k3,
-// 1,080 records, WM: 123,856 rows of 13 columns), and CLP's scaled simplex could stop
-// "optimal" short of the maximum (TestCanonicalGameMaximin).
+// the simplex, in a game of its own with rows generated as violated (canonicalGame): 8 ms
+// where the game holding every row took 0.27 s, CLP's dual simplex 27 s and its initial
+// solve 1.7 s (indrank_k3, 1,080 records, WM: 123,856 rows of 13 columns); CLP's scaled
+// simplex could also stop "optimal" short of the maximum (TestCanonicalGameMaximin).
 func (sv *solver) canonicalTheta(linked []bool) []float64 {
 	sp := sv.d.sp
 	if _, ok := sp.(*simplexSpace); !ok {
@@ -49,7 +49,7 @@ func (sv *solver) canonicalTheta(linked []bool) []float64 {
 	if rows > canonicalMaxRows || size == 0 {
 		return nil // too large; or nothing linked, where any θ would do and Euclidean stays
 	}
-	theta := canonicalGame(sv.d, linked, sv.epsLP, rows)
+	theta := canonicalGame(sv.d, linked, sv.epsLP)
 	if theta == nil {
 		return nil
 	}
@@ -62,11 +62,15 @@ func (sv *solver) canonicalTheta(linked []bool) []float64 {
 	return theta
 }
 
-// canonicalGame solves the canonical LP of the records marked in linked (rows: their
-// number of candidate rows) in a fresh game with the rows in record and candidate order,
-// and returns its maximin θ (margins ≥ eps, up to the game's rounding, when the records
-// can be linked together), or nil when the game does not end optimal.
-func canonicalGame(d *data, linked []bool, eps float64, rows int) []float64 {
+// canonicalGame solves the canonical LP of the records marked in linked by row generation
+// in a fresh game: it starts from each record's first canonicalInitialRows candidate rows
+// (the nearest competitors), and after each solve adds every row whose margin under the
+// game's θ is below the game's value (the smallest margin over the rows it holds), in
+// record and candidate order, until none is. The value never rises as rows come in, so
+// the last θ is the maximin over all the rows: the value of the full LP, reached from
+// the linked set and the prepared rows alone. It returns nil when a solve does not end
+// optimal.
+func canonicalGame(d *data, linked []bool, eps float64) []float64 {
 	sp := d.sp
 	m := sp.dim()
 	g := newGameLP(m)
@@ -75,26 +79,78 @@ func canonicalGame(d *data, linked []bool, eps float64, rows int) []float64 {
 			return nil
 		}
 	}
-	rlo, rup := make([]float64, 0, rows), make([]float64, 0, rows)
-	start := make([]int, 1, rows+1)
+	var recs []int
+	inGame := make([][]bool, len(d.recs))
+	for i := range d.recs {
+		if linked[i] {
+			recs = append(recs, i)
+			inGame[i] = make([]bool, d.recs[i].ncand())
+		}
+	}
+	var rlo, rup []float64
+	var start []int
 	var idx []int
 	var val []float64
-	for i := range d.recs {
-		if !linked[i] {
-			continue
+	add := func(i, c int) {
+		inGame[i][c] = true
+		idx, val = sp.row(d, &d.recs[i], c, idx, val)
+		rlo, rup = append(rlo, eps), append(rup, math.Inf(1))
+		start = append(start, len(idx))
+	}
+	flush := func() bool {
+		if len(rlo) == 0 {
+			return false
 		}
-		r := &d.recs[i]
-		for c := range r.ncand() {
-			idx, val = sp.row(d, r, c, idx, val)
-			rlo, rup = append(rlo, eps), append(rup, math.Inf(1))
-			start = append(start, len(idx))
+		err := g.AddRows(rlo, rup, start, idx, val)
+		rlo, rup, start, idx, val = rlo[:0], rup[:0], append(start[:0], 0), idx[:0], val[:0]
+		return err == nil
+	}
+	start = []int{0}
+	for _, i := range recs {
+		for c := range min(canonicalInitialRows, d.recs[i].ncand()) {
+			add(i, c)
 		}
 	}
-	if g.AddRows(rlo, rup, start, idx, val) != nil {
+	if !flush() {
 		return nil
 	}
-	if g.solve() != clp.Optimal {
-		return nil
+	var margins []float64
+	for {
+		if g.solve() != clp.Optimal {
+			return nil
+		}
+		theta := g.Solution(nil)
+		ev := sp.evaluator(d, theta)
+		value := math.Inf(1)
+		for _, i := range recs {
+			margins = ev.margins(&d.recs[i], margins[:0])
+			for c, v := range margins {
+				if inGame[i][c] {
+					value = min(value, v)
+				}
+			}
+		}
+		for _, i := range recs {
+			margins = ev.margins(&d.recs[i], margins[:0])
+			for c, v := range margins {
+				if !inGame[i][c] && v < value-canonicalTol*(1+math.Abs(value)) {
+					add(i, c)
+				}
+			}
+		}
+		if len(rlo) == 0 {
+			return theta
+		}
+		if !flush() {
+			return nil
+		}
 	}
-	return g.Solution(nil)
 }
+
+// canonicalInitialRows is the number of each record's nearest candidate rows the
+// canonical LP starts from; canonicalTol the relative margin below the game's value at
+// which a row is added (rows at the value itself are ties of the optimum).
+const (
+	canonicalInitialRows = 3
+	canonicalTol         = 1e-12
+)

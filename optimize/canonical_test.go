@@ -75,13 +75,7 @@ func TestCanonicalGameMaximin(t *testing.T) {
 		p.Family = tc.f
 		sv := testSolver(t, p, DefaultEpsilon, 3)
 		linked, _ := sv.linkedSet(sv.bestTheta)
-		rows := 0
-		for i := range sv.d.recs {
-			if linked[i] {
-				rows += sv.d.recs[i].ncand()
-			}
-		}
-		theta := canonicalGame(sv.d, linked, sv.epsLP, rows)
+		theta := canonicalGame(sv.d, linked, sv.epsLP)
 		if theta == nil {
 			t.Fatalf("%s %v: no θ", tc.file, tc.f)
 		}
