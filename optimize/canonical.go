@@ -111,7 +111,7 @@ func canonicalGame(d *data, linked []bool, eps float64) []float64 {
 			add(i, c)
 		}
 	}
-	if !flush() {
+	if len(rlo) > 0 && !flush() {
 		return nil
 	}
 	var margins []float64
