@@ -1113,7 +1113,8 @@ func (sv *solver) countSolve(lp resumableLP) {
 }
 
 // farkas is lp.FarkasCertificate under the time or work left (CLP's auxiliary elastic
-// LP is a solve of its own, whose iterations are counted).
+// LP is a solve of its own, whose iterations are counted). false can also mean that the
+// cap stopped the auxiliary LP: callers take it, conservatively, as no certificate.
 func (sv *solver) farkas(lp limitedLP) ([]float64, bool) {
 	sv.limit(lp)
 	y, ok := lp.FarkasCertificate()

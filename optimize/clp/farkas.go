@@ -266,6 +266,7 @@ func (s *snapshot) elasticCertificate(primalTol, maxSeconds float64, maxIteratio
 	st := e.Primal()
 	iterations = e.Iterations()
 	if st != Optimal && st != StoppedOnLimit {
+		e.SetMaxIterations(max(maxIterations-iterations, 0)) // one cap for both solves
 		st = e.InitialSolve()
 		iterations += e.Iterations()
 	}
