@@ -33,9 +33,6 @@ type Model struct {
 	p          unsafe.Pointer // *Clp_Simplex; nil after Close
 	cleanup    runtime.Cleanup
 	maxSeconds float64 // per-solve CPU time limit; <= 0 means none
-	// maxIterations is the per-solve iteration limit (math.MaxInt32: none), which
-	// FarkasCertificate's auxiliary LP inherits.
-	maxIterations int
 	// farkasIterations are the iterations of the last FarkasCertificate's auxiliary LP.
 	farkasIterations int
 }
@@ -50,7 +47,7 @@ func New() *Model {
 		panic("clp: Clp_newModel returned NULL")
 	}
 	C.Clp_setLogLevel(p, -1) // see SetLogLevel
-	m := &Model{p: p, maxIterations: math.MaxInt32}
+	m := &Model{p: p}
 	m.cleanup = runtime.AddCleanup(m, func(p unsafe.Pointer) { C.Clp_deleteModel(p) }, p)
 	return m
 }
@@ -389,7 +386,6 @@ func (m *Model) SetMaxIterations(n int) {
 	if n < 0 || n > math.MaxInt32 {
 		n = math.MaxInt32
 	}
-	m.maxIterations = n
 	C.Clp_setMaximumIterations(m.ptr(), C.int(n))
 }
 

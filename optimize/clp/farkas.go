@@ -105,7 +105,7 @@ func (m *Model) FarkasCertificate() ([]float64, bool) {
 			return y, true
 		}
 	}
-	y, ok, it := s.elasticCertificate(float64(C.Clp_primalTolerance(p)), m.maxSeconds, m.maxIterations)
+	y, ok, it := s.elasticCertificate(float64(C.Clp_primalTolerance(p)), m.maxSeconds, int(C.maximumIterations(p)))
 	m.farkasIterations = it
 	return y, ok
 }
