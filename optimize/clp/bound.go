@@ -24,46 +24,76 @@ import (
 // −Inf when some d_j has the sign of an infinite column bound. The sums are in
 // floating point (no directed rounding): callers allow a margin far above
 // rounding. It panics if len(y) != NumRows() or the model is a maximisation.
+//
+// It reads CLP's arrays in place (no copy of the matrix): the search calls it after
+// every solve of a large master.
 func (m *Model) LagrangianBound(y []float64) float64 {
 	defer runtime.KeepAlive(m)
 	p := m.ptr()
 	if m.Sense() != Minimize {
 		panic("clp: LagrangianBound needs a minimisation")
 	}
-	s := m.snapshot(p)
-	if len(y) != s.nr {
+	nr, nc := int(C.Clp_numberRows(p)), int(C.Clp_numberColumns(p))
+	if len(y) != nr {
 		panic("clp: len(y) != number of rows")
 	}
-	var obj []float64
-	if s.nc > 0 {
-		obj = unsafe.Slice((*float64)(unsafe.Pointer(C.Clp_objective(p))), s.nc)
+	rl, ru := doubles(C.Clp_rowLower(p), nr), doubles(C.Clp_rowUpper(p), nr)
+	// yOn is y_i where it multiplies a finite bound, 0 elsewhere.
+	yOn := func(i int) float64 {
+		switch v := y[i]; {
+		case v > 0 && !math.IsInf(fromCLP(rl[i]), -1), v < 0 && !math.IsInf(fromCLP(ru[i]), 1):
+			return v
+		}
+		return 0
 	}
 	bound := 0.0
-	yy := make([]float64, s.nr)
-	for i, v := range y {
-		switch {
-		case v > 0 && !math.IsInf(s.rl[i], -1):
-			yy[i] = v
-			bound += v * s.rl[i]
-		case v < 0 && !math.IsInf(s.ru[i], 1):
-			yy[i] = v
-			bound += v * s.ru[i]
+	for i := range y {
+		switch v := yOn(i); {
+		case v > 0:
+			bound += v * rl[i]
+		case v < 0:
+			bound += v * ru[i]
 		}
 	}
-	for j := range s.nc {
+	if nc == 0 {
+		return bound
+	}
+	obj := doubles(C.Clp_objective(p), nc)
+	cl, cu := doubles(C.Clp_columnLower(p), nc), doubles(C.Clp_columnUpper(p), nc)
+	// CLP's column-major matrix may have gaps between columns: starts and lengths.
+	starts := unsafe.Slice(C.Clp_getVectorStarts(p), nc)
+	lengths := unsafe.Slice(C.Clp_getVectorLengths(p), nc)
+	end := 0
+	for j := range nc {
+		end = max(end, int(starts[j])+int(lengths[j]))
+	}
+	var index []C.int
+	var value []C.double
+	if end > 0 {
+		index, value = unsafe.Slice(C.Clp_getIndices(p), end), unsafe.Slice(C.Clp_getElements(p), end)
+	}
+	for j := range nc {
 		d := obj[j]
-		for k := s.start[j]; k < s.start[j+1]; k++ {
-			d -= s.value[k] * yy[s.index[k]]
+		for k := int(starts[j]); k < int(starts[j])+int(lengths[j]); k++ {
+			d -= float64(value[k]) * yOn(int(index[k]))
 		}
 		switch {
 		case d > 0:
-			bound += d * s.cl[j]
+			bound += d * fromCLP(cl[j])
 		case d < 0:
-			bound += d * s.cu[j]
+			bound += d * fromCLP(cu[j])
 		}
 	}
 	if math.IsNaN(bound) {
 		return math.Inf(-1) // d·(±Inf) of both signs
 	}
 	return bound
+}
+
+// doubles views n of CLP's doubles at src in place (nil for n = 0).
+func doubles(src *C.double, n int) []float64 {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*float64)(unsafe.Pointer(src)), n)
 }
