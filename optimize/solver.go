@@ -1099,8 +1099,11 @@ func (sv *solver) resume(lp resumableLP, st clp.Status) clp.Status {
 // countSolve counts the iterations of lp's last solve, in the statistics and as work
 // (clock.go): the Go LPs' own operation counts, CLP's iterations by its model's size (a
 // test's wrapper of the master, which tells neither, by its iterations).
-func (sv *solver) countSolve(lp resumableLP) {
-	it := lp.Iterations()
+func (sv *solver) countSolve(lp resumableLP) { sv.countIterations(lp, lp.Iterations()) }
+
+// countIterations counts it iterations of lp (a solve's, or CLP's auxiliary Farkas LP's)
+// as countSolve does.
+func (sv *solver) countIterations(lp resumableLP, it int) {
 	sv.stats.LPIterations += it
 	work := int64(it) * workPerPivot
 	switch lp := lp.(type) {
@@ -1118,11 +1121,8 @@ func (sv *solver) countSolve(lp resumableLP) {
 func (sv *solver) farkas(lp limitedLP) ([]float64, bool) {
 	sv.limit(lp)
 	y, ok := lp.FarkasCertificate()
-	if c, isCLP := lp.(*clp.Model); isCLP {
-		if it := c.FarkasIterations(); it > 0 {
-			sv.stats.LPIterations += it
-			sv.clock.add(workPerSolve + int64(it)*sv.clpIterationWork(c))
-		}
+	if c, isCLP := lp.(*clp.Model); isCLP && c.FarkasIterations() > 0 {
+		sv.countIterations(c, c.FarkasIterations())
 	}
 	return y, ok
 }
