@@ -81,40 +81,39 @@ func canonicalGame(d *data, linked []bool, eps float64) []float64 {
 	}
 	var recs []int
 	inGame := make([][]bool, len(d.recs))
+	rows := 0
 	for i := range d.recs {
 		if linked[i] {
 			recs = append(recs, i)
 			inGame[i] = make([]bool, d.recs[i].ncand())
+			rows += d.recs[i].ncand()
 		}
 	}
-	var rlo, rup []float64
-	var start []int
+	// The rows waiting to be added, in CSR form (each a·θ ≥ eps).
+	start := []int{0}
 	var idx []int
 	var val []float64
 	add := func(i, c int) {
 		inGame[i][c] = true
 		idx, val = sp.row(d, &d.recs[i], c, idx, val)
-		rlo, rup = append(rlo, eps), append(rup, math.Inf(1))
 		start = append(start, len(idx))
 	}
 	flush := func() bool {
-		if len(rlo) == 0 {
-			return false
-		}
-		err := g.AddRows(rlo, rup, start, idx, val)
-		rlo, rup, start, idx, val = rlo[:0], rup[:0], append(start[:0], 0), idx[:0], val[:0]
+		n := len(start) - 1
+		err := g.AddRows(slices.Repeat([]float64{eps}, n), slices.Repeat([]float64{math.Inf(1)}, n), start, idx, val)
+		start, idx, val = start[:1], idx[:0], val[:0]
 		return err == nil
 	}
-	start = []int{0}
 	for _, i := range recs {
 		for c := range min(canonicalInitialRows, d.recs[i].ncand()) {
 			add(i, c)
 		}
 	}
-	if len(rlo) > 0 && !flush() {
+	if len(start) > 1 && !flush() {
 		return nil
 	}
-	var margins []float64
+	// margins holds every linked record's margins, one record after another.
+	margins := make([]float64, rows)
 	for {
 		if g.solve() != clp.Optimal {
 			return nil
@@ -122,23 +121,26 @@ func canonicalGame(d *data, linked []bool, eps float64) []float64 {
 		theta := g.Solution(nil)
 		ev := sp.evaluator(d, theta)
 		value := math.Inf(1)
+		at := 0
 		for _, i := range recs {
-			margins = ev.margins(&d.recs[i], margins[:0])
-			for c, v := range margins {
+			n := copy(margins[at:], ev.margins(&d.recs[i], margins[at:at]))
+			for c, v := range margins[at : at+n] {
 				if inGame[i][c] {
 					value = min(value, v)
 				}
 			}
+			at += n
 		}
+		at = 0
 		for _, i := range recs {
-			margins = ev.margins(&d.recs[i], margins[:0])
-			for c, v := range margins {
+			for c, v := range margins[at : at+d.recs[i].ncand()] {
 				if !inGame[i][c] && v < value-canonicalTol*(1+math.Abs(value)) {
 					add(i, c)
 				}
 			}
+			at += d.recs[i].ncand()
 		}
-		if len(rlo) == 0 {
+		if len(start) == 1 {
 			return theta
 		}
 		if !flush() {
