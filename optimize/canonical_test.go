@@ -1,10 +1,11 @@
 package optimize
 
 import (
-	"github.com/reid-sdc/reid/optimize/clp"
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/reid-sdc/reid/optimize/clp"
 )
 
 // TestCanonicalTheta: two searches that take different paths to the same optimum (other
