@@ -44,21 +44,48 @@ func TestCanonicalTheta(t *testing.T) {
 }
 
 // TestCanonicalThetaExactSet: given a set that is not optimal (the Euclidean distance's
-// links), the canonical parameters link exactly that set, or none are returned: a θ that
-// linked more would contradict the search's count of failures.
+// links), the canonical LP's θ links every record of the set (its margins are ≥ ε′) and
+// may link more, in which case canonicalTheta returns nil, since a canonical answer must
+// link exactly its set. Linking what that θ links, again and again, grows the set to one
+// that its own θ links exactly: there canonicalTheta must answer, with that set.
 func TestCanonicalThetaExactSet(t *testing.T) {
 	for _, f := range []Family{WM, OWA} {
 		p := census(t, "noise_additive_50", 40)
 		p.Family = f
 		sv := testSolver(t, p, DefaultEpsilon, 3)
 		linked, n := sv.linkedSet(sv.bestTheta)
-		theta := sv.canonicalTheta(linked)
-		if theta == nil {
-			continue
-		}
-		got, m := sv.linkedSet(theta)
-		if !slices.Equal(got, linked) {
-			t.Errorf("%v: the canonical θ links %d records, the set %d", f, m, n)
+		for round := 0; ; round++ {
+			if round == len(linked) {
+				t.Fatalf("%v: the linked set still grows after %d rounds", f, round)
+			}
+			game := canonicalGame(sv.d, linked, sv.epsLP)
+			if game == nil {
+				t.Fatalf("%v: the canonical game of %d linked records did not end optimal", f, n)
+			}
+			sv.d.sp.project(game)
+			got, m := sv.linkedSet(game)
+			for i := range linked {
+				if linked[i] && !got[i] {
+					t.Fatalf("%v: the canonical game's θ loses record %d of the set", f, i)
+				}
+			}
+			theta := sv.canonicalTheta(linked)
+			if m == n {
+				if theta == nil {
+					t.Fatalf("%v: no canonical θ for the %d records its game's θ links exactly", f, n)
+				}
+				if exact, _ := sv.linkedSet(theta); !slices.Equal(exact, linked) {
+					t.Errorf("%v: the canonical θ does not link exactly its set of %d", f, n)
+				}
+				if round == 0 {
+					t.Logf("%v: the Euclidean set was closed already", f)
+				}
+				break
+			}
+			if theta != nil {
+				t.Fatalf("%v: a canonical θ for %d records where its θ links %d", f, n, m)
+			}
+			linked, n = got, m
 		}
 	}
 }
