@@ -2,6 +2,7 @@ package linkage
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -162,11 +163,29 @@ type PRLResult struct {
 // error rates and link each record by threshold, by best weight and by a one-to-one
 // assignment. No per-pair data are stored.
 func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
+	return PRLContext(context.Background(), p, s)
+}
+
+// PRLContext is PRL stopped when ctx is done: each pass over the pairs (on 30,000 records
+// a pass takes seconds) ends at its next block of query records, and PRLContext returns
+// no result and an error wrapping ctx.Err() (errors.Is(err, context.Canceled) after an
+// interrupt), never a linkage counted on part of the pairs.
+func PRLContext(ctx context.Context, p PRLProblem, s PRLSettings) (*PRLResult, error) {
+	res, err := prl(ctx, p, s)
+	if ctx.Err() != nil {
+		// Checked last as well: a pass cut short can make any later step's result wrong.
+		return nil, fmt.Errorf("linkage: prl stopped: %w", context.Cause(ctx))
+	}
+	return res, err
+}
+
+func prl(ctx context.Context, p PRLProblem, s PRLSettings) (*PRLResult, error) {
 	c, err := newComparator(&p, s.Threads)
 	if err != nil {
 		return nil, err
 	}
 	c.progress = s.Progress
+	c.ctx = ctx
 	pass := 0
 	startPass := func(what string) {
 		pass++
@@ -176,6 +195,9 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 	}
 	startPass("counting the agreement patterns")
 	pc := c.count()
+	if c.stopped() {
+		return nil, nil // PRLContext reports it
+	}
 	res := &PRLResult{Direction: p.Direction, Patterns: pc}
 	for k := range c.attrs {
 		res.Cuts = append(res.Cuts, slices.Clone(c.attrs[k].cuts))
@@ -258,6 +280,9 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 		c.groups = c.identicalReferences()
 	}
 	res.Records, tops = c.decide(lookup, res.Thresholds, kDecide)
+	if c.stopped() {
+		return nil, nil
+	}
 	res.Measures = Measure(queryResults(res.Records))
 	thr := modeThreshold(res.Records)
 	best := modeBest(res.Records, res.Thresholds)
@@ -269,6 +294,9 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 			var retry bool
 			var rounds int
 			as, rounds, retry = c.assign(res.Records, tops, k, res.Thresholds, maxAbs(res.Weight), lookup, startPass)
+			if c.stopped() {
+				return nil, nil
+			}
 			res.PricingRounds += rounds
 			res.TopK = k
 			if !retry || k >= maxK || k >= columns {
@@ -277,6 +305,9 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 			k = min(2*k, maxK)
 			startPass(fmt.Sprintf("top %d candidates for the assignment", k))
 			_, tops = c.decide(lookup, res.Thresholds, k)
+			if c.stopped() {
+				return nil, nil
+			}
 		}
 		modes = append(modes, as)
 	}
@@ -729,6 +760,9 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 	var match []int
 	certified, priced, rounds := false, 0, 0
 	for {
+		if c.stopped() {
+			return m, rounds, false // PRLContext discards it
+		}
 		var u, v []int64
 		var ok bool
 		match, u, v, ok = assignMax(c.nq, cols, arcs, capacity)

@@ -1,6 +1,7 @@
 package linkage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -136,6 +137,9 @@ type comparator struct {
 	tileOf, localOf []int32
 	threads         int
 	progress        func(int)
+	// ctx, when done, ends a pass over the pairs early (forEachQuery); whoever started
+	// the pass must then discard what it made (PRLContext does).
+	ctx context.Context
 	// groups, when set, are the classes of identical references: candidate lists keep
 	// one member of each (the assignment's columns are the classes).
 	groups *prlGroups
@@ -527,6 +531,9 @@ func (c *comparator) decode(code uint64, lv []int8) {
 	}
 }
 
+// stopped reports whether the caller's context is done.
+func (c *comparator) stopped() bool { return c.ctx != nil && c.ctx.Err() != nil }
+
 // forEachQuery runs f on every query, in blocks taken by the goroutines in any order;
 // each goroutine gets its own state from newState.
 func forEachQuery[S any](c *comparator, newState func() S, f func(s S, i int, code []uint64)) []S {
@@ -543,7 +550,7 @@ func forEachQuery[S any](c *comparator, newState func() S, f func(s S, i int, co
 			code := make([]uint64, min(prlRefTile, c.nr))
 			for {
 				b := int(next.Add(1)) - 1
-				if b >= blocks {
+				if b >= blocks || c.stopped() {
 					return
 				}
 				lo, hi := b*prlQueryBlock, min((b+1)*prlQueryBlock, c.nq)

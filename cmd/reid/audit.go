@@ -48,8 +48,9 @@ that the masked file has too, but the id (a warning names the ones left out), un
               operators (or --work-limit, counted work instead of time: then every
               figure of the report repeats exactly, run after run); each reports its
               incumbent, proven bound, gap and status (an interrupt, Ctrl-C or
-              SIGTERM, ends the searches with status interrupted; the report is still
-              written, and audit exits 130 without judging the policy). Bilinear and Choquet start from the WM and OWA optima; on more
+              SIGTERM, ends the searches with status interrupted, and stops PRL, which is
+              then not reported, a warning says so; the report is still written, and
+              audit exits 130 without judging the policy). Bilinear and Choquet start from the WM and OWA optima; on more
               than 13 attributes the 2-additive Choquet integral (choquet2, up to 20)
               replaces the full one.
   uniqueness  with --keys: sample and population uniques, P(PU|SU), record risk and
@@ -429,7 +430,14 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	// PRL, EM and supervised, masked to original.
 	for _, sup := range []bool{false, true} {
 		t = time.Now()
-		lk, weights, err := a.prl(e, files, dist, sup)
+		mode := map[bool]string{false: "em", true: "supervised"}[sup]
+		lk, weights, err := a.prl(ctx, e, files, dist, sup)
+		if err != nil && ctx.Err() != nil {
+			// An interrupt: PRL on 30,000 records takes half a minute, which the user who
+			// pressed Ctrl-C should not wait for; the report says what was not measured.
+			r.Warnings = append(r.Warnings, "prl/"+mode+" not run: interrupted")
+			continue // the next mode returns at once, with its own warning
+		}
 		if errors.Is(err, linkage.ErrPatternSpace) {
 			if len(r.Linkage) == 0 {
 				// No numeric attribute for DBRL either: no linkage measured at all.
@@ -453,7 +461,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 				r.Warnings = append(r.Warnings, "prl: the bands at quantiles 0.01, 0.1 of |dz| were not usable (attributes with many equal differences), so PRL compared with bands at |dz| 0.1, 0.5; reid link --method prl --bands 0.1,0.5 reproduces it")
 			}
 		}
-		step("prl/"+map[bool]string{false: "em", true: "supervised"}[sup], t)
+		step("prl/"+mode, t)
 	}
 
 	// Worst case, the time limit shared by the four families: each gets an equal share of
@@ -499,6 +507,8 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		// A line per family on stderr: the searches are most of an audit's time, and
 		// their own progress lines come only every plainEvery.
 		switch {
+		case ctx.Err() != nil:
+			// Interrupted: the search returns at once with its start (status interrupted).
 		case per > 0:
 			fmt.Fprintf(e.stderr, "reid audit: worst case %v (its share of the time limit: %v)\n", fam, per.Round(time.Millisecond))
 		case perWork > 0:
@@ -611,7 +621,7 @@ func nonNilCounts(c []linkage.Count) []linkage.Count {
 // prl runs probabilistic record linkage as 'reid link --method prl' does with its default
 // settings, and returns the weights of true and other pairs for the chart. K.Reid's
 // attack re-runs the masking on the numeric attributes, dist.
-func (a *auditJob) prl(e *env, files, dist *pairedFiles, supervised bool) (auditLinkage, [2][]weightCount, error) {
+func (a *auditJob) prl(ctx context.Context, e *env, files, dist *pairedFiles, supervised bool) (auditLinkage, [2][]weightCount, error) {
 	var weights [2][]weightCount
 	dir := linkage.MaskedToOriginal
 	// Bands at quantiles of |Δz| first; when an attribute has too many equal differences
@@ -629,13 +639,13 @@ func (a *auditJob) prl(e *env, files, dist *pairedFiles, supervised bool) (audit
 			return auditLinkage{}, weights, err
 		}
 		prog := newProgress(e, "linking (prl)", int64(2*len(prob.TrueOriginal)))
-		res, err = linkage.PRL(prob, linkage.PRLSettings{Threads: a.threads, Supervised: supervised, NoAssignment: true, Progress: func(n int) { prog.Add(int64(n)) }})
+		res, err = linkage.PRLContext(ctx, prob, linkage.PRLSettings{Threads: a.threads, Supervised: supervised, NoAssignment: true, Progress: func(n int) { prog.Add(int64(n)) }})
 		prog.Finish()
 		if err == nil {
 			comparison = c.text
 			break
 		}
-		if c.bands != nil {
+		if c.bands != nil || ctx.Err() != nil {
 			return auditLinkage{}, weights, asInput(err)
 		}
 	}

@@ -690,6 +690,18 @@ func TestAuditInterrupted(t *testing.T) {
 	if doc["interrupted"] != true || doc["policy"] != nil || !strings.Contains(stdout.String(), "reid audit INTERRUPTED (no policy judged): ") {
 		t.Errorf("interrupted %v, policy %v; stdout:\n%s", doc["interrupted"], doc["policy"], stdout.String())
 	}
+	// The interrupt came before PRL, which is not run (it is not anytime: half a minute on
+	// 30,000 records), and the report says so.
+	for _, x := range doc["linkage"].([]any) {
+		if l := x.(map[string]any); l["method"] == "prl" {
+			t.Errorf("PRL (%v) was run after the interrupt", l["supervised"])
+		}
+	}
+	for _, mode := range []string{"em", "supervised"} {
+		if !slices.Contains(doc["warnings"].([]any), any("prl/"+mode+" not run: interrupted")) {
+			t.Errorf("no warning that prl/%s was not run: %v", mode, doc["warnings"])
+		}
+	}
 	for _, x := range doc["worst_case"].([]any) {
 		w := x.(map[string]any)
 		if w["available"] != true {
