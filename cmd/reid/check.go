@@ -24,6 +24,7 @@ type pairFlags struct {
 	id               *string
 	intruderIDs      *string
 	sample           *float64
+	sampleGiven      func() bool // an explicit --sample 0 is out of range, not "unset"
 	seed             *uint64
 	dropConstant     *bool
 	load             *loadFlags
@@ -41,6 +42,7 @@ func addPairFlags(fs *flag.FlagSet) *pairFlags {
 		id:           fs.String("id", "", "id `column` giving the true link (default: row order)"),
 		intruderIDs:  fs.String("intruder-ids", "", "`file` with one id per line, each once (blank lines skipped; rows in errors are its line numbers): the original records the intruder knows (needs --id; not with --sample)"),
 		sample:       fs.Float64("sample", 0, "keep a random `fraction` of the original records as the intruder's file (not with --intruder-ids)"),
+		sampleGiven:  func() bool { return flagGiven(fs, "sample") },
 		seed:         fs.Uint64("seed", 1, "random seed (for --sample; learn, audit: the local search's kicks)"),
 		dropConstant: fs.Bool("drop-constant", false, "drop constant attributes instead of failing"),
 		load:         addLoadFlags(fs),
@@ -103,8 +105,8 @@ func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
 			opts.Columns = append(append([]string(nil), attrs...), *p.id)
 		}
 	}
-	if *p.sample < 0 || *p.sample > 1 {
-		return nil, usagef("--sample must be a fraction in (0, 1]")
+	if (*p.sample != 0 || p.sampleGiven != nil && p.sampleGiven()) && !(*p.sample > 0 && *p.sample <= 1) {
+		return nil, usagef("--sample must be a fraction in (0, 1], got %g", *p.sample)
 	}
 	var ids []string
 	var idLines []int

@@ -118,6 +118,9 @@ func TestCheckBadInput(t *testing.T) {
 			[]string{filepath.Join(dir, "dup.txt") + `, row 5: intruder id "3" is listed more than once: first in row 1`}},
 		{"intruder id not in the original", []string{"--id", "id", "--intruder-ids", writeCSV(t, dir, "unknown.txt", "3\n\n1\n99\n"), orig, orig},
 			[]string{filepath.Join(dir, "unknown.txt") + `, row 4: intruder id "99" is not in the original file ` + orig + ` (column "id")`}},
+		// An explicit 0 is out of range, not the flag's "unset" (it kept every record).
+		{"sample zero", []string{"--sample", "0", orig, orig}, []string{"--sample must be a fraction in (0, 1], got 0"}},
+		{"sample above one", []string{"--sample", "2", orig, orig}, []string{"--sample must be a fraction in (0, 1], got 2"}},
 		{"intruder ids and sample", []string{"--id", "id", "--sample", "0.5", "--intruder-ids", writeCSV(t, dir, "ids.txt", "3\n1\n2\n"), orig, orig},
 			[]string{"--intruder-ids or --sample, not both"}},
 	}

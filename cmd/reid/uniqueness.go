@@ -100,11 +100,16 @@ listed, worst first (at most --list, default 20; 0 lists all).
 				if err != nil {
 					return usagef("--estimator: %v", err)
 				}
-				if *weights != "" && *fraction != 0 {
+				// Given, not non-zero: an explicit --fraction 0 is out of range, not "unset".
+				fractionGiven := flagGiven(fs, "fraction")
+				if *weights != "" && fractionGiven {
 					return usagef("give --weights or --fraction, not both")
 				}
-				if *fraction != 0 && !(*fraction > 0 && *fraction <= 1) {
-					return usagef("--fraction must be in (0, 1]")
+				if fractionGiven && !(*fraction > 0 && *fraction <= 1) {
+					return usagef("--fraction must be in (0, 1], got %g", *fraction)
+				}
+				if *list < 0 {
+					return usagef("--list must be 0 (all) or a positive number of classes, got %d", *list)
 				}
 				if *k < 1 || !(*l >= 1) || !(*t > 0 && *t <= 1) {
 					return usagef("--k and --l must be at least 1, --t in (0, 1]")

@@ -158,6 +158,10 @@ func TestUniquenessErrors(t *testing.T) {
 		{[]string{"--keys", "A", "--bins", "age:q2", s}, "not a key"},
 		{[]string{"--keys", "age", "--bins", "age:3,1", s}, "must increase"},
 		{[]string{"--keys", "A", "--weights", "w", "--fraction", "0.1", s}, "not both"},
+		// An explicit 0 is out of range, not the flag's "unset".
+		{[]string{"--keys", "A", "--fraction", "0", s}, "--fraction must be in (0, 1], got 0"},
+		{[]string{"--keys", "A", "--fraction", "1.5", s}, "--fraction must be in (0, 1], got 1.5"},
+		{[]string{"--keys", "A", "--list", "-1", s}, "--list must be 0 (all) or a positive number"},
 		{[]string{"--keys", "A", "--estimator", "x", s}, "unknown estimator"},
 		{[]string{"--keys", "A,Z", s}, `no such column: "Z"`},
 		{[]string{"--keys", "A", "--sensitive", "A", s}, "more than one"},
