@@ -354,6 +354,9 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := files.firstRecordsPaired(a.records); err != nil {
+		return nil, err
+	}
 	// PRL compares every attribute; the distances (DBRL, the worst case) only numbers.
 	// Before, the audit linked every method on the numeric attributes alone: a file of
 	// categorical keys masked by PRAM passed with Reid 0 where PRL on its keys links half.

@@ -225,6 +225,9 @@ func distanceUse() numericUse {
 // a missing value among the records kept (--missing keep), is an error naming the file,
 // column and row (see numericColumns).
 func (f *pairedFiles) standardised(records int) (om, mm [][]float64, trueMasked, trueOriginal []int, err error) {
+	if err := f.firstRecordsPaired(records); err != nil {
+		return nil, nil, nil, nil, err
+	}
 	if om, err = numericColumns(f.Original.Table, f.Pairing.OriginalRows, records, distanceUse()); err != nil {
 		return nil, nil, nil, nil, err
 	}
@@ -517,4 +520,22 @@ func (f *pairedFiles) numericView() (*pairedFiles, []string, error) {
 		return nil, nil, err
 	}
 	return &view, left, nil
+}
+
+// firstRecordsPaired refuses a --records N whose first N original and first N masked
+// records hold no true pair: --records keeps the first records of each file, which are
+// partners in row order but need not be when an id column gives the links in another
+// order (or the original is a subset), and every measure would then count nothing (the
+// linkage packages' own errors said "TrueOriginal is nil or all −1").
+func (f *pairedFiles) firstRecordsPaired(records int) error {
+	if records <= 0 {
+		return nil
+	}
+	for i, j := range f.Pairing.TrueMasked {
+		if i < records && j >= 0 && j < records {
+			return nil
+		}
+	}
+	return asInput(fmt.Errorf("--records %d: none of the first %d records of %s has its true partner among the first %d of %s (the true links pair records in another order: an id column, or a subset of the original); give more records, or order both files alike",
+		records, records, f.Pairing.Original.Source, records, f.Pairing.Masked.Source))
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -233,6 +234,26 @@ func TestSampleBelowOneRecordWarns(t *testing.T) {
 		warned := strings.Contains(stderr, "--sample "+c.fraction+" of 60 original records") && strings.Contains(stderr, "and keeps one")
 		if r.N != c.n || warned != c.warns {
 			t.Errorf("--sample %s of 60: n %d (want %d), warned %v (want %v): %q", c.fraction, r.N, c.n, warned, c.warns, stderr)
+		}
+	}
+}
+
+// --records N keeps the first N records of each file: where an id column pairs them in
+// another order, the first N may hold no true pair, and every command says so on one line
+// naming both files, instead of the linkage packages' "TrueOriginal is nil or all −1".
+func TestRecordsWithoutTruePair(t *testing.T) {
+	dir := t.TempDir()
+	orig := writeCSV(t, dir, "o.csv", "id,a,b\n1,1,9\n2,2,7\n3,4,8\n4,3,1\n5,8,2\n6,5,5\n")
+	// The same records in reverse order: the first three are ids 6, 5, 4.
+	masked := writeCSV(t, dir, "m.csv", "id,a,b\n6,5,5\n5,8,2\n4,3,1\n3,4,8\n2,2,7\n1,1,9\n")
+	for _, cmd := range [][]string{{"link"}, {"link", "--method", "prl", "--bands", "0.5,1"}, {"learn", "--operator", "wm"}, {"audit", "--work-limit", "1", "--out", filepath.Join(dir, "audit")}} {
+		args := append(slices.Clone(cmd), "--id", "id", "--records", "3", orig, masked)
+		code, _, stderr := runReid(t, args...)
+		expectInputError(t, code, stderr, "--records 3: none of the first 3 records of "+orig, "among the first 3 of "+masked)
+		// Four records hold ids 3 and 4 in both files: the command runs.
+		args = append(slices.Clone(cmd), "--id", "id", "--records", "4", orig, masked)
+		if code, _, stderr := runReid(t, args...); code != exitOK {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
 		}
 	}
 }

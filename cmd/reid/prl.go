@@ -212,6 +212,9 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	if err != nil {
 		return err
 	}
+	if err := files.firstRecordsPaired(o.records); err != nil {
+		return err
+	}
 	start := time.Now()
 	prob, comps, err := prlProblem(files, dir, splitList(*f.block), quantiles, bands, ranks, o.records)
 	if err != nil {
