@@ -195,6 +195,8 @@ type auditOptions struct {
 	Epsilon      float64   `json:"epsilon"`
 	Records      int       `json:"records"`
 	PRLQuantiles []float64 `json:"prl_quantiles"`
+	// Intruder is the subset of the original the intruder holds (absent: all of it).
+	Intruder *intruderSubset `json:"intruder,omitempty"`
 }
 
 // auditLinkage is one linkage run (DBRL or PRL, one direction).
@@ -379,7 +381,8 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 			Masked:   auditInput{*pf.masked, files.MaskedSHA256, files.MaskedRecords},
 		},
 		Options: auditOptions{Attributes: files.Pairing.Attributes, DistanceAttributes: dist.Pairing.Attributes, ID: *pf.id, Keys: a.keys, Masking: a.maskingSpec,
-			TimeLimit: a.timeLimit.String(), WorkLimit: a.workLimit, Epsilon: a.epsilon, Records: a.records, PRLQuantiles: prlQuantiles},
+			TimeLimit: a.timeLimit.String(), WorkLimit: a.workLimit, Epsilon: a.epsilon, Records: a.records, PRLQuantiles: prlQuantiles,
+			Intruder: files.Intruder},
 		Seed:      *pf.seed,
 		Linkage:   []auditLinkage{},
 		WorstCase: []auditWorstCase{},

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -1058,4 +1060,62 @@ func readReport(t *testing.T, out string) map[string]any {
 		t.Fatal(err)
 	}
 	return doc
+}
+
+// The report names the intruder's subset of the original (--sample with its seed, or
+// --intruder-ids with the file's SHA-256) and how many records it holds, the count link
+// reports as n for the same flags: two audits of different subsets differ in options.
+func TestAuditIntruderSubset(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("id,a,c\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "%d,%d,%d\n", i+1, (i*7)%13, (i*5)%11)
+	}
+	orig := writeCSV(t, dir, "o.csv", b.String())
+	ids := writeCSV(t, dir, "ids.txt", "3\n7\n\n11\n19\n")
+	idsBytes, err := os.ReadFile(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(idsBytes)
+	cases := []struct {
+		name  string
+		flags []string
+		want  map[string]any // options.intruder without records
+	}{
+		{"sample", []string{"--sample", "0.5", "--seed", "3"}, map[string]any{"sample": 0.5, "sample_seed": 3.0}},
+		{"ids", []string{"--intruder-ids", ids}, map[string]any{"ids_file": ids, "ids_sha256": hex.EncodeToString(sum[:])}},
+	}
+	for _, tc := range cases {
+		out := filepath.Join(dir, tc.name)
+		args := append([]string{"--id", "id", "--work-limit", "0.2"}, tc.flags...)
+		doc := map[string]any{}
+		if err := json.Unmarshal(auditJSON(t, out, append(args, orig, orig)...), &doc); err != nil {
+			t.Fatal(err)
+		}
+		schema := loadSchema(t)
+		if errs := validate(schema, schema, doc, "$"); len(errs) > 0 {
+			t.Fatalf("%s: report does not validate:\n%s", tc.name, strings.Join(errs, "\n"))
+		}
+		got, _ := doc["options"].(map[string]any)["intruder"].(map[string]any)
+		var link struct{ N int }
+		runJSON(t, &link, append(append([]string{"link", "--format", "json", "--id", "id"}, tc.flags...), orig, orig)...)
+		for k, v := range tc.want {
+			if got[k] != v {
+				t.Errorf("%s: options.intruder.%s = %v, want %v", tc.name, k, got[k], v)
+			}
+		}
+		if got["records"] != float64(link.N) || tc.name == "ids" && link.N != 4 {
+			t.Errorf("%s: options.intruder.records = %v, link's n %d", tc.name, got["records"], link.N)
+		}
+	}
+	// Without a subset there is no intruder object.
+	doc := map[string]any{}
+	if err := json.Unmarshal(auditJSON(t, filepath.Join(dir, "all"), "--id", "id", "--work-limit", "0.2", orig, orig), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := doc["options"].(map[string]any)["intruder"]; ok {
+		t.Errorf("options.intruder = %v without a subset", v)
+	}
 }

@@ -55,6 +55,8 @@ type pairedFiles struct {
 	Original, Masked               *datasets.Standardized
 	OriginalSHA256, MaskedSHA256   string
 	OriginalRecords, MaskedRecords int
+	// Intruder is the subset of the original the intruder holds (nil: all of it).
+	Intruder *intruderSubset
 	// known is the last transparency attack run on these files (linkJob.knownLinks):
 	// the audit asks for it four times (DBRL both ways, PRL twice), and it re-runs the
 	// masking on the whole original.
@@ -181,7 +183,28 @@ func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
 	if pf.MaskedSHA256, err = fileSHA256(*p.masked); err != nil {
 		return nil, err
 	}
+	switch {
+	case *p.intruderIDs != "":
+		pf.Intruder = &intruderSubset{IDsFile: *p.intruderIDs, Records: pairing.Original.Rows()}
+		if pf.Intruder.IDsSHA256, err = fileSHA256(*p.intruderIDs); err != nil {
+			return nil, err
+		}
+	case *p.sample != 0:
+		seed := *p.seed
+		pf.Intruder = &intruderSubset{Sample: *p.sample, Seed: &seed, Records: pairing.Original.Rows()}
+	}
 	return pf, nil
+}
+
+// intruderSubset says which original records the intruder's file holds when it is not
+// the whole original (--intruder-ids or --sample): without it two reports of different
+// subsets could not be told apart, nor one reproduced. Records is how many were kept.
+type intruderSubset struct {
+	Sample    float64 `json:"sample,omitempty"`
+	Seed      *uint64 `json:"sample_seed,omitempty"`
+	IDsFile   string  `json:"ids_file,omitempty"`
+	IDsSHA256 string  `json:"ids_sha256,omitempty"`
+	Records   int     `json:"records"`
 }
 
 // errMissingID is datasets.ErrMissingValue (errors.Is still matches it) worded for the id

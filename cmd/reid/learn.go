@@ -183,6 +183,7 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 				}
 				r.Original = inputFile{*pf.original, files.OriginalSHA256}
 				r.Masked = inputFile{*pf.masked, files.MaskedSHA256}
+				r.Intruder = files.Intruder
 				results := func(w io.Writer) error {
 					if *format == "json" {
 						return writeJSON(w, r)
@@ -214,16 +215,17 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 // learnReport is the JSON document of `reid learn`. Field names are a contract with users'
 // scripts: add fields, never rename. Only seconds depends on the run.
 type learnReport struct {
-	Engine       string    `json:"engine"`
-	Original     inputFile `json:"original"`
-	Masked       inputFile `json:"masked"`
-	Attributes   []string  `json:"attributes"`
-	N            int       `json:"n"`
-	Direction    string    `json:"direction"`
-	Operator     string    `json:"operator"`
-	Params       []float64 `json:"params"`
-	Epsilon      float64   `json:"epsilon"`
-	CorrectLinks int       `json:"correct_links"`
+	Engine       string          `json:"engine"`
+	Original     inputFile       `json:"original"`
+	Masked       inputFile       `json:"masked"`
+	Intruder     *intruderSubset `json:"intruder,omitempty"`
+	Attributes   []string        `json:"attributes"`
+	N            int             `json:"n"`
+	Direction    string          `json:"direction"`
+	Operator     string          `json:"operator"`
+	Params       []float64       `json:"params"`
+	Epsilon      float64         `json:"epsilon"`
+	CorrectLinks int             `json:"correct_links"`
 	// KnifeEdgeRecords counts the records whose margin equals ε up to rounding, where the
 	// search's and the pairwise core's arithmetic disagree (correct_links keeps the
 	// search's verdict on them).

@@ -123,6 +123,7 @@ linked record.` + prlHelp,
 				}
 				report.Original = inputFile{*pf.original, files.OriginalSHA256}
 				report.Masked = inputFile{*pf.masked, files.MaskedSHA256}
+				report.Intruder = files.Intruder
 				return writeResults(e, *out, func(w io.Writer) error {
 					if *format == "json" {
 						return writeJSON(w, report)
@@ -207,6 +208,7 @@ type linkReport struct {
 	Engine     string             `json:"engine"`
 	Original   inputFile          `json:"original"`
 	Masked     inputFile          `json:"masked"`
+	Intruder   *intruderSubset    `json:"intruder,omitempty"`
 	Attributes []string           `json:"attributes"`
 	N          int                `json:"n"`
 	Unmatched  int                `json:"unmatched,omitempty"`

@@ -279,6 +279,7 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	r.KRReid = [2]float64{r.KReid, r.Reid}
 	r.Original = inputFile{*pf.original, files.OriginalSHA256}
 	r.Masked = inputFile{*pf.masked, files.MaskedSHA256}
+	r.Intruder = files.Intruder
 	r.Seconds = time.Since(start).Seconds()
 	return writeResults(e, o.out, func(w io.Writer) error {
 		if o.format == "json" {
