@@ -656,7 +656,7 @@ func (a *auditJob) prl(ctx context.Context, e *env, files, dist *pairedFiles, su
 		}
 	}
 	ms := res.Measures
-	lr := &linkReport{Direction: dir.String(), Operator: "prl", N: ms.N, Reid: ms.Reid, Correct: ms.Correct, ReidSets: ms.ReidSets,
+	lr := &linkReport{runInputs: runInputs{N: ms.N}, Direction: dir.String(), Operator: "prl", Reid: ms.Reid, Correct: ms.Correct, ReidSets: ms.ReidSets,
 		ReidAtK: map[string]float64{}, Knowledge: a.knowledge.String(), SetSizes: ms.SetSizes, RankCounts: ms.RankCounts}
 	for k, v := range ms.ReidAtK {
 		lr.ReidAtK[strconv.Itoa(k)] = v

@@ -215,17 +215,12 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 // learnReport is the JSON document of `reid learn`. Field names are a contract with users'
 // scripts: add fields, never rename. Only seconds depends on the run.
 type learnReport struct {
-	Engine       string          `json:"engine"`
-	Original     inputFile       `json:"original"`
-	Masked       inputFile       `json:"masked"`
-	Intruder     *intruderSubset `json:"intruder,omitempty"`
-	Attributes   []string        `json:"attributes"`
-	N            int             `json:"n"`
-	Direction    string          `json:"direction"`
-	Operator     string          `json:"operator"`
-	Params       []float64       `json:"params"`
-	Epsilon      float64         `json:"epsilon"`
-	CorrectLinks int             `json:"correct_links"`
+	runInputs
+	Direction    string    `json:"direction"`
+	Operator     string    `json:"operator"`
+	Params       []float64 `json:"params"`
+	Epsilon      float64   `json:"epsilon"`
+	CorrectLinks int       `json:"correct_links"`
 	// KnifeEdgeRecords counts the records whose margin equals ε up to rounding, where the
 	// search's and the pairwise core's arithmetic disagree (correct_links keeps the
 	// search's verdict on them).
@@ -473,9 +468,7 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 		return nil, nil, err
 	}
 	r := &learnReport{
-		Engine:                "reid " + version,
-		Attributes:            p.Attributes,
-		N:                     res.N,
+		runInputs:             runInputs{Engine: "reid " + version, Attributes: p.Attributes, N: res.N},
 		Direction:             j.direction.String(),
 		Operator:              j.family.String(),
 		Params:                res.Params,

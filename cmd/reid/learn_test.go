@@ -307,8 +307,8 @@ func TestLearnLowerFamiliesLimited(t *testing.T) {
 // with both ends as links and as Reid (454 / 1080 = 0.4204, 764 / 1080 = 0.7074); a
 // proven one does not.
 func TestPrintLearnInterval(t *testing.T) {
-	r := learnReport{Operator: "wm", N: 1080, CorrectLinks: 454, Reid: 454.0 / 1080, Bound: 764,
-		Gap: (764.0 - 454) / 764, Status: "time_limit", Attributes: []string{"a"}, Params: []float64{1}}
+	r := learnReport{runInputs: runInputs{N: 1080, Attributes: []string{"a"}}, Operator: "wm", CorrectLinks: 454, Reid: 454.0 / 1080, Bound: 764,
+		Gap: (764.0 - 454) / 764, Status: "time_limit", Params: []float64{1}}
 	var b strings.Builder
 	if err := printLearn(&b, &r); err != nil {
 		t.Fatal(err)

@@ -202,15 +202,21 @@ type inputFile struct {
 	SHA256 string `json:"sha256"`
 }
 
+// runInputs opens the JSON documents of link, PRL and learn: the engine, the files, the
+// intruder's subset of the original, the attributes and the number of records linked.
+type runInputs struct {
+	Engine     string          `json:"engine"`
+	Original   inputFile       `json:"original"`
+	Masked     inputFile       `json:"masked"`
+	Intruder   *intruderSubset `json:"intruder,omitempty"`
+	Attributes []string        `json:"attributes"`
+	N          int             `json:"n"`
+}
+
 // linkReport is the JSON document of `reid link`. Field names are a contract with users'
 // scripts: add fields, never rename.
 type linkReport struct {
-	Engine     string             `json:"engine"`
-	Original   inputFile          `json:"original"`
-	Masked     inputFile          `json:"masked"`
-	Intruder   *intruderSubset    `json:"intruder,omitempty"`
-	Attributes []string           `json:"attributes"`
-	N          int                `json:"n"`
+	runInputs
 	Unmatched  int                `json:"unmatched,omitempty"`
 	Direction  string             `json:"direction"`
 	Operator   string             `json:"operator"`
@@ -267,9 +273,7 @@ func (j *linkJob) run(e *env) (*linkReport, *datasets.Table, error) {
 	}
 	ms := res.Measures
 	r := &linkReport{
-		Engine:     "reid " + version,
-		Attributes: p.Attributes,
-		N:          ms.N,
+		runInputs:  runInputs{Engine: "reid " + version, Attributes: p.Attributes, N: ms.N},
 		Unmatched:  ms.Unmatched,
 		Direction:  j.direction.String(),
 		Operator:   op.Name(),

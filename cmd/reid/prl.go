@@ -263,7 +263,7 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	for k, c := range comps {
 		attrs[k] = c.Attribute
 	}
-	r.linkReport = linkReport{Engine: "reid " + version, Attributes: attrs, N: ms.N, Unmatched: ms.Unmatched,
+	r.linkReport = linkReport{runInputs: runInputs{Engine: "reid " + version, Attributes: attrs, N: ms.N}, Unmatched: ms.Unmatched,
 		Direction: dir.String(), Operator: "prl", Reid: ms.Reid, Correct: ms.Correct, ReidSets: ms.ReidSets,
 		ReidAtK: map[string]float64{}, Knowledge: know.String(), SetSizes: ms.SetSizes, RankCounts: ms.RankCounts}
 	for k, v := range ms.ReidAtK {
