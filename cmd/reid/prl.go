@@ -338,7 +338,7 @@ func (w *prlWrapped) Unwrap() error { return w.err }
 
 // prlProblem turns the paired, standardised files into a PRL problem: numeric attributes
 // by bands (or the rank rule), categorical ones by equality on a dictionary common to both
-// files; --block attributes become blocking keys and are not compared.
+// files; --block attributes become blocking keys, from the raw values, and are not compared.
 func prlProblem(files *pairedFiles, dir linkage.Direction, block []string, quantiles, bands, ranks []float64, records int) (linkage.PRLProblem, []prlComparison, error) {
 	p := files.Pairing
 	ot, mt := files.Original.Table, files.Masked.Table
@@ -420,11 +420,14 @@ func prlProblem(files *pairedFiles, dir linkage.Direction, block []string, quant
 			}
 		}
 		if isBlock[oc.Name] {
+			// Keys from the raw values: z-scores on each file's own mean and sd gave equal
+			// numbers unequal keys (even a permutation of the same values moves the last bits).
+			rawO, rawM := p.Original.Column(oc.Name), p.Masked.Column(oc.Name)
 			for i := range no {
-				keysO[i] += oc.String(i) + "\x00"
+				keysO[i] += blockKey(rawO, i) + "\x00"
 			}
 			for j := range nm {
-				keysM[j] += mc.String(j) + "\x00"
+				keysM[j] += blockKey(rawM, j) + "\x00"
 			}
 			continue
 		}
@@ -453,6 +456,19 @@ func prlProblem(files *pairedFiles, dir linkage.Direction, block []string, quant
 		}
 	}
 	return prob, comps, nil
+}
+
+// blockKey is row i's --block key: its label, or its number as read (−0 as 0, equal
+// numbers being one key); "" when missing, so missing values block together.
+func blockKey(c *datasets.Column, i int) string {
+	if c.Kind != datasets.Numeric || c.Missing(i) {
+		return c.String(i)
+	}
+	v := c.Values[i]
+	if v == 0 {
+		v = 0 // −0
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 func negate(b []bool) []bool {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -296,4 +298,118 @@ func TestEMWarning(t *testing.T) {
 			t.Errorf("%+v: %q, want %q", c.m, got, c.want)
 		}
 	}
+}
+
+// TestLinkPRLBlockNumeric: --block on a numeric attribute pairs records whose values are
+// equal as read, whatever each file's mean and sd. The keys were each file's z-scores, so
+// a masked file with other proportions of the same codes had no pair with an equal key.
+// Pairs and true pairs (rows in the same place) are counted by hand: Σ over the values of
+// (originals with it) × (masked records with it).
+func TestLinkPRLBlockNumeric(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		orig, mask []string // g by row; "" is missing
+		args       []string
+		pairs      uint64
+		truePairs  uint64
+	}{
+		// 1: 3 originals × 2 masked, 2: 3 × 4; true rows 1, 4, 5.
+		{"other proportions", []string{"1", "1", "1", "2", "2", "2"}, []string{"1", "2", "2", "2", "2", "1"}, nil, 18, 3},
+		{"other proportions, categorical", []string{"1", "1", "1", "2", "2", "2"}, []string{"1", "2", "2", "2", "2", "1"},
+			[]string{"--types", "g:categorical"}, 18, 3},
+		// 1: 2 × 1, 2: 2 × 3, missing: 2 × 2; true rows 1, 3, 4, 5.
+		{"missing values", []string{"1", "1", "", "2", "2", ""}, []string{"1", "", "", "2", "2", "2"}, nil, 12, 4},
+		// The same numbers written otherwise: 0.5: 2 × 2, 0: 2 × 2, 2: 2 × 2; all rows true.
+		{"spelling", []string{"0.5", "0.5", "0", "0", "2", "2"}, []string{"0.50", "5e-1", "-0", "0.0", "2", "2.000"}, nil, 12, 6},
+		// 1: 3 × 3, 2: 3 × 3; all rows true.
+		{"identical", []string{"1", "1", "1", "2", "2", "2"}, []string{"1", "1", "1", "2", "2", "2"}, nil, 18, 6},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var o, m strings.Builder
+			o.WriteString("g,x\n")
+			m.WriteString("g,x\n")
+			for i := range c.orig {
+				fmt.Fprintf(&o, "%s,%d\n", c.orig[i], 10*i)
+				fmt.Fprintf(&m, "%s,%d.1\n", c.mask[i], 10*i)
+			}
+			orig, masked := writeCSV(t, dir, "o.csv", o.String()), writeCSV(t, dir, "m.csv", m.String())
+			var doc struct {
+				Pairs     uint64 `json:"pairs"`
+				TruePairs uint64 `json:"true_pairs"`
+			}
+			args := append([]string{"link", "--method", "prl", "--missing", "keep", "--bands", "0.1,0.5", "--block", "g", "--format", "json"}, c.args...)
+			runJSON(t, &doc, append(args, orig, masked)...)
+			if doc.Pairs != c.pairs || doc.TruePairs != c.truePairs {
+				t.Errorf("%d pairs, %d true; want %d, %d", doc.Pairs, doc.TruePairs, c.pairs, c.truePairs)
+			}
+		})
+	}
+}
+
+// TestLinkPRLBlockNumericCensus: on CENSUS rank-swapped at p = 5 (values permuted, so both
+// files hold the same values), --block on a numeric attribute pairs the records with
+// equal raw values, counted here from the CSV text: AGI (every value moved) leaves 1080
+// pairs, none true, which is the blocking error; INTVAL leaves pairs to fit the model.
+func TestLinkPRLBlockNumericCensus(t *testing.T) {
+	orig, masked := censusFiles(t, "rankswap_p5")
+	for _, c := range []struct {
+		attr string
+		ok   bool
+	}{{"AGI", false}, {"INTVAL", true}} {
+		t.Run(c.attr, func(t *testing.T) {
+			vo, vm := csvColumn(t, orig, c.attr), csvColumn(t, masked, c.attr)
+			count := map[float64]uint64{}
+			for _, v := range vm {
+				count[v]++
+			}
+			var pairs, truePairs uint64
+			for i, v := range vo {
+				pairs += count[v]
+				if v == vm[i] { // no --id: a row's true partner is the same row
+					truePairs++
+				}
+			}
+			code, out, stderr := runReid(t, "link", "--method", "prl", "--block", c.attr, "--format", "json", orig, masked)
+			if !c.ok {
+				want := fmt.Sprintf("; %d pairs with equal keys, %d of them true)", pairs, truePairs)
+				if code != exitInput || !strings.HasPrefix(stderr, "reid link: --block "+c.attr+": the blocking leaves ") || !strings.Contains(stderr, want) {
+					t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr, exitInput, want)
+				}
+				return
+			}
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var doc struct {
+				Pairs     uint64 `json:"pairs"`
+				TruePairs uint64 `json:"true_pairs"`
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Pairs != pairs || doc.TruePairs != truePairs {
+				t.Errorf("%d pairs, %d true; want %d, %d", doc.Pairs, doc.TruePairs, pairs, truePairs)
+			}
+		})
+	}
+}
+
+// csvColumn reads the numbers of column name of a CSV file with a header.
+func csvColumn(t *testing.T, path, name string) []float64 {
+	t.Helper()
+	rows := readCSVFile(t, path)
+	col := slices.Index(rows[0], name)
+	if col < 0 {
+		t.Fatalf("%s: no column %q", path, name)
+	}
+	var out []float64
+	for _, r := range rows[1:] {
+		v, err := strconv.ParseFloat(r[col], 64)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, v)
+	}
+	return out
 }
