@@ -36,7 +36,9 @@ assignment starts from each record's --top-k best candidates (identical referenc
 once, as one candidate with room for all of them), then passes over the pairs add those
 that would improve it until none is left ('pricing_rounds'): its status says when the LP
 dual certifies it optimal over all compared pairs.
-A --block that leaves no pair, or too few, to fit the model is an error naming it.
+--block keys are the values as read: equal numbers share a key whatever the two files'
+means and sds, and missing values share one. A --block that leaves no pair, or too few,
+to fit the model is an error naming it.
 Comparison:
   --quantiles Q1,Q2   numeric bands on |dz| at these exact quantiles of all pairs (0.01,0.1)
   --bands T1,T2       numeric bands at these |dz| thresholds instead
