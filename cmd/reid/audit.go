@@ -214,9 +214,12 @@ type auditLinkage struct {
 	ReidAtK    map[string]float64 `json:"reid_at_k"`
 	KReid      float64            `json:"k_reid"`
 	KnownLinks int                `json:"known_links"`
-	Knowledge  string             `json:"knowledge"`
-	SetSizes   []linkage.Count    `json:"set_sizes"`
-	RankCounts []linkage.Count    `json:"rank_counts"`
+	// KnownLinksWrong: links the attack made known that are not true (--masking does not
+	// describe the file); not in known_links.
+	KnownLinksWrong int             `json:"known_links_wrong,omitempty"`
+	Knowledge       string          `json:"knowledge"`
+	SetSizes        []linkage.Count `json:"set_sizes"`
+	RankCounts      []linkage.Count `json:"rank_counts"`
 	// Warning (PRL with EM): why the fit may not be the maximum-likelihood one, as
 	// reid link --method prl reports it.
 	Warning string `json:"warning,omitempty"`
@@ -427,6 +430,11 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 			return nil, err
 		}
 		r.Linkage = append(r.Linkage, fromLinkReport("dbrl", false, lr))
+		for _, w := range lr.Warnings {
+			if !slices.Contains(r.Warnings, w) { // both directions run the same attack
+				r.Warnings = append(r.Warnings, w)
+			}
+		}
 		if dir == linkage.MaskedToOriginal {
 			euclidean = &lr.Correct
 		}
@@ -614,7 +622,7 @@ func fromLinkReport(method string, supervised bool, lr *linkReport) auditLinkage
 	}
 	return auditLinkage{ID: id, Method: method, Direction: lr.Direction, Operator: lr.Operator, Supervised: supervised,
 		N: lr.N, Correct: lr.Correct, Reid: lr.Reid, ReidSets: lr.ReidSets, ReidAtK: lr.ReidAtK, KReid: lr.KReid,
-		KnownLinks: lr.KnownLinks, Knowledge: lr.Knowledge, SetSizes: nonNilCounts(lr.SetSizes), RankCounts: nonNilCounts(lr.RankCounts)}
+		KnownLinks: lr.KnownLinks, KnownLinksWrong: lr.KnownLinksWrong, Knowledge: lr.Knowledge, SetSizes: nonNilCounts(lr.SetSizes), RankCounts: nonNilCounts(lr.RankCounts)}
 }
 
 func nonNilCounts(c []linkage.Count) []linkage.Count {

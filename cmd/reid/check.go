@@ -63,9 +63,13 @@ type pairedFiles struct {
 	known *knownMemo
 }
 
+// knownMemo is a transparency attack's outcome on the files: result.Known holds only
+// the links that are true, and wrong counts those the attack made known that are not,
+// which a sound attack under the right --masking never does (linkage.KnownLinks).
 type knownMemo struct {
 	knowledge linkage.Knowledge
 	result    *linkage.KnownResult
+	wrong     int
 }
 
 // inputs returns the files the pairing reads: the positional arguments and the file flags

@@ -229,8 +229,12 @@ type linkReport struct {
 	KnownLinks int                `json:"known_links"`
 	KRReid     [2]float64         `json:"kr_reid"`
 	Knowledge  string             `json:"knowledge"`
-	SetSizes   []linkage.Count    `json:"set_sizes"`
-	RankCounts []linkage.Count    `json:"rank_counts"`
+	// KnownLinksWrong counts the links the transparency attack made known that are not
+	// the true ones (--masking does not describe the file; left out of known_links).
+	KnownLinksWrong int             `json:"known_links_wrong,omitempty"`
+	Warnings        []string        `json:"warnings,omitempty"`
+	SetSizes        []linkage.Count `json:"set_sizes"`
+	RankCounts      []linkage.Count `json:"rank_counts"`
 	// Seconds is for the text output only: timings would break byte-identical JSON.
 	Seconds float64 `json:"-"`
 }
@@ -300,7 +304,16 @@ func (j *linkJob) run(e *env) (*linkReport, *datasets.Table, error) {
 // addKnown sets K.Reid over the linked records (those whose masked record's original the
 // intruder knows, known.Known being indexed by masked record) and the knowledge text, and
 // returns for each linked record its known original or −1.
-func (r *linkReport) addKnown(n int, hasTrue func(i int) bool, dir linkage.Direction, trueMasked []int, known *linkage.KnownResult) []int {
+func (r *linkReport) addKnown(n int, hasTrue func(i int) bool, dir linkage.Direction, trueMasked []int, memo *knownMemo) []int {
+	var known *linkage.KnownResult
+	if memo != nil {
+		known = memo.result
+		if memo.wrong > 0 {
+			r.KnownLinksWrong = memo.wrong
+			r.Warnings = append(r.Warnings, fmt.Sprintf("--masking does not describe how the masked file was made: %d links its attack makes known are not the true ones (with the right method and parameter it makes none); K.Reid counts only the true ones: check the method and its parameter (a wider rank-swap window, another k)",
+				memo.wrong))
+		}
+	}
 	knownOf := make([]int, n)
 	for i := range knownOf {
 		knownOf[i] = -1
@@ -413,13 +426,13 @@ func (j *linkJob) buildOperator(om, mm [][]float64, trueMasked []int) (distances
 
 // knownLinks runs the transparency attack on the raw (unstandardised) values of the whole
 // files: the intruder is assumed to hold the whole original.
-func (j *linkJob) knownLinks() (*linkage.KnownResult, error) {
+func (j *linkJob) knownLinks() (*knownMemo, error) {
 	p := j.files.Pairing
 	if j.knowledge.Method == "" || j.knowledge.Method == "none" {
 		return nil, nil
 	}
 	if m := j.files.known; m != nil && m.knowledge == j.knowledge {
-		return m.result, nil
+		return m, nil
 	}
 	if p.OriginalRows != nil || len(p.TrueOriginal) != p.Original.Rows() || p.Original.Rows() != p.Masked.Rows() {
 		// The attack re-runs the masking on the original as the owner did: its records
@@ -446,14 +459,21 @@ func (j *linkJob) knownLinks() (*linkage.KnownResult, error) {
 	if err != nil {
 		return nil, asInput(err)
 	}
-	// Back to masked record numbers: Known[masked row] = original row.
+	// Back to masked record numbers: Known[masked row] = original row. A link made known
+	// that is not the true one means the masking was not done as --masking says (e.g. a
+	// larger swap window): it is no knowledge, so it is dropped and counted.
 	byMasked := &linkage.KnownResult{Knowledge: kr.Knowledge, Reason: kr.Reason, Known: make([]int, len(kr.Known)), Candidates: make([]int, len(kr.Known))}
+	memo := &knownMemo{knowledge: j.knowledge, result: byMasked}
 	for i, t := range p.TrueMasked {
 		byMasked.Known[t] = kr.Known[i]
 		byMasked.Candidates[t] = kr.Candidates[i]
+		if kr.Known[i] >= 0 && kr.Known[i] != i {
+			byMasked.Known[t] = -1
+			memo.wrong++
+		}
 	}
-	j.files.known = &knownMemo{j.knowledge, byMasked}
-	return byMasked, nil
+	j.files.known = memo
+	return memo, nil
 }
 
 // knownUse is the use of the raw values by the transparency attack of K.Reid.
@@ -554,6 +574,9 @@ func printLink(w io.Writer, r *linkReport) error {
 		sets = append(sets, fmt.Sprintf("%d:%d", c.Value, c.Count))
 	}
 	fmt.Fprintf(w, "anonymity-set sizes (size:records): %s\n", strings.Join(sets, " "))
+	for _, warning := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
 	fmt.Fprintf(w, "time: %.2fs\n", r.Seconds)
 	return nil
 }

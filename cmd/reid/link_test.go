@@ -3,13 +3,16 @@ package main
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/reid-sdc/reid/datasets"
+	"github.com/reid-sdc/reid/linkage"
 )
 
 // toy files: the authors' example (Abril, Navarro-Arribas & Torra), where linking gets 2
@@ -251,5 +254,90 @@ func TestLinkDistanceNeedsNumbers(t *testing.T) {
 	for _, tc := range cases {
 		code, _, stderr := runReid(t, tc.args...)
 		expectInputError(t, code, stderr, tc.mention...)
+	}
+}
+
+// A --masking that understates the rank-swap window (p = 10 % on CENSUS's p = 15 % file)
+// makes some wrong links "known": link leaves them out of known_links and K.Reid, counts
+// them in known_links_wrong and warns; with the right p there are none. The counts are
+// those of linkage.KnownLinks on the raw files (row order is the truth here).
+func TestLinkKnownLinksWrong(t *testing.T) {
+	dir := "../../../shared/datasets/census"
+	orig, masked := filepath.Join(dir, "original.csv"), filepath.Join(dir, "masked", "rankswap_p15.csv")
+	if _, err := os.Stat(masked); err != nil {
+		t.Skipf("CENSUS not available (%s): %v", masked, err)
+	}
+	raw := func(path string) [][]float64 {
+		tab, err := datasets.Load(path, datasets.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := tab.NumericMatrix()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	om, mm := raw(orig), raw(masked)
+	for _, p := range []float64{10, 15} {
+		kr, err := linkage.KnownLinks(om, mm, linkage.Knowledge{Method: linkage.MaskRankSwap, P: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		right, wrong := 0, 0
+		for i, j := range kr.Known {
+			switch {
+			case j == i:
+				right++
+			case j >= 0:
+				wrong++
+			}
+		}
+		if p == 10 && wrong == 0 {
+			t.Fatalf("p = 10: the attack makes no wrong link known; the test needs one")
+		}
+		var r struct {
+			KnownLinks      int      `json:"known_links"`
+			KnownLinksWrong int      `json:"known_links_wrong"`
+			KReid           float64  `json:"k_reid"`
+			N               int      `json:"n"`
+			Warnings        []string `json:"warnings"`
+		}
+		runJSON(t, &r, "link", "--format", "json", "--masking", fmt.Sprintf("rankswap:p=%g", p), orig, masked)
+		if r.KnownLinks != right || r.KnownLinksWrong != wrong || r.KReid != float64(right)/float64(r.N) {
+			t.Errorf("p = %g: known_links %d, known_links_wrong %d, k_reid %v; want %d, %d, %d/%d", p, r.KnownLinks, r.KnownLinksWrong, r.KReid, right, wrong, right, r.N)
+		}
+		if warned := slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.HasPrefix(w, "--masking does not describe") }); warned != (wrong > 0) {
+			t.Errorf("p = %g: %d wrong links, warnings %q", p, wrong, r.Warnings)
+		}
+		if p != 10 {
+			continue
+		}
+		// The audit's report: every linkage run with the same counts, one warning, and
+		// the document still validates.
+		out := t.TempDir()
+		doc := map[string]any{}
+		if err := json.Unmarshal(auditJSON(t, out, "--masking", "rankswap:p=10", "--work-limit", "0.2", orig, masked), &doc); err != nil {
+			t.Fatal(err)
+		}
+		schema := loadSchema(t)
+		if errs := validate(schema, schema, doc, "$"); len(errs) > 0 {
+			t.Fatalf("audit report does not validate:\n%s", strings.Join(errs, "\n"))
+		}
+		for _, x := range doc["linkage"].([]any) {
+			l := x.(map[string]any)
+			if l["known_links"] != float64(right) || l["known_links_wrong"] != float64(wrong) {
+				t.Errorf("audit %v: known_links %v, known_links_wrong %v; want %d, %d", l["id"], l["known_links"], l["known_links_wrong"], right, wrong)
+			}
+		}
+		n := 0
+		for _, w := range doc["warnings"].([]any) {
+			if strings.HasPrefix(w.(string), "--masking does not describe") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("audit: %d warnings on the masking, want 1: %v", n, doc["warnings"])
+		}
 	}
 }
