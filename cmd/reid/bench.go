@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -35,16 +35,16 @@ n/a on more than 13 attributes), K.Reid (the masking read from the file name: md
 indrank_kK, rankswap_pP, argus_rankswap_pP; none otherwise), with times in seconds.
 
 The data set is DIR/NAME/original.csv with DIR/NAME/masked/*.csv (--datasets, default
-../shared/datasets; --dataset, default census; a --dataset given must exist). When the
-default is absent the synthetic generator
-makes --records records (seed --seed) and masks them with MDAV k=3,5,10, individual
-ranking k=3 and rank swapping p=5,15 (--records at least %d: below it some masking would
-change nothing). The table is Markdown on stdout (or --md FILE); --csv FILE writes it as
-CSV, one row per masked file with the columns dataset, masked, masking, n,
-dbrl_euclidean, prl_em, then for each learned family F (wm, owa, bilinear, choquet)
-F_incumbent, F_bound (shares of n) and F_status, k_reid, and seconds_* per measure
-(bilinear and choquet, the first version's columns, repeat bilinear_incumbent and
-choquet_incumbent, n/a where not available). The learned figures count links with a
+../shared/datasets; --dataset, default census; a --dataset given must exist, and an
+original.csv without masked files is an error). When the default has no original.csv the
+synthetic generator makes --records records (seed --seed) and masks them with MDAV
+k=3,5,10, individual ranking k=3 and rank swapping p=5,15 (--records at least %d: below
+it some masking would change nothing). The table is Markdown on stdout (or --md FILE);
+--csv FILE writes it as CSV, one row per masked file with the columns dataset, masked,
+masking, n, dbrl_euclidean, prl_em, then for each learned family F (wm, owa, bilinear,
+choquet) F_incumbent, F_bound (shares of n) and F_status, k_reid, and seconds_* per
+measure (bilinear and choquet, the first version's columns, repeat bilinear_incumbent
+and choquet_incumbent, n/a where not available). The learned figures count links with a
 margin of at least ε = %g, as 'reid learn' does: on files whose true links have
 smaller margins they can be below the Euclidean DBRL, which counts any margin.
 All figures but the times are reproducible with the same seed when every
@@ -85,15 +85,8 @@ writes the table of the files done and exits 130.`, least, optimize.DefaultEpsil
 				if err := checkOutFiles(nil, outPath{"csv", *csvOut}, outPath{"md", *mdOut}); err != nil {
 					return err
 				}
-				// A data set named on the command line must exist: a misspelt name would
-				// otherwise measure synthetic data (the fallback is for the default only).
-				if flagGiven(fs, "dataset") {
-					if _, err := os.Stat(filepath.Join(*dsDir, *dsName, "original.csv")); err != nil {
-						return usagef("--dataset %s: no %s", *dsName, filepath.Join(*dsDir, *dsName, "original.csv"))
-					}
-				}
 				b := benchJob{timeLimit: time.Duration(timeLimit), workLimit: time.Duration(workLimit).Seconds(), seed: *seed, threads: *threads}
-				files, cleanup, err := b.files(e, *dsDir, *dsName, *records)
+				files, cleanup, err := b.files(e, *dsDir, *dsName, flagGiven(fs, "dataset"), *records)
 				if err != nil {
 					return err
 				}
@@ -167,19 +160,21 @@ func maskingOf(name string) string {
 	return m[1] + ":" + m[2] + "=" + m[3]
 }
 
-// files lists the grid's masked files: the data set's when present, else synthetic ones.
-func (b *benchJob) files(e *env, dir, name string, records int) ([]benchFile, func(), error) {
-	orig := filepath.Join(dir, name, "original.csv")
-	if matches, _ := filepath.Glob(filepath.Join(dir, name, "masked", "*.csv")); len(matches) > 0 {
-		if _, err := os.Stat(orig); err == nil {
-			sort.Strings(matches)
-			var out []benchFile
-			for _, m := range matches {
-				out = append(out, benchFile{dataset: name, name: filepath.Base(m), original: orig, masked: m, masking: maskingOf(filepath.Base(m))})
-			}
-			return out, func() {}, nil
-		}
+// files lists the grid's masked files: the data set's when present, else (the default
+// data set absent, named is false) synthetic ones.
+func (b *benchJob) files(e *env, dir, name string, named bool, records int) ([]benchFile, func(), error) {
+	orig, masked, err := benchDataset(dir, name, named)
+	if err != nil {
+		return nil, nil, err
 	}
+	if orig != "" {
+		var out []benchFile
+		for _, m := range masked {
+			out = append(out, benchFile{dataset: name, name: filepath.Base(m), original: orig, masked: m, masking: maskingOf(filepath.Base(m))})
+		}
+		return out, func() {}, nil
+	}
+	orig = filepath.Join(dir, name, "original.csv")
 	fmt.Fprintf(e.stderr, "reid: bench: no %s; using %d synthetic records (seed %d)\n", orig, records, b.seed)
 	tmp, err := os.MkdirTemp("", "reid-bench-")
 	if err != nil {
@@ -221,6 +216,35 @@ func (b *benchJob) files(e *env, dir, name string, records int) ([]benchFile, fu
 		out = append(out, benchFile{dataset: "synthetic", name: file, original: orig, masked: path, masking: maskingOf(file), attrs: s.Attributes})
 	}
 	return out, cleanup, nil
+}
+
+// benchDataset returns DIR/NAME/original.csv and its masked files, sorted, or no
+// original when the data set is absent (no original.csv) and the synthetic fallback
+// applies: only to the default name (named false). A named data set that is absent, or
+// one whose original has no masked file beside it, is an error before any work: either
+// would otherwise be measured on synthetic data, a table of the wrong data exiting 0.
+func benchDataset(dir, name string, named bool) (orig string, masked []string, err error) {
+	orig = filepath.Join(dir, name, "original.csv")
+	if _, err := os.Stat(orig); err != nil {
+		if named {
+			return "", nil, usagef("--dataset %s: no %s", name, orig)
+		}
+		return "", nil, nil
+	}
+	maskedDir := filepath.Join(dir, name, "masked")
+	entries, err := os.ReadDir(maskedDir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", nil, asInput(err) // e.g. masked is a file: the path error names it
+	}
+	for _, en := range entries { // sorted by name
+		if !en.IsDir() && strings.HasSuffix(en.Name(), ".csv") {
+			masked = append(masked, filepath.Join(maskedDir, en.Name()))
+		}
+	}
+	if len(masked) == 0 {
+		return "", nil, asInput(fmt.Errorf("%s: no masked files (want %s/masked/*.csv beside %s/original.csv)", maskedDir, name, name))
+	}
+	return orig, masked, nil
 }
 
 // benchMaskJobs are the maskings of the synthetic data set (seed set by the caller).

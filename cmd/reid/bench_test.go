@@ -133,6 +133,56 @@ func TestBenchNamedDatasetMustExist(t *testing.T) {
 	}
 }
 
+// A data set with its original.csv but no masked file (no masked/, an empty one, one
+// without .csv files) is an error naming the directory, whether --dataset names it or it
+// is the default: it was measured on synthetic data, with a notice claiming that
+// original.csv was missing.
+func TestBenchDatasetWithoutMaskedFiles(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		masked []string // files made in NAME/masked; nil: no masked directory
+		named  bool     // --dataset given, else the default census
+	}{
+		{"no masked directory", nil, true},
+		{"empty masked directory", []string{}, true},
+		{"no csv in masked", []string{"notes.txt"}, true},
+		{"default without masked directory", nil, false},
+		{"default with an empty masked directory", []string{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			name := "census"
+			args := []string{"bench", "--datasets", dir, "--records", "20", "--time-limit", "0.05s"}
+			if tc.named {
+				name = "mine"
+				args = append(args, "--dataset", name)
+			}
+			if err := os.Mkdir(filepath.Join(dir, name), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeCSV(t, filepath.Join(dir, name), "original.csv", smallCSV)
+			if tc.masked != nil {
+				if err := os.Mkdir(filepath.Join(dir, name, "masked"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range tc.masked {
+					writeCSV(t, filepath.Join(dir, name, "masked"), f, smallCSV)
+				}
+			}
+			md := filepath.Join(dir, "b.md")
+			code, _, stderr := runReid(t, append(args, "--md", md)...)
+			expectInputError(t, code, stderr, filepath.Join(dir, name, "masked")+": no masked files",
+				"want "+name+"/masked/*.csv beside "+name+"/original.csv")
+			if strings.Contains(stderr, "synthetic") {
+				t.Errorf("fell back to synthetic data: %q", stderr)
+			}
+			if _, err := os.Stat(md); err == nil {
+				t.Error("an output was written")
+			}
+		})
+	}
+}
+
 // Under --work-limit the table repeats but for its times, run after run (synthetic data;
 // the title names the work limit).
 func TestBenchWorkLimitRepeats(t *testing.T) {
