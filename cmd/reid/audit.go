@@ -149,9 +149,11 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 				if err := writeAuditFiles(*out, rep); err != nil {
 					return err
 				}
-				printAudit(e.stdout, rep)
-				fmt.Fprintf(e.stdout, "report: %s\n", filepath.Join(*out, "report.html"))
-				fmt.Fprintln(e.stdout, ciLine(rep))
+				// Before the verdicts: a policy violated or an interrupt would claim the
+				// summary, the CI log's line, was printed.
+				if err := printAudit(e.stdout, rep, *out); err != nil {
+					return fmt.Errorf("the reports in %s are written, but the summary could not be printed: %w", *out, err)
+				}
 				if sig != nil {
 					return &interruptedError{sig}
 				}
@@ -812,7 +814,9 @@ func optF(v *float64) string {
 	return fmt.Sprintf("%.4f", *v)
 }
 
-func printAudit(w io.Writer, r *auditReport) {
+// printAudit prints the summary, where the report is (in out) and the CI line, the last.
+func printAudit(stdout io.Writer, r *auditReport, out string) error {
+	w := &errWriter{w: stdout}
 	fmt.Fprintf(w, "reid audit: %s (%d records) against %s (%d records), %s\n",
 		r.Inputs.Masked.File, r.Inputs.Masked.Records, r.Inputs.Original.File, r.Inputs.Original.Records, attributeCounts(r.Options))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -845,6 +849,9 @@ func printAudit(w io.Writer, r *auditReport) {
 		}
 	}
 	fmt.Fprintf(w, "\ntime: %.2fs\n", r.Timings.TotalSeconds)
+	fmt.Fprintf(w, "report: %s\n", filepath.Join(out, "report.html"))
+	fmt.Fprintln(w, ciLine(r))
+	return w.Err()
 }
 
 // attributeCounts says how many attributes the audit links on, and how many of them the

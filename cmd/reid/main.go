@@ -24,6 +24,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/reid-sdc/reid/datasets"
@@ -66,6 +67,36 @@ type env struct {
 	// notify, when set, relays the interrupt signals to c (signal.Notify in main; tests
 	// send on c themselves).
 	notify func(c chan<- os.Signal)
+}
+
+// errWriter passes writes on to w until one fails, then keeps that error and returns it
+// for every later write: output printed by many unchecked Fprintf calls is checked once,
+// at its end. Safe for concurrent use, as os.Stdout is.
+type errWriter struct {
+	w   io.Writer
+	mu  sync.Mutex
+	err error
+}
+
+func (ew *errWriter) Write(p []byte) (int, error) {
+	ew.mu.Lock()
+	defer ew.mu.Unlock()
+	if ew.err != nil {
+		return 0, ew.err
+	}
+	n, err := ew.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	ew.err = err
+	return n, err
+}
+
+// Err returns the first write error, if any.
+func (ew *errWriter) Err() error {
+	ew.mu.Lock()
+	defer ew.mu.Unlock()
+	return ew.err
 }
 
 func commands() []*command {
@@ -121,6 +152,13 @@ func run(args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "reid: unknown command %q; run 'reid help' for the list\n", name)
 		return exitInput
 	}
+	// Results printed on stdout are results: losing them to a full disk is exit 2, not 0
+	// (see the README's exit codes). Many print functions leave their last lines
+	// unchecked; every write goes through stdout, checked when the command is done.
+	stdout := &errWriter{w: e.stdout}
+	ce := *e
+	ce.stdout = stdout
+	e = &ce
 	fs := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	runCmd := cmd.Flags(fs, e)
@@ -135,7 +173,19 @@ func run(args []string, e *env) int {
 		return exitInput
 	}
 	err = runCmd(positional)
+	if werr := stdout.Err(); werr != nil && (err == nil || isVerdict(err)) {
+		// A verdict (policy violated, interrupted) would say the results were written.
+		err = werr
+	}
 	return report(err, cmd, e)
+}
+
+// isVerdict reports whether err ends a run whose results were all written: a policy
+// violated or an interrupt.
+func isVerdict(err error) bool {
+	var pe *policyError
+	var xe *interruptedError
+	return errors.As(err, &pe) || errors.As(err, &xe)
 }
 
 // report prints err and maps it to an exit code.
@@ -534,8 +584,8 @@ func versionCommand() *command {
 				if len(args) > 0 {
 					return usagef("version takes no arguments")
 				}
-				fmt.Fprintf(e.stdout, "reid %s\n", version)
-				return nil
+				_, err := fmt.Fprintf(e.stdout, "reid %s\n", version)
+				return err
 			}
 		},
 	}

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/reid-sdc/reid/datasets"
@@ -519,6 +521,84 @@ func TestFullDiskIsOutputError(t *testing.T) {
 	expectInputError(t, code, stderr, "full.csv", "no space left")
 	if strings.Contains(stderr, "internal") {
 		t.Errorf("stderr %q calls a full disk an internal error", stderr)
+	}
+}
+
+// fullWriter takes room bytes, then fails as a full disk does (room 0: /dev/full).
+type fullWriter struct{ room int }
+
+func (w *fullWriter) Write(p []byte) (int, error) {
+	if len(p) > w.room {
+		n := w.room
+		w.room = 0
+		return n, syscall.ENOSPC
+	}
+	w.room -= len(p)
+	return len(p), nil
+}
+
+// TestStdoutFullIsOutputError: a text (or JSON) output that cannot be written to stdout
+// is exit 2 with the system's reason on one line, as the README's exit codes say: mask's
+// summary, audit's summary and CI line, and version exited 0 with the output lost. So
+// with a disk that fills at the output's last byte: the lines printed after the last
+// checked write (a table's flush) were lost without a word. The audit's reports, written
+// before, stay; a policy verdict or an interrupt does not hide the lost summary.
+func TestStdoutFullIsOutputError(t *testing.T) {
+	orig, _, swap := fixture(t)
+	dir := t.TempDir()
+	in := writeCSV(t, dir, "in.csv", smallCSV)
+	strict := writePolicy(t, `{"max_reid": 0}`)
+	audit := func(out string, extra ...string) []string {
+		return append([]string{"audit", "--records", "40", "--work-limit", "0.1", "--out", filepath.Join(dir, out), orig, swap}, extra...)
+	}
+	pair := func(args ...string) []string { return append(args, "--attrs", "age,total_income", orig, swap) }
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		interrupt bool   // an interrupt arrives at the start
+		report    string // a report directory that must be complete despite the error
+	}{
+		{"version", []string{"version"}, false, ""},
+		{"mask text", []string{"mask", "--method", "noise", "--p", "5", "--out", filepath.Join(dir, "noise.csv"), in}, false, ""},
+		{"mask json", []string{"mask", "--method", "noise", "--p", "5", "--format", "json", "--out", filepath.Join(dir, "noise2.csv"), in}, false, ""},
+		{"describe", []string{"describe", in}, false, ""},
+		{"check", pair("check"), false, ""},
+		{"link", pair("link", "--records", "40"), false, ""},
+		{"link prl", pair("link", "--method", "prl", "--records", "40"), false, ""},
+		{"learn", pair("learn", "--operator", "wm", "--work-limit", "0.1", "--records", "40"), false, ""},
+		{"uniqueness", []string{"uniqueness", "--keys", "age_band,sex", orig}, false, ""},
+		{"demo", []string{"demo", "--records", "20", "--audit=false"}, false, ""},
+		{"bench", []string{"bench", "--datasets", filepath.Join(dir, "none"), "--records", "20", "--time-limit", "0.05s"}, false, ""},
+		{"audit", audit("a"), false, "a"},
+		{"audit policy violated", audit("p", "--policy", strict), false, "p"},
+		{"audit interrupted", audit("i"), true, "i"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runWith := func(stdout io.Writer) (int, string) {
+				var stderr lockedBuffer
+				e := &env{stdout: stdout, stderr: &stderr}
+				if tc.interrupt {
+					e.notify = func(c chan<- os.Signal) { c <- os.Interrupt }
+				}
+				return run(tc.args, e), stderr.String()
+			}
+			var whole bytes.Buffer
+			if code, stderr := runWith(&whole); code == exitInput || code == exitInternal || whole.Len() == 0 {
+				t.Fatalf("with room on stdout: exit %d, %d bytes out; stderr:\n%s", code, whole.Len(), stderr)
+			}
+			for _, room := range []int{0, whole.Len() - 1} {
+				code, stderr := runWith(&fullWriter{room})
+				lines := strings.Split(strings.TrimSpace(stderr), "\n")
+				last := lines[len(lines)-1]
+				if code != exitInput || !strings.HasPrefix(last, "reid "+tc.args[0]+": ") || !strings.Contains(last, "no space left on device") ||
+					strings.Count(stderr, "no space left") != 1 || strings.Contains(last, "internal") {
+					t.Errorf("room for %d of %d bytes: exit %d, want %d with one line giving the reason; stderr:\n%s", room, whole.Len(), code, exitInput, stderr)
+				}
+				if tc.report != "" {
+					readReport(t, filepath.Join(dir, tc.report))
+				}
+			}
+		})
 	}
 }
 

@@ -101,7 +101,10 @@ A summary of what was done is printed on stdout (--format text|json).`,
 					return err
 				}
 				summary.Input, summary.Output = args[0], *out
-				return printMaskSummary(e, summary, *format)
+				if err := printMaskSummary(e, summary, *format); err != nil {
+					return fmt.Errorf("%s is written, but its summary could not be printed: %w", *out, err)
+				}
+				return nil
 			}
 		},
 	}
@@ -476,7 +479,7 @@ func printMaskSummary(e *env, s *maskSummary, format string) error {
 	default:
 		params = fmt.Sprintf("p=%g seed=%d", s.P, s.Seed)
 	}
-	fmt.Fprintf(e.stdout, "masked %d records of %s with %s (%s) on %s\nwrote %s\n",
+	_, err := fmt.Fprintf(e.stdout, "masked %d records of %s with %s (%s) on %s\nwrote %s\n",
 		s.Records, s.Input, s.Method, params, strings.Join(s.Attributes, ", "), s.Output)
-	return nil
+	return err
 }
