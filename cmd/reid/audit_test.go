@@ -529,6 +529,33 @@ func TestDemoRunsTheAudit(t *testing.T) {
 	}
 }
 
+// Without --dir the demo's files live in a temporary directory: two runs (work limit, same
+// seed) write the same reports but for their timings, the files named by what became of
+// the directory rather than its random path.
+func TestDemoReportsRepeat(t *testing.T) {
+	var docs [2]map[string]any
+	for k := range docs {
+		out := t.TempDir()
+		if code, _, stderr := runReid(t, "demo", "--records", "40", "--work-limit", "0.2", "--out", out); code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		docs[k] = readReport(t, filepath.Join(out, "mdav_k3"))
+		delete(docs[k], "timings")
+	}
+	a, _ := json.Marshal(docs[0])
+	b, _ := json.Marshal(docs[1])
+	if !bytes.Equal(a, b) {
+		at := 0
+		for at < min(len(a), len(b)) && a[at] == b[at] {
+			at++
+		}
+		t.Errorf("two demo runs wrote different reports, from byte %d: %.80s… and %.80s…", at, a[at:], b[at:])
+	}
+	if f := docs[0]["inputs"].(map[string]any)["masked"].(map[string]any)["file"]; f != filepath.Join("(temporary, removed)", "mdav_k3.csv") {
+		t.Errorf("inputs.masked.file = %v", f)
+	}
+}
+
 // TestAuditCensus audits every CENSUS masked file (REID_CENSUS_AUDIT=1; slow): each
 // report validates against the schema and the worst-case search keeps its time limit.
 func TestAuditCensus(t *testing.T) {

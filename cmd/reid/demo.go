@@ -143,7 +143,9 @@ type demoAudit struct {
 var demoKeys = []string{"age_band", "sex", "region"}
 
 // auditFile runs `reid audit` on one of the demo's masked files.
-func (d *demoAudit) auditFile(e *env, originalPath, maskedPath, masking string, attrs []string) (demoAudit, error) {
+// shown is how the report names a file (a temporary directory's path would differ from
+// run to run).
+func (d *demoAudit) auditFile(e *env, originalPath, maskedPath, masking string, attrs []string, shown func(string) string) (demoAudit, error) {
 	pf := addPairFlags(flag.NewFlagSet("audit", flag.ContinueOnError))
 	*pf.original, *pf.masked, *pf.attrs = originalPath, maskedPath, strings.Join(attrs, ",")
 	know, err := parseKnowledge(masking)
@@ -154,6 +156,10 @@ func (d *demoAudit) auditFile(e *env, originalPath, maskedPath, masking string, 
 	rep, err := a.run(context.Background(), e)
 	if err != nil {
 		return demoAudit{}, err
+	}
+	rep.Inputs.Original.File, rep.Inputs.Masked.File = shown(originalPath), shown(maskedPath)
+	if rep.Uniqueness != nil {
+		rep.Uniqueness.Sample.File = shown(rep.Uniqueness.Sample.File)
 	}
 	dir := filepath.Join(d.out, strings.TrimSuffix(filepath.Base(maskedPath), ".csv"))
 	if err := writeAuditFiles(dir, rep); err != nil {
@@ -187,8 +193,10 @@ func runDemo(e *env, records int, seed uint64, dir string, audit *demoAudit) (*d
 	// The JSON names the files by their base names (and a temporary directory by what
 	// became of it): a temporary path would differ from run to run.
 	res := &demoResult{Dir: dir, Original: filepath.Base(originalPath), Records: records, Seed: seed}
+	shown := func(path string) string { return path }
 	if !keep {
 		res.Dir = "(temporary, removed)"
+		shown = func(path string) string { return filepath.Join(res.Dir, filepath.Base(path)) }
 	}
 	prog := newProgress(e, "demo", int64(len(jobs)))
 	defer prog.Finish()
@@ -223,7 +231,7 @@ func runDemo(e *env, records int, seed uint64, dir string, audit *demoAudit) (*d
 			if j.job.method == "rankswap" {
 				masking = "rankswap:p=" + strconv.FormatFloat(j.job.p, 'g', -1, 64)
 			}
-			a, err := audit.auditFile(e, originalPath, maskedPath, masking, summary.Attributes)
+			a, err := audit.auditFile(e, originalPath, maskedPath, masking, summary.Attributes, shown)
 			if err != nil {
 				return nil, err
 			}
