@@ -193,6 +193,13 @@ func TestReadParamsErrors(t *testing.T) {
 		{"mahalanobis", `{"operator": "mahalanobis"}`, opAttrs, []string{"computed from the data"}},
 		{"field of another operator", `{"operator": "owa", "weights": [0.5, 0.3, 0.2], "matrix": [[1]]}`, opAttrs,
 			[]string{`"matrix" does not belong`}},
+		// A negative weight is named by its attribute where the file names it (checkSimplex
+		// knows positions only), or by its place in a list.
+		{"negative weight by name", `{"operator": "wm", "weights": {"AGI": 1.5, "FICA": -0.5, "PTOTVAL": 0}}`, opAttrs,
+			[]string{`attribute "FICA" has weight -0.5 (want ≥ 0)`}},
+		{"negative weight in a list", `{"operator": "wm", "attributes": ["PTOTVAL", "AGI", "FICA"], "weights": [0.5, 1, -0.5]}`, opAttrs,
+			[]string{`weight 3 (attribute "FICA") is -0.5 (want ≥ 0)`}},
+		{"negative owa weight", `{"operator": "owa", "weights": [1.5, -0.5, 0]}`, opAttrs, []string{`weight 2 is -0.5 (want ≥ 0)`}},
 		{"euclidean with weights", `{"operator": "euclidean", "weights": [1, 0, 0]}`, opAttrs, []string{`"weights" does not belong`}},
 		{"euclidean without attributes", `{"operator": "euclidean"}`, nil, []string{"number of attributes is unknown"}},
 		{"attributes: unknown", `{"operator": "owa", "attributes": ["AGI", "FICA", "XYZ"], "weights": [1, 0, 0]}`, opAttrs,
@@ -212,7 +219,7 @@ func TestReadParamsErrors(t *testing.T) {
 		{"wm out of range", `{"operator": "wm", "weights": [1e999, 0, 0]}`, opAttrs, []string{"1e999 is out of range"}},
 		{"wm by name without names", `{"operator": "wm", "weights": {"AGI": 1}}`, nil, []string{"attribute names are unknown"}},
 		{"wm not simplex", `{"operator": "wm", "weights": [0.5, 0.5, 0.5]}`, opAttrs, []string{"sum to 1.5"}},
-		{"wm negative", `{"operator": "wm", "weights": [1.5, -0.5, 0]}`, opAttrs, []string{"weight 2 is -0.5"}},
+		{"wm negative", `{"operator": "wm", "weights": [1.5, -0.5, 0]}`, opAttrs, []string{`weight 2 (attribute "FICA") is -0.5`}},
 		{"wm length", `{"operator": "wm", "weights": [0.5, 0.5]}`, opAttrs, []string{"2 entries for 3 attributes"}},
 		{"wm null", `{"operator": "wm", "weights": [0.5, null, 0.5]}`, opAttrs, []string{"null"}},
 		{"wm string", `{"operator": "wm", "weights": "equal"}`, opAttrs, []string{"want a list or an object"}},
