@@ -512,7 +512,7 @@ func TestContentMatchesName(t *testing.T) {
 		{copyAs(csvPath, "csv.parquet"), []string{"csv.parquet", "name says parquet", "text such as CSV"}},
 		{copyAs(csvPath, "csv.arrow"), []string{"csv.arrow", "name says arrow"}},
 		{copyAs(pq, "pq.csv"), []string{"pq.csv", "binary parquet file", "name it .parquet"}},
-		{copyAs(arrowFile, "arrow.parquet"), []string{"name says parquet", "arrow file", "name it .arrow"}},
+		{copyAs(arrowFile, "arrow.parquet"), []string{"name says parquet", "but it is an arrow file", "name it .arrow"}},
 		{copyAs(stream, "stream.csv"), []string{"binary arrow stream file", ".arrows"}},
 		{copyAs(stream, "stream.arrow"), nil},
 		// A CSV header may begin like a magic number: text is text.

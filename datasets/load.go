@@ -102,7 +102,15 @@ func checkContent(f *os.File, format Format) error {
 	case format == FormatCSV:
 		return fmt.Errorf("%w: the name says CSV, but it is a binary %s file: name it %s", ErrFormatMismatch, got, extensionOf(got))
 	}
-	return fmt.Errorf("%w: the name says %s, but it is a %s file: name it %s", ErrFormatMismatch, format, got, extensionOf(got))
+	return fmt.Errorf("%w: the name says %s, but it is %s %s file: name it %s", ErrFormatMismatch, format, article(got.String()), got, extensionOf(got))
+}
+
+// article is "an" before a word that starts with a vowel ("an arrow file"), else "a".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiouAEIOU", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 // looksText reports whether head has no control bytes but tab, CR and LF (UTF-8 text).

@@ -194,10 +194,12 @@ type maskJob struct {
 
 // maskSummary is what `reid mask` reports; its JSON field names are stable.
 type maskSummary struct {
-	Method     string   `json:"method"`
-	K          int      `json:"k,omitempty"`
-	P          float64  `json:"p,omitempty"`
-	Seed       uint64   `json:"seed,omitempty"`
+	Method string  `json:"method"`
+	K      int     `json:"k,omitempty"`
+	P      float64 `json:"p,omitempty"`
+	Seed   uint64  `json:"seed,omitempty"`
+	// Matrix is PRAM's --matrix file, when it replaced --p.
+	Matrix     string   `json:"matrix,omitempty"`
 	Attributes []string `json:"attributes"`
 	Records    int      `json:"records"`
 	Input      string   `json:"input"`
@@ -295,6 +297,7 @@ func (m *maskJob) apply(tab *datasets.Table) (*maskSummary, error) {
 		s.P, s.Seed = m.p, m.seed
 	}
 	if m.method == "pram" {
+		s.Matrix = m.matrixFile
 		return s, m.pram(tab, attrs)
 	}
 	if m.method == "noise" || m.method == "rankswap" || m.method == "indrank" {
@@ -441,7 +444,7 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 		given = mat.NewDense(len(rows), len(rows), nil)
 		for i, r := range rows {
 			if len(r) != len(rows) {
-				return &datasets.InputError{File: m.matrixFile, Row: i + 1, Err: fmt.Errorf("matrix row has %d entries, want %d", len(r), len(rows))}
+				return &datasets.InputError{File: m.matrixFile, Row: i + 1, Err: fmt.Errorf("matrix row has %d entries but the matrix has %d rows: it must be square, a row and a column per category", len(r), len(rows))}
 			}
 			given.SetRow(i, r)
 		}
@@ -476,6 +479,8 @@ func printMaskSummary(e *env, s *maskSummary, format string) error {
 	switch {
 	case s.K > 0:
 		params = fmt.Sprintf("k=%d", s.K)
+	case s.Matrix != "":
+		params = fmt.Sprintf("matrix=%s seed=%d", s.Matrix, s.Seed)
 	default:
 		params = fmt.Sprintf("p=%g seed=%d", s.P, s.Seed)
 	}

@@ -45,6 +45,9 @@ func TestMaskParameterRequired(t *testing.T) {
 		{"k with noise", []string{"--method", "noise", "--p", "10", "--k", "5"}, []string{"--k does not apply to noise"}},
 		{"p and matrix", []string{"--method", "pram", "--p", "10", "--matrix", matrix}, []string{"--p and --matrix"}},
 		{"matrix with noise", []string{"--method", "noise", "--p", "10", "--matrix", matrix}, []string{"--matrix goes with --method pram"}},
+		// One row of two entries: the matrix is not square (the message said "want 1").
+		{"matrix not square", []string{"--method", "pram", "--attrs", "region", "--matrix", writeCSV(t, dir, "wide.json", "[[0.9,0.1]]")},
+			[]string{"wide.json", "row 1", "matrix row has 2 entries but the matrix has 1 rows: it must be square"}},
 		// 7 records: the window ⌊p·7/100⌋ is 0 for p < 100/7; the least p in hundredths is 14.29.
 		{"rankswap window 0", []string{"--method", "rankswap", "--p", "14", "--attrs", "a"}, []string{"in.csv", `column "a"`, "window of 0", "14.29"}},
 	}
@@ -58,6 +61,11 @@ func TestMaskParameterRequired(t *testing.T) {
 				t.Error("output written")
 			}
 		})
+	}
+	// A matrix replaces p in the summary (it said "p=0").
+	out := filepath.Join(t.TempDir(), "out.csv")
+	if code, stdout, stderr := runReid(t, "mask", "--out", out, in, "--method", "pram", "--matrix", matrix, "--attrs", "region", "--seed", "4"); code != exitOK || !strings.Contains(stdout, "with pram (matrix="+matrix+" seed=4)") {
+		t.Errorf("pram with a matrix: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	// The smallest valid values are accepted.
 	for _, args := range [][]string{
