@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -128,11 +129,15 @@ func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
 			return nil, err
 		}
 	}
-	original, err := datasets.Load(*p.original, opts)
+	origOpts, maskedOpts, err := typesPerFile(opts, *p.original, *p.masked)
+	if err != nil {
+		return nil, err
+	}
+	original, err := datasets.Load(*p.original, origOpts)
 	if err != nil {
 		return nil, p.idError(err)
 	}
-	masked, err := datasets.Load(*p.masked, opts)
+	masked, err := datasets.Load(*p.masked, maskedOpts)
 	if err != nil {
 		return nil, p.idError(err)
 	}
@@ -209,6 +214,39 @@ type intruderSubset struct {
 	IDsFile   string  `json:"ids_file,omitempty"`
 	IDsSHA256 string  `json:"ids_sha256,omitempty"`
 	Records   int     `json:"records"`
+}
+
+// typesPerFile gives each file the --types overrides of its own columns: a release often
+// drops columns of the original (an identifier, a key), and an override of one of them
+// was an error on the masked file. A name in neither file is still an error.
+func typesPerFile(opts datasets.LoadOptions, originalPath, maskedPath string) (orig, masked datasets.LoadOptions, err error) {
+	orig, masked = opts, opts
+	if len(opts.Types) == 0 {
+		return orig, masked, nil
+	}
+	origNames, err := datasets.ColumnNames(originalPath, opts)
+	if err != nil {
+		return orig, masked, err
+	}
+	maskedNames, err := datasets.ColumnNames(maskedPath, opts)
+	if err != nil {
+		return orig, masked, err
+	}
+	orig.Types, masked.Types = map[string]datasets.Kind{}, map[string]datasets.Kind{}
+	for _, name := range slices.Sorted(maps.Keys(opts.Types)) {
+		inOrig, inMasked := slices.Contains(origNames, name), slices.Contains(maskedNames, name)
+		if !inOrig && !inMasked {
+			return orig, masked, &datasets.InputError{File: originalPath, Column: name, Err: datasets.ErrNoSuchColumn,
+				Detail: "named in a type override, and not in the masked file " + maskedPath + " either"}
+		}
+		if inOrig {
+			orig.Types[name] = opts.Types[name]
+		}
+		if inMasked {
+			masked.Types[name] = opts.Types[name]
+		}
+	}
+	return orig, masked, nil
 }
 
 // errMissingID is datasets.ErrMissingValue (errors.Is still matches it) worded for the id

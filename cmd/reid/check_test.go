@@ -257,3 +257,20 @@ func TestRecordsWithoutTruePair(t *testing.T) {
 		}
 	}
 }
+
+// A --types override applies to the files that have the column: a release often drops a
+// column of the original, and an override of it was an error on the masked file. A name
+// in neither file is an error naming both.
+func TestTypesColumnOfOneFile(t *testing.T) {
+	dir := t.TempDir()
+	orig := writeCSV(t, dir, "o.csv", "a,b,zip\n1,5,x1\n2,7,x2\n4,1,x3\n3,9,x1\n")
+	masked := writeCSV(t, dir, "m.csv", "a,b\n1.1,5\n2.2,7\n3.9,1\n3.1,9\n")
+	for _, cmd := range [][]string{{"check", "--attrs", "a,b"}, {"link", "--attrs", "a,b"}, {"audit", "--work-limit", "0.1", "--out", filepath.Join(dir, "audit")}} {
+		args := append(slices.Clone(cmd), "--types", "zip:categorical", orig, masked)
+		if code, _, stderr := runReid(t, args...); code != exitOK {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	code, _, stderr := runReid(t, "check", "--attrs", "a,b", "--types", "zap:categorical", orig, masked)
+	expectInputError(t, code, stderr, orig, `column "zap"`, "not in the masked file "+masked)
+}
