@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"html"
 	"math"
 	"os"
 	"path/filepath"
@@ -1141,5 +1142,36 @@ func TestAuditIntruderSubset(t *testing.T) {
 	}
 	if v, ok := doc["options"].(map[string]any)["intruder"]; ok {
 		t.Errorf("options.intruder = %v without a subset", v)
+	}
+}
+
+// Every warning of report.json is in report.md and report.html too: the page the audit
+// points its reader to said nothing of them (e.g. plain DBRL above a proven bound).
+func TestAuditReportsShowWarnings(t *testing.T) {
+	orig, _, swap := fixture(t)
+	out := t.TempDir()
+	data := auditJSON(t, out, "--records", "40", "--work-limit", "0.2", "--masking", "rankswap:p=2", orig, swap)
+	var doc struct{ Warnings []string }
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Warnings) < 2 {
+		t.Fatalf("the test needs warnings; report.json has %q", doc.Warnings)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range doc.Warnings {
+		if !strings.Contains(string(md), "- "+w+"\n") {
+			t.Errorf("report.md lacks the warning %q", w)
+		}
+		if !strings.Contains(string(page), "<li>"+html.EscapeString(w)+"</li>") {
+			t.Errorf("report.html lacks the warning %q", w)
+		}
 	}
 }

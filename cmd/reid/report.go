@@ -36,6 +36,15 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 		}
 		b.WriteString("\n")
 	}
+	// The warnings next to the verdict: they say how to read the numbers below (e.g.
+	// plain DBRL above a proven bound), and report.json was the only place they were.
+	if len(r.Warnings) > 0 {
+		b.WriteString("## Warnings\n\n")
+		for _, w := range r.Warnings {
+			fmt.Fprintf(&b, "- %s\n", w)
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString("## Record linkage\n\n| linkage | n | Reid | Reid (sets) | Reid@5 | K.Reid |\n|---|---:|---:|---:|---:|---:|\n")
 	for _, l := range r.Linkage {
 		fmt.Fprintf(&b, "| %s | %d | %.4f | %.4f | %.4f | %.4f |\n", l.ID, l.N, l.Reid, l.ReidSets, l.ReidAtK["5"], l.KReid)
@@ -111,6 +120,13 @@ func writeReportHTML(w io.Writer, r *auditReport) error {
 			fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%g</td><td class=\"%s\">%s</td></tr>\n", x.Rule, x.Measure, policyValue(x.Value), x.Threshold, cls, txt)
 		}
 		b.WriteString("</table>\n")
+	}
+	if len(r.Warnings) > 0 {
+		b.WriteString("<h2>Warnings</h2><ul class=\"warnings\">\n")
+		for _, w := range r.Warnings {
+			fmt.Fprintf(&b, "<li>%s</li>\n", esc(w))
+		}
+		b.WriteString("</ul>\n")
 	}
 	b.WriteString("<h2>Record linkage</h2><table><tr><th>linkage</th><th>n</th><th>Reid</th><th>Reid (sets)</th><th>Reid@5</th><th>K.Reid</th></tr>\n")
 	for _, l := range r.Linkage {
