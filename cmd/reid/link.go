@@ -58,7 +58,7 @@ attributes with --attrs; --method prl compares categories and missing values).
 The JSON (--format json) has the fields above plus n, direction, operator, knowledge,
 correct, set_sizes, rank_counts and the inputs' SHA-256; the same inputs always give
 byte-identical JSON. --records-out FILE (.csv, .parquet, .arrow) writes one row per
-linked record.` + prlHelp,
+linked record:` + recordsOutHelp + prlHelp,
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			pf := addPairFlags(fs)
 			operator := fs.String("operator", "euclidean", "distance `operator`")
@@ -298,7 +298,7 @@ func (j *linkJob) run(e *env) (*linkReport, *datasets.Table, error) {
 	knownOf := r.addKnown(len(res.Records), func(i int) bool { return res.Records[i].True >= 0 }, j.direction, trueMasked, known)
 	r.KRReid = [2]float64{r.KReid, r.Reid}
 	r.Seconds = time.Since(start).Seconds()
-	return r, perRecordTable(res, knownOf), nil
+	return r, perRecordTable(res, knownOf, newFileRows(j.files.Pairing, j.direction)), nil
 }
 
 // addKnown sets K.Reid over the linked records (those whose masked record's original the
@@ -520,8 +520,47 @@ func parseKnowledge(s string) (linkage.Knowledge, error) {
 	return k, nil
 }
 
-// perRecordTable is the --records-out file: one row per linked record, 1-based numbers.
-func perRecordTable(res *linkage.Result, knownOf []int) *datasets.Table {
+// fileRows maps the linkage's record indices to 1-based rows of the files: the query
+// file's and the reference file's (the original's records, under --intruder-ids or
+// --sample, are a subset of its rows: Pairing.OriginalRows).
+type fileRows struct {
+	query, ref func(i int) float64
+}
+
+func newFileRows(p *datasets.Pairing, dir linkage.Direction) fileRows {
+	plain := func(i int) float64 { return float64(i + 1) }
+	original := plain
+	if p.OriginalRows != nil {
+		original = func(i int) float64 { return float64(p.OriginalRows[i] + 1) }
+	}
+	if dir == linkage.OriginalToMasked {
+		return fileRows{query: original, ref: plain}
+	}
+	return fileRows{query: plain, ref: original}
+}
+
+// recordsOutHelp documents the columns of --records-out (DBRL; PRL's in prlHelp).
+const recordsOutHelp = `
+  record            the linked record: its row in its file (1-based, header not counted;
+                    masked-to-original: the masked file's, original-to-masked: the original's)
+  true              its true partner's row in the other file (empty: none)
+  nearest           the nearest reference's row (the first of ties, in file order)
+  nearest_distance  its distance
+  ties              the number of references at the nearest distance
+  true_distance     the true partner's distance
+  true_rank         how many references are strictly nearer than the true partner (0: the
+                    true partner is among the nearest; Reid@k counts true_rank < k)
+  correct           1 when the link is correct (a unique nearest that is the true partner)
+  reid_set          1/ties when the true partner is among the ties, else 0
+  known             the original row K.Reid's attack makes known (empty: none)
+Rows are the files' own rows also under --id (the ids are the link, not the numbering)
+and under --intruder-ids or --sample (the original's rows of the records kept).
+`
+
+// perRecordTable is the --records-out file: one row per linked record, 1-based rows of
+// the files (recordsOutHelp). knownOf holds original records of the whole file (K.Reid
+// needs it whole).
+func perRecordTable(res *linkage.Result, knownOf []int, rows fileRows) *datasets.Table {
 	n := len(res.Records)
 	num := func(name string) datasets.Column {
 		return datasets.Column{Name: name, Kind: datasets.Numeric, Values: make([]float64, n)}
@@ -532,13 +571,13 @@ func perRecordTable(res *linkage.Result, knownOf []int) *datasets.Table {
 		cols[c].Valid = make([]bool, n)
 	}
 	for i, r := range res.Records {
-		cols[0].Values[i] = float64(i + 1)
+		cols[0].Values[i] = rows.query(i)
 		if r.True >= 0 {
-			cols[1].Values[i], cols[1].Valid[i] = float64(r.True+1), true
+			cols[1].Values[i], cols[1].Valid[i] = rows.ref(r.True), true
 			cols[5].Values[i], cols[5].Valid[i] = r.TrueDistance, true
 			cols[6].Values[i], cols[6].Valid[i] = float64(r.TrueRank), true
 		}
-		cols[2].Values[i] = float64(r.Nearest + 1)
+		cols[2].Values[i] = rows.ref(r.Nearest)
 		cols[3].Values[i] = r.NearestDistance
 		cols[4].Values[i] = float64(r.Ties)
 		cols[7].Values[i] = linkage.Reid(&res.Records[i])

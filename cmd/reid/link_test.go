@@ -341,3 +341,42 @@ func TestLinkKnownLinksWrong(t *testing.T) {
 		}
 	}
 }
+
+// --records-out names records by their rows in the files, also when the intruder holds a
+// subset of the original (--intruder-ids): its rows were the subset's positions (1, 2)
+// instead of the original's rows (2, 5).
+func TestRecordsOutFileRows(t *testing.T) {
+	dir := t.TempDir()
+	orig := writeCSV(t, dir, "o.csv", "id,a,b\n1,1,9\n2,2,7\n3,4,8\n4,3,1\n5,8,2\n6,5,5\n")
+	ids := writeCSV(t, dir, "ids.txt", "2\n5\n")
+	for _, tc := range []struct {
+		direction string
+		want      map[float64]float64 // record → true, for the records with a partner
+	}{
+		{"masked-to-original", map[float64]float64{2: 2, 5: 5}},
+		{"original-to-masked", map[float64]float64{2: 2, 5: 5}},
+	} {
+		out := filepath.Join(dir, tc.direction+".csv")
+		if code, _, stderr := runReid(t, "link", "--id", "id", "--intruder-ids", ids, "--direction", tc.direction, "--records-out", out, orig, orig); code != exitOK {
+			t.Fatalf("%s: exit %d: %s", tc.direction, code, stderr)
+		}
+		tab, err := datasets.Load(out, datasets.LoadOptions{Missing: datasets.MissingKeep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, tru, near := tab.Column("record"), tab.Column("true"), tab.Column("nearest")
+		got := map[float64]float64{}
+		for i := range tab.Rows() {
+			if !tru.Missing(i) {
+				got[rec.Values[i]] = tru.Values[i]
+				// The files are equal: the nearest is the true partner itself.
+				if near.Values[i] != tru.Values[i] {
+					t.Errorf("%s: record %v: nearest %v, true %v", tc.direction, rec.Values[i], near.Values[i], tru.Values[i])
+				}
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: record → true %v, want %v", tc.direction, got, tc.want)
+		}
+	}
+}

@@ -49,7 +49,13 @@ Comparison:
   (both files on the original's scale), so equal values differ by exactly 0.
 --quantiles, --bands and --rank exclude one another, --supervised excludes --estimate-p
 and --max-iterations, and a flag of one method is refused with the other (the flags
-marked "prl:" with dbrl, --operator and --params with prl) rather than ignored.`
+marked "prl:" with dbrl, --operator and --params with prl) rather than ignored.
+--records-out with --method prl: record, true, ties, true_rank and known as above (ranks
+and ties by weight), and best (the best-weight candidate's row), best_weight,
+true_weight, links and clerical (the record's pairs at or above the upper threshold and
+between the thresholds), assigned (its partner in the one-to-one assignment), and
+correct_best, correct_threshold, correct_assignment (1 when that mode links it
+correctly, else 0; correct_assignment is empty for a record left unassigned).`
 
 // prlFlags are the flags of `reid link --method prl`.
 type prlFlags struct {
@@ -288,7 +294,7 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 			return writeJSON(w, r)
 		}
 		return printPRL(w, r)
-	}, recordsFile(o.recordsOut, prlRecordsTable(res, knownOf)))
+	}, recordsFile(o.recordsOut, prlRecordsTable(res, knownOf, newFileRows(files.Pairing, dir))))
 }
 
 // prlProgress reports PRL's progress one pass over the pairs at a time (counting the
@@ -494,9 +500,17 @@ func commonCode(code map[string]float64, c *datasets.Column, i int) float64 {
 	return v
 }
 
+// rowOf is ref(i), or 0 for i < 0 (the cell is then left empty by its caller).
+func rowOf(ref func(int) float64, i int) float64 {
+	if i < 0 {
+		return 0
+	}
+	return ref(i)
+}
+
 // prlRecordsTable is the --records-out file of --method prl: one row per linked record,
-// 1-based record numbers.
-func prlRecordsTable(res *linkage.PRLResult, knownOf []int) *datasets.Table {
+// 1-based rows of the files as in DBRL's (recordsOutHelp).
+func prlRecordsTable(res *linkage.PRLResult, knownOf []int, rows fileRows) *datasets.Table {
 	n := len(res.Records)
 	names := []string{"record", "true", "best", "best_weight", "ties", "true_weight", "true_rank", "links", "clerical",
 		"assigned", "correct_best", "correct_threshold", "correct_assignment", "known"}
@@ -516,16 +530,16 @@ func prlRecordsTable(res *linkage.PRLResult, knownOf []int) *datasets.Table {
 		return 0
 	}
 	for i, r := range res.Records {
-		set(0, i, float64(i+1), true)
-		set(1, i, float64(r.True+1), r.True >= 0)
-		set(2, i, float64(r.Best+1), r.Best >= 0)
+		set(0, i, rows.query(i), true)
+		set(1, i, rowOf(rows.ref, r.True), r.True >= 0)
+		set(2, i, rowOf(rows.ref, r.Best), r.Best >= 0)
 		set(3, i, r.BestWeight, r.Best >= 0)
 		set(4, i, float64(r.Ties), true)
 		set(5, i, r.TrueWeight, r.True >= 0)
 		set(6, i, float64(r.TrueRank), r.True >= 0)
 		set(7, i, float64(r.Links), true)
 		set(8, i, float64(r.Clerical), true)
-		set(9, i, float64(r.Assigned+1), r.Assigned >= 0)
+		set(9, i, rowOf(rows.ref, r.Assigned), r.Assigned >= 0)
 		set(10, i, b2f(r.True >= 0 && r.Ties == 1 && r.Best == r.True), true)
 		set(11, i, b2f(r.Links == 1 && r.TrueLinked), true)
 		set(12, i, b2f(r.True >= 0 && r.Assigned == r.True), r.Assigned >= 0)
