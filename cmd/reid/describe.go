@@ -51,10 +51,13 @@ naming its row); a name that is no column of the file is an error.`,
 				w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 				fmt.Fprintln(w, "column\ttype\tmissing\tmean\tsd\tmin\tmax\tcategories\t")
 				for _, c := range d.Columns {
-					if c.Type == "numeric" {
+					switch {
+					case c.Categories != nil:
+						fmt.Fprintf(w, "%s\t%s\t%d\t\t\t\t\t%d\t\n", c.Name, c.Type, c.Missing, *c.Categories)
+					case c.Mean == nil: // numeric, every value missing
+						fmt.Fprintf(w, "%s\t%s\t%d\t-\t-\t-\t-\t\t\n", c.Name, c.Type, c.Missing)
+					default:
 						fmt.Fprintf(w, "%s\t%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t\t\n", c.Name, c.Type, c.Missing, *c.Mean, *c.SD, *c.Min, *c.Max)
-					} else {
-						fmt.Fprintf(w, "%s\t%s\t%d\t\t\t\t\t%d\t\n", c.Name, c.Type, c.Missing, c.Categories)
 					}
 				}
 				return w.Flush()
@@ -64,14 +67,16 @@ naming its row); a name that is no column of the file is an error.`,
 }
 
 type columnDescription struct {
-	Name       string   `json:"name"`
-	Type       string   `json:"type"`
-	Missing    int      `json:"missing"`
-	Mean       *float64 `json:"mean,omitempty"`
-	SD         *float64 `json:"sd,omitempty"`
-	Min        *float64 `json:"min,omitempty"`
-	Max        *float64 `json:"max,omitempty"`
-	Categories int      `json:"categories,omitempty"`
+	Name    string   `json:"name"`
+	Type    string   `json:"type"`
+	Missing int      `json:"missing"`
+	Mean    *float64 `json:"mean,omitempty"`
+	SD      *float64 `json:"sd,omitempty"`
+	Min     *float64 `json:"min,omitempty"`
+	Max     *float64 `json:"max,omitempty"`
+	// Categories is set for categorical columns, 0 included (an all-missing column);
+	// Mean, SD, Min and Max for numeric ones with a present value.
+	Categories *int `json:"categories,omitempty"`
 }
 
 type fileDescription struct {
@@ -106,6 +111,10 @@ func describe(t *datasets.Table) fileDescription {
 				}
 				first = false
 			}
+			if first {
+				d.Columns = append(d.Columns, cd) // no value: no mean, sd, min or max (not 0)
+				continue
+			}
 			mean, sd := 0.0, 0.0
 			if s, err := datasets.Standardize(one, datasets.StandardizeOptions{}); err == nil {
 				mean, sd = s.Mean[0], s.SD[0]
@@ -114,7 +123,8 @@ func describe(t *datasets.Table) fileDescription {
 			}
 			cd.Mean, cd.SD, cd.Min, cd.Max = &mean, &sd, &lo, &hi
 		} else {
-			cd.Categories = len(c.Levels)
+			n := len(c.Levels)
+			cd.Categories = &n
 		}
 		d.Columns = append(d.Columns, cd)
 	}

@@ -77,7 +77,10 @@ func TestDescribeTypes(t *testing.T) {
 				t.Fatalf("columns %+v", d.Columns)
 			}
 			c := d.Columns[1]
-			got := want{kind: c.Type, categories: c.Categories}
+			got := want{kind: c.Type}
+			if c.Categories != nil {
+				got.categories = *c.Categories
+			}
 			if c.Mean != nil {
 				got.mean = *c.Mean
 			}
@@ -85,5 +88,38 @@ func TestDescribeTypes(t *testing.T) {
 				t.Errorf("code: %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// An all-missing column (--missing keep) is described as such: a categorical one with 0
+// categories (the key was dropped from the JSON), a numeric one with no mean, sd, min or
+// max (they read 0) and "-" in the text table.
+func TestDescribeAllMissing(t *testing.T) {
+	file := writeCSV(t, t.TempDir(), "na.csv", "a,b,c\n1,,x\n2,NA,\n")
+	code, out, stderr := runReid(t, "describe", "--missing", "keep", "--types", "b:numeric", "--format", "json", file)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var raw struct{ Columns []map[string]any }
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	b, c := raw.Columns[1], raw.Columns[2]
+	if b["missing"] != 2.0 || b["mean"] != nil || b["sd"] != nil || b["min"] != nil || b["max"] != nil || b["categories"] != nil {
+		t.Errorf("all-missing numeric column: %v", b)
+	}
+	if c["categories"] != 1.0 || c["missing"] != 1.0 {
+		t.Errorf("categorical column: %v", c)
+	}
+	code, out, _ = runReid(t, "describe", "--missing", "keep", "--format", "json", file)
+	if err := json.Unmarshal([]byte(out), &raw); code != exitOK || err != nil {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	if b := raw.Columns[1]; b["type"] != "categorical" || b["categories"] != 0.0 {
+		t.Errorf("all-missing text column: %v", b)
+	}
+	code, text, _ := runReid(t, "describe", "--missing", "keep", "--types", "b:numeric", file)
+	if code != exitOK || !strings.Contains(text, "numeric        2     -") {
+		t.Errorf("text table:\n%s", text)
 	}
 }

@@ -184,7 +184,7 @@ func TestDescribe(t *testing.T) {
 		t.Fatal(err)
 	}
 	// a: mean 2, sample sd 1 (by hand); r: 2 categories.
-	if d.Records != 3 || *d.Columns[0].Mean != 2 || *d.Columns[0].SD != 1 || d.Columns[1].Categories != 2 {
+	if d.Records != 3 || *d.Columns[0].Mean != 2 || *d.Columns[0].SD != 1 || d.Columns[1].Categories == nil || *d.Columns[1].Categories != 2 {
 		t.Errorf("%+v", d)
 	}
 }
