@@ -35,6 +35,7 @@
 // below k), l-diversity of sensitive attributes (distinct and entropy l; Machanavajjhala
 // et al. 2007) and t-closeness (earth mover's distance, ordered for numeric and equal for
 // categorical attributes; Li, Li and Venkatasubramanian 2007), listing the failing
-// classes. On sdcMicro's testdata it reproduces sdcMicro's measure_risk to the printed
-// digits (sdcmicro_test.go).
+// classes; both take a missing sensitive value as no value, not as a category. On
+// sdcMicro's testdata it reproduces sdcMicro's measure_risk to the printed digits
+// (sdcmicro_test.go).
 package uniqueness

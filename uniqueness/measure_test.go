@@ -446,3 +446,91 @@ func TestPopulationErrorMessage(t *testing.T) {
 		}
 	}
 }
+
+// A missing sensitive value is not a value: l-diversity counts the class's present values
+// and t-closeness compares the distribution of the class's present values with that of
+// the file's, numeric (ordered EMD) and categorical (equal EMD) alike.
+//
+// The tester's file has classes a = {(5, x), (NA, NA)} and b = {(1, y), (2, z)}.
+//
+// l (Machanavajjhala et al. 2007): class a has one present value of v and of s, so
+// distinct l 1 and entropy l exp(−1·ln 1) = 1; class b two values of one record each,
+// distinct l 2 and entropy l exp(ln 2) = 2. A class with no present value (c below) has
+// l = 0 for both.
+//
+// t (Li, Li and Venkatasubramanian 2007): the file's present values of v are 1, 2, 5,
+// Q = (⅓, ⅓, ⅓), cumulative ⅓, ⅔, 1. Class a, P = (0, 0, 1), cumulative 0, 0, 1:
+// EMD = (1/(m−1)) Σ_{i<m} |ΣP − ΣQ| = ½(⅓ + ⅔) = ½. Class b, P = (½, ½, 0), cumulative
+// ½, 1, 1: ½(|½−⅓| + |1−⅔|) = ½(⅙ + ⅓) = ¼. The file's present values of s are x, y, z,
+// each ⅓. Class a, P = (1, 0, 0): ½ Σ|p − q| = ½(⅔ + ⅓ + ⅓) = ⅔. Class b, P = (0, ½, ½):
+// ½(⅓ + ⅙ + ⅙) = ⅓. (With missing as a category of s, as before, both were ½.) A class
+// with no present value discloses none: distance 0. Adding class c leaves the file's
+// present values, and so a's and b's distances, unchanged.
+func TestSensitiveMissingIsNotAValue(t *testing.T) {
+	const two = "k,v,s\na,5,x\na,NA,\nb,1,y\nb,2,z\n"
+	type class struct {
+		distinct int
+		entropy  float64
+		distance [2]float64 // of v (ordered) and s (equal)
+	}
+	tests := []struct {
+		name    string
+		csv     string
+		classes []class // by class number: a, b, c
+	}{
+		{"one missing in a", two, []class{{1, 1, [2]float64{0.5, 2.0 / 3}}, {2, 2, [2]float64{0.25, 1.0 / 3}}}},
+		{"class c all missing", two + "c,NA,\nc,,NA\n",
+			[]class{{1, 1, [2]float64{0.5, 2.0 / 3}}, {2, 2, [2]float64{0.25, 1.0 / 3}}, {0, 0, [2]float64{0, 0}}}},
+	}
+	for _, tc := range tests {
+		p := filepath.Join(t.TempDir(), "s.csv")
+		if err := os.WriteFile(p, []byte(tc.csv), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tab, err := datasets.Load(p, datasets.LoadOptions{Missing: datasets.MissingKeep,
+			Types: map[string]datasets.Kind{"v": datasets.Numeric, "s": datasets.Categorical}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// l = 2 fails a (and c); a tiny t (0 is the default) lists every class at a
+		// positive distance.
+		r, err := Measure(tab, Options{Keys: []Key{{Name: "k"}}, Sensitive: []string{"v", "s"}, L: 2, T: 1e-300, List: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for a, name := range []string{"v", "s"} {
+			ld, tcl := r.LDiversity[a], r.TCloseness[a]
+			lGot := map[int]FailingClass{}
+			for _, f := range ld.Failing {
+				lGot[f.Class] = f
+			}
+			tGot := map[int]float64{}
+			for _, f := range tcl.Failing {
+				tGot[f.Class] = f.Distance
+			}
+			wantFail := 0
+			for j, want := range tc.classes {
+				if float64(want.distinct) < 2 {
+					wantFail++
+					if f, ok := lGot[j]; !ok || f.Distinct != want.distinct || !near(f.Entropy, want.entropy, 1e-15) {
+						t.Errorf("%s, %s, class %d: l-diversity %+v (listed %v), want distinct %d entropy %v",
+							tc.name, name, j, f, ok, want.distinct, want.entropy)
+					}
+				} else if _, ok := lGot[j]; ok {
+					t.Errorf("%s, %s, class %d: fails l = 2 with %+v, want distinct %d", tc.name, name, j, lGot[j], want.distinct)
+				}
+				if !near(tGot[j], want.distance[a], 1e-15) {
+					t.Errorf("%s, %s, class %d: distance %v, want %v", tc.name, name, j, tGot[j], want.distance[a])
+				}
+			}
+			minL := tc.classes[0].distinct // distinct and entropy l agree on these classes
+			for _, want := range tc.classes {
+				minL = min(minL, want.distinct)
+			}
+			if ld.ClassesFailing != wantFail || ld.MinDistinct != minL || !near(ld.MinEntropy, float64(minL), 1e-15) {
+				t.Errorf("%s, %s: %d classes fail, smallest l %d / %v; want %d, %d", tc.name, name,
+					ld.ClassesFailing, ld.MinDistinct, ld.MinEntropy, wantFail, minL)
+			}
+		}
+	}
+}

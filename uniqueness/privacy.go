@@ -66,8 +66,10 @@ func truncate(s []int, list int) []int {
 // LDiversity is the l-diversity check of one sensitive attribute (Machanavajjhala et al.
 // 2007): within every key class the attribute must take at least L distinct values
 // (distinct l-diversity), and the exponential of the entropy of its values in the class,
-// exp(−Σ_v p_v log p_v), must be at least L (entropy l-diversity). A missing value counts
-// as a value of its own; a numeric attribute's values are its distinct numbers.
+// exp(−Σ_v p_v log p_v), must be at least L (entropy l-diversity). A numeric attribute's
+// values are its distinct numbers. A missing value is not a value: both l count the
+// class's present values only (p_v over them), and a class with none has l = 0 (it fails),
+// since a missing value adds no diversity an attacker must get past.
 type LDiversity struct {
 	Attribute string
 	L         float64
@@ -86,8 +88,10 @@ type LDiversity struct {
 // Venkatasubramanian 2007): within every key class the distribution of the attribute must
 // be within earth mover's distance T of its distribution in the whole sample. A numeric
 // attribute uses the ordered distance over its m distinct sample values v_1 < … < v_m,
-// EMD = (1/(m−1)) Σ_{i=1}^{m−1} |Σ_{l≤i} (p_l − q_l)|, ignoring missing values; a
-// categorical one the equal distance, EMD = ½ Σ_v |p_v − q_v|, with missing as a category.
+// EMD = (1/(m−1)) Σ_{i=1}^{m−1} |Σ_{l≤i} (p_l − q_l)|; a categorical one the equal
+// distance, EMD = ½ Σ_v |p_v − q_v|. As for LDiversity a missing value is not a value:
+// p is the distribution of the class's present values and q that of the sample's, and a
+// class with no present value, which discloses none, is at distance 0.
 type TCloseness struct {
 	Attribute string
 	T         float64
@@ -184,16 +188,13 @@ func (c *Classes) CheckSensitive(col *datasets.Column, l, t float64, list int) (
 		tc.Distance = "ordered"
 	}
 
-	// Whole-sample distribution: counts per code (missing last), cumulative counts and
-	// their prefix sums for the ordered distance.
+	// Whole-sample distribution of the present values (missing, code m, is not a value):
+	// counts per code, cumulative counts and their prefix sums for the ordered distance.
 	all := make([]int64, s.m+1)
 	for _, v := range s.codes {
 		all[v]++
 	}
-	total := int64(len(s.codes))
-	if s.ordered {
-		total -= all[s.m] // missing values are left out of the ordered distance
-	}
+	total := int64(len(s.codes)) - all[s.m]
 	cum := make([]int64, s.m+1)   // cum[i] = Σ_{l≤i} all[l]
 	pre := make([]float64, s.m+1) // pre[i] = Σ_{l<i} cum[l], exact below 2^53
 	for i := 0; i < s.m; i++ {
@@ -205,26 +206,34 @@ func (c *Classes) CheckSensitive(col *datasets.Column, l, t float64, list int) (
 	}
 
 	off, rows := c.members()
-	count := make([]int64, s.m+1)
-	var touched []int32
+	count := make([]int64, s.m)
+	var touched []int32 // the class's present values
 	var distinctFail, tFail []FailingClass
 	for j := 0; j < c.Len(); j++ {
 		size := c.Freq[j]
 		touched = touched[:0]
+		var present int64
 		for _, r := range rows[off[j]:off[j+1]] {
 			v := s.codes[r]
+			if int(v) == s.m {
+				continue
+			}
 			if count[v] == 0 {
 				touched = append(touched, v)
 			}
 			count[v]++
+			present++
 		}
-		// l-diversity.
+		// l-diversity over the present values; none gives l = 0, not exp(0) = 1.
 		h := 0.0
 		for _, v := range touched {
-			p := float64(count[v]) / float64(size)
+			p := float64(count[v]) / float64(present)
 			h -= p * math.Log(p)
 		}
-		distinct, entropy := len(touched), math.Exp(h)
+		distinct, entropy := len(touched), 0.0
+		if present > 0 {
+			entropy = math.Exp(h)
+		}
 		if j == 0 || distinct < ld.MinDistinct {
 			ld.MinDistinct = distinct
 		}
@@ -245,9 +254,9 @@ func (c *Classes) CheckSensitive(col *datasets.Column, l, t float64, list int) (
 		// t-closeness.
 		var d float64
 		if s.ordered {
-			d = orderedEMD(touched, count, s.m, cum, pre, total)
+			d = orderedEMD(touched, count, present, s.m, cum, pre, total)
 		} else {
-			d = equalEMD(touched, count, int64(size), all, total)
+			d = equalEMD(touched, count, present, all, total)
 		}
 		if d > tc.MaxDistance {
 			tc.MaxDistance = d
@@ -285,8 +294,12 @@ func (c *Classes) labelled(fail []FailingClass, list int) []FailingClass {
 
 // equalEMD is the earth mover's distance with equal ground distance between a class's
 // distribution (count over size) and the sample's (all over total): half the L1 distance,
-// computed over the class's values only, Σ_{v∉class} q_v being 1 − Σ_{v∈class} q_v.
+// computed over the class's values only, Σ_{v∉class} q_v being 1 − Σ_{v∈class} q_v. It is
+// 0 for a class without values.
 func equalEMD(touched []int32, count []int64, size int64, all []int64, total int64) float64 {
+	if size == 0 || total == 0 {
+		return 0
+	}
 	var diff, inClass float64
 	for _, v := range touched {
 		p := float64(count[v]) / float64(size)
@@ -302,22 +315,13 @@ func equalEMD(touched []int32, count []int64, size int64, all []int64, total int
 // (1/(m−1)) Σ_{i<m−1} |P_i − Q_i| with P, Q the cumulative distributions. Between two
 // consecutive values of the class P_i is constant while Q_i increases, so each stretch is
 // summed in O(log m) from the prefix sums of Q: the cost is that of sorting the class's
-// values, not O(m).
-func orderedEMD(touched []int32, count []int64, m int, cum []int64, pre []float64, total int64) float64 {
-	if m <= 1 || total == 0 {
+// values, not O(m). touched holds the class's present values (codes below m), size
+// their number of records; a class without values is at distance 0.
+func orderedEMD(touched []int32, count []int64, size int64, m int, cum []int64, pre []float64, total int64) float64 {
+	if m <= 1 || total == 0 || size == 0 {
 		return 0
 	}
-	vals := make([]int32, 0, len(touched))
-	var size int64
-	for _, v := range touched {
-		if int(v) < m {
-			vals = append(vals, v)
-			size += count[v]
-		}
-	}
-	if size == 0 {
-		return 0
-	}
+	vals := slices.Clone(touched)
 	slices.Sort(vals)
 	n := float64(total)
 	// sum over i in [a, b) of |P − cum[i]/n| with P = cp/size.

@@ -60,8 +60,12 @@ category of its own.
 Privacy models on the same keys: k-anonymity (--k, default 3: classes with fewer
 records), and for each --sensitive attribute l-diversity (--l, default 2: distinct and
 entropy l) and t-closeness (--t, default 0.2: earth mover's distance to the whole sample,
-ordered for a numeric attribute, equal for a categorical one). The failing classes are
-listed, worst first (at most --list, default 20; 0 lists all).
+ordered for a numeric attribute, equal for a categorical one). A missing sensitive
+value (--missing keep) is not a value: l counts the class's present values (a class
+with none has l = 0 and fails), and t-closeness compares the distribution of the
+class's present values with that of the whole sample's (a class with none is at
+distance 0). The failing classes are listed, worst first (at most --list, default 20;
+0 lists all).
 
 --records-out FILE (.csv, .parquet, .arrow) writes one row per sample record: record
 (1-based), class, f, F (with --population) and risk.`,
@@ -310,11 +314,13 @@ type uniqEstimate struct {
 }
 
 type uniqClass struct {
-	Class    int      `json:"class"`
-	Key      []string `json:"key"`
-	Size     int      `json:"size"`
-	Distinct int      `json:"distinct_l,omitempty"`
-	Entropy  float64  `json:"entropy_l,omitempty"`
+	Class int      `json:"class"`
+	Key   []string `json:"key"`
+	Size  int      `json:"size"`
+	// Distinct and Entropy are set for the l-diversity list only, where 0 (a class with
+	// no present sensitive value) is a value to print, not an absent field.
+	Distinct *int     `json:"distinct_l,omitempty"`
+	Entropy  *float64 `json:"entropy_l,omitempty"`
 	Distance float64  `json:"distance,omitempty"`
 }
 
@@ -391,7 +397,7 @@ func uniqClasses(fs []uniqueness.FailingClass, what string) []uniqClass {
 		c := uniqClass{Class: f.Class, Key: f.Key, Size: f.Size}
 		switch what {
 		case "l":
-			c.Distinct, c.Entropy = f.Distinct, f.Entropy
+			c.Distinct, c.Entropy = &f.Distinct, &f.Entropy
 		case "t":
 			c.Distance = f.Distance
 		}
@@ -560,7 +566,7 @@ func printUniqueness(w io.Writer, r *uniquenessReport) error {
 			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(tw, "  distinct\tentropy\tsize\t%s\n", header)
 			for _, c := range l.Failing {
-				fmt.Fprintf(tw, "  %d\t%.4g\t%d\t%s\n", c.Distinct, c.Entropy, c.Size, row(c))
+				fmt.Fprintf(tw, "  %d\t%.4g\t%d\t%s\n", *c.Distinct, *c.Entropy, c.Size, row(c))
 			}
 			if err := tw.Flush(); err != nil {
 				return err

@@ -245,3 +245,43 @@ func TestUniquenessMissingKeysLine(t *testing.T) {
 		}
 	}
 }
+
+// TestUniquenessMissingSensitive: under --missing keep a missing sensitive value is not a
+// value (package uniqueness, TestSensitiveMissingIsNotAValue, derives the figures by
+// hand). Classes a = {(5, x), (NA, NA)}, b = {(1, y), (2, z)}, c = {(NA, NA)}: a has
+// one present value of v and of s (l = 1, fails l = 2), b two (l = 2), c none (l = 0,
+// listed with distinct_l 0 and entropy_l 0, not without them). t-closeness against the
+// present values 1, 2, 5 and x, y, z: v (ordered) a ½, b ¼; s (equal) a ⅔, b ⅓; c 0.
+func TestUniquenessMissingSensitive(t *testing.T) {
+	s := writeCSV(t, t.TempDir(), "lmiss.csv", "k,v,s\na,5,x\na,NA,\nb,1,y\nb,2,z\nc,NA,\n")
+	r := uniqJSON(t, "--keys", "k", "--sensitive", "v,s", "--missing", "keep", "--k", "1", s)
+	for a, name := range []string{"v", "s"} {
+		l := r.LDiversity[a]
+		type lClass struct {
+			Key      string
+			Distinct int
+			Entropy  float64
+		}
+		var got []lClass
+		for _, c := range l.Failing {
+			if c.Distinct == nil || c.Entropy == nil {
+				t.Fatalf("%s: class %v listed without its l: %+v", name, c.Key, c)
+			}
+			got = append(got, lClass{strings.Join(c.Key, ","), *c.Distinct, *c.Entropy})
+		}
+		want := []lClass{{"c", 0, 0}, {"a", 1, 1}}
+		if fmt.Sprint(got) != fmt.Sprint(want) || l.MinDistinct != 0 || l.MinEntropy != 0 || l.ClassesFailing != 2 {
+			t.Errorf("l-diversity of %s: %+v, failing %v; want %v", name, l, got, want)
+		}
+	}
+	for a, want := range []map[string]float64{{"a": 0.5, "b": 0.25}, {"a": 2.0 / 3, "b": 1.0 / 3}} {
+		tc := r.TCloseness[a]
+		got := map[string]float64{}
+		for _, c := range tc.Failing {
+			got[strings.Join(c.Key, ",")] = c.Distance
+		}
+		if len(got) != len(want) || math.Abs(got["a"]-want["a"]) > 1e-15 || math.Abs(got["b"]-want["b"]) > 1e-15 {
+			t.Errorf("t-closeness of %s: %v, want %v", tc.Attribute, got, want)
+		}
+	}
+}
