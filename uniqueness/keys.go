@@ -13,16 +13,19 @@ import (
 
 // Sentinel errors a caller may branch on with errors.Is.
 var (
-	ErrNoKeys        = errors.New("no key attributes")
-	ErrNumericKey    = errors.New("numeric key attribute: give cut points or quantile bins, or read it as categorical")
-	ErrBinnedKey     = errors.New("cut points or quantile bins given for a categorical attribute")
-	ErrBadCuts       = errors.New("cut points must be finite and strictly increasing")
-	ErrKindMismatch  = errors.New("the attribute has a different type in the population file")
-	ErrBadWeight     = errors.New("sampling weight must be finite and positive")
-	ErrBadFraction   = errors.New("sampling fraction must be in (0, 1]")
-	ErrWeightsAndPi  = errors.New("give sampling weights or a sampling fraction, not both")
-	ErrTooManyRows   = errors.New("more than 2^31-1 records in the sample and population together")
-	ErrKeyNotAllowed = errors.New("a key attribute cannot also be sensitive or the weight")
+	ErrNoKeys       = errors.New("no key attributes")
+	ErrNumericKey   = errors.New("numeric key attribute: give cut points or quantile bins, or read it as categorical")
+	ErrBinnedKey    = errors.New("cut points or quantile bins given for a categorical attribute")
+	ErrBadCuts      = errors.New("cut points must be finite and strictly increasing")
+	ErrKindMismatch = errors.New("the attribute has a different type in the population file")
+	ErrBadWeight    = errors.New("sampling weight must be finite and positive")
+	// ErrWeightBelowOne is a sampling weight below 1: a weight is the number of
+	// population records a sample record stands for, itself included.
+	ErrWeightBelowOne = errors.New("sampling weight below 1 (a sampled record stands for at least itself)")
+	ErrBadFraction    = errors.New("sampling fraction must be in (0, 1]")
+	ErrWeightsAndPi   = errors.New("give sampling weights or a sampling fraction, not both")
+	ErrTooManyRows    = errors.New("more than 2^31-1 records in the sample and population together")
+	ErrKeyNotAllowed  = errors.New("a key attribute cannot also be sensitive or the weight")
 	// ErrPopulationTooSmall is wrapped by PopulationError.
 	ErrPopulationTooSmall = errors.New("the population must contain the sample")
 	// ErrBadCode is a category code outside a categorical column's levels (a table built

@@ -72,8 +72,9 @@ type Options struct {
 	// Population, when not nil, is the population file: F_j is counted in it. It must
 	// contain the sample: a class with F_j < f_j is an error (PopulationError).
 	Population *datasets.Table
-	// Weights names the sample's sampling-weight column; Fraction is a sampling fraction
-	// π in (0, 1]. At most one may be given. Without a population they select the
+	// Weights names the sample's sampling-weight column, whose every value must be at
+	// least 1 (ErrWeightBelowOne); Fraction is a sampling fraction π in (0, 1]. At most
+	// one may be given. Without a population they select the
 	// estimators; without any of the three the sample is taken as the population.
 	Weights  string
 	Fraction float64
@@ -198,7 +199,7 @@ func Measure(sample *datasets.Table, opts Options) (*Result, error) {
 		for _, w := range weights {
 			sum += w
 		}
-		res.Pi = min(1, float64(n)/sum)
+		res.Pi = float64(n) / sum // ≤ 1, every weight being at least 1
 	case opts.Fraction > 0:
 		res.Pi = opts.Fraction
 	}
@@ -319,7 +320,7 @@ func (c *Classes) estimate(model string, class func(j int) (risk, pu float64)) *
 	return e
 }
 
-// sampleWeights returns the weight column, checking every weight is finite and positive.
+// sampleWeights returns the weight column, checking every weight is finite and at least 1.
 func sampleWeights(t *datasets.Table, name string) ([]float64, error) {
 	c := t.Column(name)
 	if c == nil {
@@ -338,6 +339,11 @@ func sampleWeights(t *datasets.Table, name string) ([]float64, error) {
 		}
 		if !(w > 0) || math.IsInf(w, 0) {
 			return nil, &datasets.InputError{File: t.Source, Column: name, Row: i + 1, Err: ErrBadWeight,
+				Detail: fmt.Sprint(w)}
+		}
+		// Below 1, n/Σw and p_j = f_j/Σ_{i∈j} w_i could exceed 1: not a probability.
+		if w < 1 {
+			return nil, &datasets.InputError{File: t.Source, Column: name, Row: i + 1, Err: ErrWeightBelowOne,
 				Detail: fmt.Sprint(w)}
 		}
 	}

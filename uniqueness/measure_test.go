@@ -534,3 +534,40 @@ func TestSensitiveMissingIsNotAValue(t *testing.T) {
 		}
 	}
 }
+
+// A sampling weight is the number of population records a sample record stands for, so
+// it is at least 1: below, π = n/Σw and p_j = f_j/Σ_{i∈j} w_i would exceed 1 (the
+// tester's x 0.5, x 0.5, y 1 gives π = 3/2 and p_x = 2/1 = 2) and were clamped to 1. The
+// first weight below 1 is an error naming its row; weights of 1 or more are accepted
+// with π = n/Σw.
+func TestSampleWeightsAtLeastOne(t *testing.T) {
+	tests := []struct {
+		name, csv string
+		wantPi    float64 // 0: an error
+		wantMsg   string
+	}{
+		{"tester's file", "A,B,w\nx,1,0.5\nx,1,0.5\ny,1,1\n", 0,
+			`: column "w", row 1: sampling weight below 1 (a sampled record stands for at least itself): 0.5`},
+		{"just below 1, second row", "A,B,w\nx,1,3\ny,1,0.999\n", 0,
+			`: column "w", row 2: sampling weight below 1 (a sampled record stands for at least itself): 0.999`},
+		// n/Σw = 2/2.
+		{"all 1: the sample is the population", "A,B,w\nx,1,1\ny,1,1\n", 1, ""},
+		// n/Σw = 2/(1 + 1.5) = 0.8.
+		{"1 and 1.5", "A,B,w\nx,1,1\ny,1,1.5\n", 0.8, ""},
+	}
+	for _, tc := range tests {
+		tab := loadCSV(t, "w.csv", tc.csv)
+		r, err := Measure(tab, Options{Keys: handKeys, Weights: "w"})
+		if tc.wantPi == 0 {
+			if !errors.Is(err, ErrWeightBelowOne) || err.Error() != tab.Source+tc.wantMsg {
+				t.Errorf("%s: error %v, want ErrWeightBelowOne %q", tc.name, err, tab.Source+tc.wantMsg)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+		} else if !near(r.Pi, tc.wantPi, 1e-15) {
+			t.Errorf("%s: π = %v, want %v", tc.name, r.Pi, tc.wantPi)
+		}
+	}
+}

@@ -40,7 +40,9 @@ unless a file has two labels of the value; a code with a leading zero, 007, or o
 than 15 significant digits is matched by label only). The population must contain the sample: a
 key combination with fewer records in FILE than in the SAMPLE (F_j < f_j, as when it is
 absent) is an error naming the combination, since 1/F_j would then be wrong. Otherwise it is estimated from sampling
-weights (--weights COL) or a sampling fraction (--fraction F) by --estimator:
+weights (--weights COL: the number of population records each sample record stands for,
+so at least 1; n/sum(w) is the sampling fraction) or a sampling fraction (--fraction F) by
+--estimator:
 
   bf          Benedetti-Franconi negative binomial, exact series (default)
   bf-approx   the same with the mu-Argus approximation for f_j >= 3 (sdcMicro's
@@ -75,7 +77,7 @@ distance 0). The failing classes are listed, worst first (at most --list, defaul
 			keys := fs.String("keys", "", "comma-separated key `attributes`")
 			var bins binsFlag
 			fs.Var(&bins, "bins", "discretise a numeric key: `NAME:C1,C2,...` (cut points) or NAME:qN (N quantile bins); repeat per key")
-			weights := fs.String("weights", "", "sampling-weight `column` of the sample")
+			weights := fs.String("weights", "", "sampling-weight `column` of the sample (every weight at least 1)")
 			fraction := fs.Float64("fraction", 0, "sampling `fraction` in (0, 1]")
 			estimator := fs.String("estimator", "bf", "population `model` without --population: bf, bf-approx or poisson")
 			sensitive := fs.String("sensitive", "", "comma-separated sensitive `attributes` for l-diversity and t-closeness")

@@ -285,3 +285,31 @@ func TestUniquenessMissingSensitive(t *testing.T) {
 		}
 	}
 }
+
+// TestUniquenessWeightBelowOne: a sampling weight below 1 is an input error naming the
+// file, the column and the first such row (exit 2, one line), not a weight clamped into
+// a sampling fraction n/sum(w) = 3/1.5 = 2 printed as 1. Weights that are not positive
+// keep their own message.
+func TestUniquenessWeightBelowOne(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct{ name, csv, want string }{
+		{"wlow.csv", "a,w\nx,0.5\nx,0.5\ny,1\n",
+			`column "w", row 1: sampling weight below 1 (a sampled record stands for at least itself): 0.5`},
+		{"wlow3.csv", "a,w\nx,2\nx,1\ny,0.25\n",
+			`column "w", row 3: sampling weight below 1 (a sampled record stands for at least itself): 0.25`},
+		{"w0.csv", "a,w\nx,0\ny,1\n", `column "w", row 1: sampling weight must be finite and positive: 0`},
+		{"wneg.csv", "a,w\nx,-1\ny,1\n", `column "w", row 1: sampling weight must be finite and positive: -1`},
+	}
+	for _, tc := range tests {
+		f := writeCSV(t, dir, tc.name, tc.csv)
+		code, out, errOut := runReid(t, "uniqueness", "--keys", "a", "--weights", "w", f)
+		if want := "reid uniqueness: " + f + ": " + tc.want + "\n"; code != exitInput || errOut != want || out != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q\nwant exit %d, %q", tc.name, code, out, errOut, exitInput, want)
+		}
+	}
+	// Weights of at least 1 give n/sum(w) = 3/(1 + 1 + 2) = 0.75.
+	r := uniqJSON(t, "--keys", "a", "--weights", "w", writeCSV(t, dir, "wok.csv", "a,w\nx,1\nx,1\ny,2\n"))
+	if r.SamplingFraction == nil || *r.SamplingFraction != 0.75 {
+		t.Errorf("sampling fraction %v, want 0.75", r.SamplingFraction)
+	}
+}
