@@ -320,7 +320,8 @@ func (c *Classes) estimate(model string, class func(j int) (risk, pu float64)) *
 	return e
 }
 
-// sampleWeights returns the weight column, checking every weight is finite and at least 1.
+// sampleWeights returns the weight column, checking every weight is present, finite and
+// at least 1.
 func sampleWeights(t *datasets.Table, name string) ([]float64, error) {
 	c := t.Column(name)
 	if c == nil {
@@ -335,7 +336,7 @@ func sampleWeights(t *datasets.Table, name string) ([]float64, error) {
 	}
 	for i, w := range c.Values {
 		if c.Missing(i) {
-			return nil, &datasets.InputError{File: t.Source, Column: name, Row: i + 1, Err: datasets.ErrMissingValue}
+			return nil, &datasets.InputError{File: t.Source, Column: name, Row: i + 1, Err: ErrMissingWeight}
 		}
 		if !(w > 0) || math.IsInf(w, 0) {
 			return nil, &datasets.InputError{File: t.Source, Column: name, Row: i + 1, Err: ErrBadWeight,

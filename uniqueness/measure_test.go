@@ -571,3 +571,22 @@ func TestSampleWeightsAtLeastOne(t *testing.T) {
 		}
 	}
 }
+
+// A missing sampling weight is an error whatever the missing-value policy: the table is
+// loaded under MissingKeep, so the message must not send the user to choose one. It is
+// still a datasets.ErrMissingValue for errors.Is.
+func TestMissingWeight(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "wna.csv")
+	if err := os.WriteFile(p, []byte("a,w\ny,1\nx,\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := datasets.Load(p, datasets.LoadOptions{Missing: datasets.MissingKeep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Measure(tab, Options{Keys: []Key{{Name: "a"}}, Weights: "w"})
+	want := p + `: column "w", row 2: missing sampling weight (a weight cannot be missing under any missing-value policy)`
+	if !errors.Is(err, ErrMissingWeight) || !errors.Is(err, datasets.ErrMissingValue) || err.Error() != want {
+		t.Errorf("error %v\nwant %s", err, want)
+	}
+}

@@ -261,14 +261,18 @@ func (missingIDError) Unwrap() error { return datasets.ErrMissingValue }
 // idError rewords the loader's and Pair's errors about the id column: a missing id says so
 // rather than "choose a missing-value policy" (no policy helps an id).
 func (p *pairFlags) idError(err error) error {
+	return rewordMissing(err, *p.id, errMissingID)
+}
+
+// rewordMissing replaces the error of a missing value in column (the loader's "choose a
+// missing-value policy") by to, for a column that no policy helps; other errors, and any
+// error when column is "", are returned as they are.
+func rewordMissing(err error, column string, to error) error {
 	var ie *datasets.InputError
-	if *p.id == "" || !errors.As(err, &ie) || ie.Column != *p.id {
+	if column == "" || !errors.As(err, &ie) || ie.Column != column || !errors.Is(err, datasets.ErrMissingValue) {
 		return err
 	}
-	if errors.Is(err, datasets.ErrMissingValue) {
-		return &datasets.InputError{File: ie.File, Column: ie.Column, Row: ie.Row, Line: ie.Line, Err: errMissingID}
-	}
-	return err
+	return &datasets.InputError{File: ie.File, Column: ie.Column, Row: ie.Row, Line: ie.Line, Err: to}
 }
 
 // numericUse is what a matrix of numbers is for, as numericColumns' errors say it: what

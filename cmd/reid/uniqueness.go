@@ -41,8 +41,8 @@ than 15 significant digits is matched by label only). The population must contai
 key combination with fewer records in FILE than in the SAMPLE (F_j < f_j, as when it is
 absent) is an error naming the combination, since 1/F_j would then be wrong. Otherwise it is estimated from sampling
 weights (--weights COL: the number of population records each sample record stands for,
-so at least 1; n/sum(w) is the sampling fraction) or a sampling fraction (--fraction F) by
---estimator:
+so at least 1, and never missing, whatever --missing says; n/sum(w) is the sampling
+fraction) or a sampling fraction (--fraction F) by --estimator:
 
   bf          Benedetti-Franconi negative binomial, exact series (default)
   bf-approx   the same with the mu-Argus approximation for f_j >= 3 (sdcMicro's
@@ -255,7 +255,9 @@ func (j *uniquenessJob) run(samplePath, popPath, weights string, lo datasets.Loa
 	}
 	sample, err := datasets.Load(samplePath, sampleOpts)
 	if err != nil {
-		return nil, nil, err
+		// Under --missing error the loader meets a missing weight first; as under keep
+		// (uniqueness.Measure), say that no policy helps.
+		return nil, nil, rewordMissing(err, weights, uniqueness.ErrMissingWeight)
 	}
 	rep := &uniquenessReport{Engine: "reid " + version, MissingKeys: "refused", Weights: weights}
 	if lo.Missing == datasets.MissingKeep {

@@ -313,3 +313,23 @@ func TestUniquenessWeightBelowOne(t *testing.T) {
 		t.Errorf("sampling fraction %v, want 0.75", r.SamplingFraction)
 	}
 }
+
+// TestUniquenessMissingWeight: a missing sampling weight is an input error naming the
+// file, the column and the row under either --missing policy, and says that no policy
+// helps, rather than "choose a missing-value policy" (under keep one was chosen).
+func TestUniquenessMissingWeight(t *testing.T) {
+	f := writeCSV(t, t.TempDir(), "wna.csv", "a,w\nx,\ny,1\n")
+	want := "reid uniqueness: " + f + `: column "w", row 1: missing sampling weight (a weight cannot be missing under any missing-value policy)` + "\n"
+	for _, missing := range []string{"keep", "error"} {
+		code, out, errOut := runReid(t, "uniqueness", "--keys", "a", "--weights", "w", "--missing", missing, f)
+		if code != exitInput || errOut != want || out != "" {
+			t.Errorf("--missing %s: exit %d, stdout %q, stderr %q\nwant exit %d, %q", missing, code, out, errOut, exitInput, want)
+		}
+	}
+	// Under --missing error a missing key is still the loader's "choose a policy".
+	g := writeCSV(t, t.TempDir(), "kna.csv", "a,w\n,1\ny,1\n")
+	if code, _, errOut := runReid(t, "uniqueness", "--keys", "a", "--weights", "w", g); code != exitInput ||
+		!strings.Contains(errOut, `column "a", row 1: missing value (choose a missing-value policy)`) {
+		t.Errorf("missing key: exit %d, %q", code, errOut)
+	}
+}
