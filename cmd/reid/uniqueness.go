@@ -37,12 +37,13 @@ attributes (quasi-identifiers). It counts each combination of the --keys in the 
 F_j, the class's size in the population, is counted in --population FILE when given
 (r_i = 1/F_j; categories matched by label, decimal numbers by value: 1.0 there is 1 here,
 unless a file has two labels of the value; a code with a leading zero, 007, or of more
-than 15 significant digits is matched by label only). The population must contain the sample: a
-key combination with fewer records in FILE than in the SAMPLE (F_j < f_j, as when it is
-absent) is an error naming the combination, since 1/F_j would then be wrong. Otherwise it is estimated from sampling
-weights (--weights COL: the number of population records each sample record stands for,
-so at least 1, and never missing, whatever --missing says; n/sum(w) is the sampling
-fraction) or a sampling fraction (--fraction F) by --estimator:
+than 15 significant digits is matched by label only). The population must contain the
+sample: a key combination with fewer records in FILE than in the SAMPLE (F_j < f_j, as
+when it is absent) is an error naming the combination, since 1/F_j would then be wrong.
+Otherwise it is estimated from sampling weights (--weights COL: the number of population
+records each sample record stands for, so at least 1, and never missing, whatever
+--missing says; n/sum(w) is the sampling fraction) or a sampling fraction (--fraction F)
+by --estimator:
 
   bf          Benedetti-Franconi negative binomial, exact series (default)
   bf-approx   the same with the mu-Argus approximation for f_j >= 3 (sdcMicro's
@@ -50,8 +51,11 @@ fraction) or a sampling fraction (--fraction F) by --estimator:
   poisson     Poisson log-linear model with main effects (Skinner-Holmes)
 
 and every estimator is reported under "estimates", with the Skinner-Elliot estimate of
-P(correct match | unique match). With none of the three the sample is taken as the
-population (r_i = 1/f_j). The report names the model used.
+P(correct match | unique match). --estimator needs --weights or --fraction (without
+them it is an error, since no estimator runs); with --population as well, the count
+gives the headline figures and the estimators, the chosen one first, follow it under
+"estimates". With none of the three the sample is taken as the population
+(r_i = 1/f_j). The report names the model used.
 
 Keys are read as categorical (numeric codes are categories). A numeric key is cut into
 left-closed bins with --bins, repeated once per key: --bins age:18,30,50 gives <18,
@@ -79,7 +83,7 @@ distance 0). The failing classes are listed, worst first (at most --list, defaul
 			fs.Var(&bins, "bins", "discretise a numeric key: `NAME:C1,C2,...` (cut points) or NAME:qN (N quantile bins); repeat per key")
 			weights := fs.String("weights", "", "sampling-weight `column` of the sample (every weight at least 1)")
 			fraction := fs.Float64("fraction", 0, "sampling `fraction` in (0, 1]")
-			estimator := fs.String("estimator", "bf", "population `model` without --population: bf, bf-approx or poisson")
+			estimator := fs.String("estimator", "bf", "population `model` from --weights or --fraction (needs one): bf, bf-approx or poisson")
 			sensitive := fs.String("sensitive", "", "comma-separated sensitive `attributes` for l-diversity and t-closeness")
 			k := fs.Int("k", uniqueness.DefaultK, "k of k-anonymity")
 			l := fs.Float64("l", uniqueness.DefaultL, "l of l-diversity (distinct and entropy)")
@@ -113,6 +117,15 @@ distance 0). The failing classes are listed, worst first (at most --list, defaul
 				}
 				if fractionGiven && !(*fraction > 0 && *fraction <= 1) {
 					return usagef("--fraction must be in (0, 1], got %g", *fraction)
+				}
+				// Without a sampling fraction no estimator runs: an --estimator asked for
+				// would be silently replaced by another model.
+				if flagGiven(fs, "estimator") && *weights == "" && !fractionGiven {
+					const need = "--estimator needs sampling weights (--weights) or a sampling fraction (--fraction): "
+					if *population != "" {
+						return usagef(need + "with --population alone F_j is counted and no estimator runs")
+					}
+					return usagef(need + "without them, and without --population, the sample is taken as the population")
 				}
 				if *list < 0 {
 					return usagef("--list must be 0 (all) or a positive number of classes, got %d", *list)

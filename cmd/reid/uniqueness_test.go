@@ -333,3 +333,40 @@ func TestUniquenessMissingWeight(t *testing.T) {
 		t.Errorf("missing key: exit %d, %q", code, errOut)
 	}
 }
+
+// TestUniquenessEstimatorNeedsPi: the estimators need sampling weights or a sampling
+// fraction, so an explicit --estimator without --weights or --fraction (the default
+// value included) is a usage error instead of a report of another model: the sample
+// frequencies, or with --population alone the count. With --population and a fraction it
+// is accepted: the count gives the headline and the estimator comes first among the
+// estimates.
+func TestUniquenessEstimatorNeedsPi(t *testing.T) {
+	dir := t.TempDir()
+	s := writeCSV(t, dir, "s.csv", uniqSample)
+	p := writeCSV(t, dir, "p.csv", uniqPopulation)
+	const need = "--estimator needs sampling weights (--weights) or a sampling fraction (--fraction): "
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--estimator", "poisson", s}, need + "without them, and without --population, the sample is taken as the population"},
+		{[]string{"--estimator", "bf", s}, need + "without them, and without --population, the sample is taken as the population"},
+		{[]string{"--estimator", "bf-approx", "--population", p, s}, need + "with --population alone F_j is counted and no estimator runs"},
+	}
+	for _, tc := range tests {
+		code, out, errOut := runReid(t, append([]string{"uniqueness", "--keys", "A,B"}, tc.args...)...)
+		want := "reid uniqueness: " + tc.want + "; run 'reid help uniqueness'\n"
+		if code != exitInput || errOut != want || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q\nwant exit %d, %q", tc.args, code, out, errOut, exitInput, want)
+		}
+	}
+	r := uniqJSON(t, "--keys", "A,B", "--population", p, "--fraction", "0.25", "--estimator", "poisson", s)
+	var models []string
+	for _, e := range r.Estimates {
+		models = append(models, e.Model)
+	}
+	if want := "population-count poisson-loglinear benedetti-franconi benedetti-franconi-approx"; r.Model != "population-count" ||
+		strings.Join(models, " ") != want {
+		t.Errorf("model %s, estimates %v; want population-count, %s", r.Model, models, want)
+	}
+}
