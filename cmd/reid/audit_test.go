@@ -340,10 +340,10 @@ func TestPolicyCheckByHand(t *testing.T) {
 	}
 	// No worst case measured: the rule fails rather than passing blind.
 	// Nor does any other rule pass on a measure not taken (it compared −∞ and passed), and
-	// the value is null, not a 0 that reads as measured.
+	// it says it was not measured (its value 0 alone read as measured).
 	for _, p := range []policy{{MaxWorstCaseReid: f(1)}, {MaxReid: f(0.05)}, {MaxKReid: f(0.05)}, {MaxPPUGivenSU: f(0.5)}, {MinK: i(2)}} {
 		res := p.check(&auditReport{}, "")
-		if res.Pass || len(res.Violations) != 1 || !strings.Contains(res.Violations[0].Message, "not measured") || res.Rules[0].Value != nil || res.Violations[0].Value != nil {
+		if res.Pass || len(res.Violations) != 1 || !strings.Contains(res.Violations[0].Message, "not measured") || res.Rules[0].Measured || res.Violations[0].Measured || res.Rules[0].Value != 0 {
 			t.Errorf("%+v without its measure: %+v", p, res)
 		}
 	}

@@ -34,30 +34,33 @@ type policyResult struct {
 	Violations []policyViolation `json:"violations"`
 }
 
-// policyRule and policyViolation give a rule's value, or null when its measure was not
-// taken (the rule then fails): a 0 there read as a measured value below the threshold.
+// policyRule and policyViolation give a rule's value and whether its measure was taken:
+// a rule whose measure was not taken fails with value 0, which alone read as a value
+// measured below the threshold. (value stays a number: schema 1.0 promised one.)
 type policyRule struct {
-	Rule      string   `json:"rule"`
-	Threshold float64  `json:"threshold"`
-	Measure   string   `json:"measure"`
-	Value     *float64 `json:"value"`
-	Pass      bool     `json:"pass"`
+	Rule      string  `json:"rule"`
+	Threshold float64 `json:"threshold"`
+	Measure   string  `json:"measure"`
+	Value     float64 `json:"value"`
+	Measured  bool    `json:"measured"`
+	Pass      bool    `json:"pass"`
 }
 
 type policyViolation struct {
-	Rule      string   `json:"rule"`
-	Measure   string   `json:"measure"`
-	Value     *float64 `json:"value"`
-	Threshold float64  `json:"threshold"`
-	Message   string   `json:"message"`
+	Rule      string  `json:"rule"`
+	Measure   string  `json:"measure"`
+	Value     float64 `json:"value"`
+	Measured  bool    `json:"measured"`
+	Threshold float64 `json:"threshold"`
+	Message   string  `json:"message"`
 }
 
 // policyValue formats a rule's value for the Markdown and HTML reports.
-func policyValue(v *float64) string {
-	if v == nil {
+func policyValue(x policyRule) string {
+	if !x.Measured {
 		return "not measured"
 	}
-	return fmt.Sprintf("%.4g", *v)
+	return fmt.Sprintf("%.4g", x.Value)
 }
 
 // readPolicy reads a JSON policy; unknown keys, bad values and an empty policy are input
@@ -163,11 +166,8 @@ func (p *policy) check(r *auditReport, path string) *policyResult {
 	res := &policyResult{File: path, Rules: []policyRule{}, Violations: []policyViolation{}, Pass: true}
 	res.SHA256, _ = fileSHA256(path)
 	rule := func(name, measure string, threshold, value float64, pass bool, source string) {
-		var v *float64
-		if source != "" {
-			v = &value
-		}
-		res.Rules = append(res.Rules, policyRule{name, threshold, measure, v, pass})
+		measured := source != ""
+		res.Rules = append(res.Rules, policyRule{name, threshold, measure, value, measured, pass})
 		if pass {
 			return
 		}
@@ -182,7 +182,7 @@ func (p *policy) check(r *auditReport, path string) *policyResult {
 				"max_k_reid": "no linkage ran"}[name]
 			msg = fmt.Sprintf("%s: %s not measured (%s), threshold %g", name, measure, cmp.Or(why, "no uniqueness ran"), threshold)
 		}
-		res.Violations = append(res.Violations, policyViolation{name, measure, v, threshold, msg})
+		res.Violations = append(res.Violations, policyViolation{name, measure, value, measured, threshold, msg})
 	}
 	// max over the measures of that name; source names the largest.
 	maxOf := func(name string) (float64, string, bool) {

@@ -32,7 +32,7 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	if p := r.Policy; p != nil {
 		b.WriteString("| rule | measure | value | threshold | result |\n|---|---|---:|---:|---|\n")
 		for _, x := range p.Rules {
-			fmt.Fprintf(&b, "| %s | %s | %s | %g | %s |\n", x.Rule, x.Measure, policyValue(x.Value), x.Threshold, map[bool]string{true: "pass", false: "**violated**"}[x.Pass])
+			fmt.Fprintf(&b, "| %s | %s | %s | %g | %s |\n", x.Rule, x.Measure, policyValue(x), x.Threshold, map[bool]string{true: "pass", false: "**violated**"}[x.Pass])
 		}
 		b.WriteString("\n")
 	}
@@ -117,7 +117,7 @@ func writeReportHTML(w io.Writer, r *auditReport) error {
 			if !x.Pass {
 				cls, txt = "fail", "violated"
 			}
-			fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%g</td><td class=\"%s\">%s</td></tr>\n", x.Rule, x.Measure, policyValue(x.Value), x.Threshold, cls, txt)
+			fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%g</td><td class=\"%s\">%s</td></tr>\n", x.Rule, x.Measure, policyValue(x), x.Threshold, cls, txt)
 		}
 		b.WriteString("</table>\n")
 	}
