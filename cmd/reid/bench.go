@@ -51,8 +51,8 @@ All figures but the times are reproducible with the same seed when every
 worst-case search ends optimal (otherwise they depend on --time-limit), and always with
 --work-limit W instead (counted work, twice W per file shared the same way: the same
 table on every run, and on every machine of the same architecture with the same build).
-An interrupt (Ctrl-C) or SIGTERM ends the current file's searches (status interrupted),
-writes the table of the files done and exits 130.`, least, optimize.DefaultEpsilon),
+An interrupt (Ctrl-C) or SIGTERM ends the current file's searches (status interrupted)
+and its PRL if still running (n/a), writes the table of the files done and exits 130.`, least, optimize.DefaultEpsilon),
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			dsDir := fs.String("datasets", filepath.Join("..", "shared", "datasets"), "data sets `directory`")
 			dsName := fs.String("dataset", "census", "data set `name` (a subdirectory of --datasets)")
@@ -143,10 +143,12 @@ type benchFile struct {
 type benchRow struct {
 	Dataset, File, Masking string
 	N                      int
-	DBRL, PRL, KReid       float64
-	WM, OWA                auditWorstCase
-	Bilinear, Choquet      auditWorstCase
-	Seconds                map[string]float64
+	DBRL, KReid            float64
+	// PRL is nil when PRL did not run (an interrupt stops it): n/a, not 0.
+	PRL               *float64
+	WM, OWA           auditWorstCase
+	Bilinear, Choquet auditWorstCase
+	Seconds           map[string]float64
 }
 
 var knowledgeFromName = regexp.MustCompile(`^(?:argus_)?(mdav|indrank|rankswap)_([kp])(\d+(?:\.\d+)?)$`)
@@ -274,7 +276,7 @@ func (b *benchJob) row(ctx context.Context, e *env, f benchFile) (benchRow, erro
 			row.N, row.DBRL, row.KReid = l.N, l.Reid, l.KReid
 			row.Seconds["dbrl"] = st["dbrl/masked-to-original"]
 		case "prl/em/masked-to-original":
-			row.PRL = l.Reid
+			row.PRL = &l.Reid
 			row.Seconds["prl"] = st["prl/em"]
 		}
 	}
@@ -311,8 +313,12 @@ func writeBenchMarkdown(w io.Writer, title string, rows []benchRow) error {
 	b.WriteString("| masked file | K.Reid knowledge | Euclidean DBRL | PRL (EM) | learned WM | learned OWA | bilinear | Choquet | K.Reid | s DBRL | s PRL | s WM | s OWA | s bilinear | s Choquet |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s | %.4f | %.4f | %s | %s | %s | %s | %.4f | %.2f | %.2f | %.1f | %.1f | %.1f | %.1f |\n", r.File, r.Masking, r.DBRL, r.PRL,
-			wcCell(r.WM), wcCell(r.OWA), wcCell(r.Bilinear), wcCell(r.Choquet), r.KReid, r.Seconds["dbrl"], r.Seconds["prl"], r.Seconds["wm"], r.Seconds["owa"],
+		prl, prlSeconds := "n/a", "–"
+		if r.PRL != nil {
+			prl, prlSeconds = fmt.Sprintf("%.4f", *r.PRL), fmt.Sprintf("%.2f", r.Seconds["prl"])
+		}
+		fmt.Fprintf(&b, "| %s | %s | %.4f | %s | %s | %s | %s | %s | %.4f | %.2f | %s | %.1f | %.1f | %.1f | %.1f |\n", r.File, r.Masking, r.DBRL, prl,
+			wcCell(r.WM), wcCell(r.OWA), wcCell(r.Bilinear), wcCell(r.Choquet), r.KReid, r.Seconds["dbrl"], prlSeconds, r.Seconds["wm"], r.Seconds["owa"],
 			r.Seconds["bilinear"], r.Seconds["choquet"])
 	}
 	_, err := io.WriteString(w, b.String())
@@ -334,9 +340,13 @@ func writeBenchCSV(w io.Writer, rows []benchRow) error {
 		return f(v)
 	}
 	for _, r := range rows {
-		c.Write([]string{r.Dataset, r.File, r.Masking, strconv.Itoa(r.N), f(r.DBRL), f(r.PRL), f(r.WM.IncumbentReid), f(r.WM.BoundReid), r.WM.Status,
+		prl, prlSeconds := "n/a", "n/a"
+		if r.PRL != nil {
+			prl, prlSeconds = f(*r.PRL), f(r.Seconds["prl"])
+		}
+		c.Write([]string{r.Dataset, r.File, r.Masking, strconv.Itoa(r.N), f(r.DBRL), prl, f(r.WM.IncumbentReid), f(r.WM.BoundReid), r.WM.Status,
 			f(r.OWA.IncumbentReid), f(r.OWA.BoundReid), r.OWA.Status, cell(r.Bilinear, r.Bilinear.IncumbentReid), cell(r.Choquet, r.Choquet.IncumbentReid), f(r.KReid),
-			f(r.Seconds["dbrl"]), f(r.Seconds["prl"]), f(r.Seconds["wm"]), f(r.Seconds["owa"]),
+			f(r.Seconds["dbrl"]), prlSeconds, f(r.Seconds["wm"]), f(r.Seconds["owa"]),
 			cell(r.Bilinear, r.Bilinear.IncumbentReid), cell(r.Bilinear, r.Bilinear.BoundReid), r.Bilinear.Status,
 			cell(r.Choquet, r.Choquet.IncumbentReid), cell(r.Choquet, r.Choquet.BoundReid), r.Choquet.Status,
 			f(r.Seconds["bilinear"]), f(r.Seconds["choquet"])})

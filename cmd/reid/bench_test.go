@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,6 +70,10 @@ func TestBenchInterrupted(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(rows[len(rows)-1], ","), "interrupted") {
 		t.Errorf("the last file's searches are not marked interrupted: %v", rows[len(rows)-1])
+	}
+	// The interrupt came before PRL, which is then not run: n/a, not a Reid of 0.
+	if prl := rows[len(rows)-1][slices.Index(rows[0], "prl_em")]; prl != "n/a" {
+		t.Errorf("prl_em of the interrupted file = %q, want n/a", prl)
 	}
 }
 

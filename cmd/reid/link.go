@@ -613,9 +613,14 @@ func printLink(w io.Writer, r *linkReport) error {
 		sets = append(sets, fmt.Sprintf("%d:%d", c.Value, c.Count))
 	}
 	fmt.Fprintf(w, "anonymity-set sizes (size:records): %s\n", strings.Join(sets, " "))
-	for _, warning := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warning)
-	}
+	printWarnings(w, r.Warnings)
 	fmt.Fprintf(w, "time: %.2fs\n", r.Seconds)
 	return nil
+}
+
+// printWarnings prints a text report's warnings (link's, PRL's), one line each.
+func printWarnings(w io.Writer, warnings []string) {
+	for _, warning := range warnings {
+		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
 }

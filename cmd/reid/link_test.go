@@ -313,6 +313,13 @@ func TestLinkKnownLinksWrong(t *testing.T) {
 		if p != 10 {
 			continue
 		}
+		// The text output of DBRL and PRL says it too (PRL's printed only EM's warning).
+		for _, method := range []string{"dbrl", "prl"} {
+			code, text, stderr := runReid(t, "link", "--method", method, "--masking", "rankswap:p=10", orig, masked)
+			if code != exitOK || strings.Count(text, "warning: --masking does not describe") != 1 {
+				t.Errorf("%s text: exit %d, %s\n%s", method, code, stderr, text)
+			}
+		}
 		// The audit's report: every linkage run with the same counts, one warning, and
 		// the document still validates.
 		out := t.TempDir()

@@ -589,6 +589,7 @@ func printPRL(w io.Writer, r *prlReport) error {
 	if r.Warning != "" {
 		fmt.Fprintln(w, "warning:", r.Warning)
 	}
+	printWarnings(w, r.Warnings)
 	fmt.Fprintf(w, "time: %.2fs\n", r.Seconds)
 	return nil
 }
