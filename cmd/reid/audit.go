@@ -704,6 +704,10 @@ func (a *auditJob) uniqueness(r *auditReport) error {
 	if err != nil {
 		return err
 	}
+	// --types may name columns of the original only (checked when the files were paired).
+	if lo, err = ownTypes(lo, *a.pf.masked); err != nil {
+		return err
+	}
 	opts := uniqueness.Options{Keys: job.keys, Estimator: uniqueness.BFExact, K: uniqueness.DefaultK, L: uniqueness.DefaultL,
 		T: uniqueness.DefaultT, List: uniqueness.DefaultList, Workers: a.threads}
 	rep, res, err := job.run(*a.pf.masked, a.population, "", lo, opts)

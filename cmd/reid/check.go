@@ -220,33 +220,41 @@ type intruderSubset struct {
 // drops columns of the original (an identifier, a key), and an override of one of them
 // was an error on the masked file. A name in neither file is still an error.
 func typesPerFile(opts datasets.LoadOptions, originalPath, maskedPath string) (orig, masked datasets.LoadOptions, err error) {
-	orig, masked = opts, opts
-	if len(opts.Types) == 0 {
-		return orig, masked, nil
-	}
-	origNames, err := datasets.ColumnNames(originalPath, opts)
-	if err != nil {
+	if orig, err = ownTypes(opts, originalPath); err != nil {
 		return orig, masked, err
 	}
-	maskedNames, err := datasets.ColumnNames(maskedPath, opts)
-	if err != nil {
+	if masked, err = ownTypes(opts, maskedPath); err != nil {
 		return orig, masked, err
 	}
-	orig.Types, masked.Types = map[string]datasets.Kind{}, map[string]datasets.Kind{}
 	for _, name := range slices.Sorted(maps.Keys(opts.Types)) {
-		inOrig, inMasked := slices.Contains(origNames, name), slices.Contains(maskedNames, name)
-		if !inOrig && !inMasked {
-			return orig, masked, &datasets.InputError{File: originalPath, Column: name, Err: datasets.ErrNoSuchColumn,
-				Detail: "named in a type override, and not in the masked file " + maskedPath + " either"}
-		}
-		if inOrig {
-			orig.Types[name] = opts.Types[name]
-		}
-		if inMasked {
-			masked.Types[name] = opts.Types[name]
+		if _, inOrig := orig.Types[name]; !inOrig {
+			if _, inMasked := masked.Types[name]; !inMasked {
+				return orig, masked, &datasets.InputError{File: originalPath, Column: name, Err: datasets.ErrNoSuchColumn,
+					Detail: "named in a type override, and not in the masked file " + maskedPath + " either"}
+			}
 		}
 	}
 	return orig, masked, nil
+}
+
+// ownTypes is opts with the --types overrides of path's own columns only (the others
+// are a caller's to check: typesPerFile, or the file loaded with all of them first).
+func ownTypes(opts datasets.LoadOptions, path string) (datasets.LoadOptions, error) {
+	if len(opts.Types) == 0 {
+		return opts, nil
+	}
+	names, err := datasets.ColumnNames(path, opts)
+	if err != nil {
+		return opts, err
+	}
+	own := map[string]datasets.Kind{}
+	for name, kind := range opts.Types {
+		if slices.Contains(names, name) {
+			own[name] = kind
+		}
+	}
+	opts.Types = own
+	return opts, nil
 }
 
 // errMissingID is datasets.ErrMissingValue (errors.Is still matches it) worded for the id

@@ -263,13 +263,21 @@ func TestRecordsWithoutTruePair(t *testing.T) {
 // in neither file is an error naming both.
 func TestTypesColumnOfOneFile(t *testing.T) {
 	dir := t.TempDir()
-	orig := writeCSV(t, dir, "o.csv", "a,b,zip\n1,5,x1\n2,7,x2\n4,1,x3\n3,9,x1\n")
-	masked := writeCSV(t, dir, "m.csv", "a,b\n1.1,5\n2.2,7\n3.9,1\n3.1,9\n")
-	for _, cmd := range [][]string{{"check", "--attrs", "a,b"}, {"link", "--attrs", "a,b"}, {"audit", "--work-limit", "0.1", "--out", filepath.Join(dir, "audit")}} {
+	orig := writeCSV(t, dir, "o.csv", "a,b,k,zip\n1,5,u,x1\n2,7,v,x2\n4,1,u,x3\n3,9,v,x1\n")
+	masked := writeCSV(t, dir, "m.csv", "a,b,k\n1.1,5,u\n2.2,7,v\n3.9,1,u\n3.1,9,v\n")
+	for _, cmd := range [][]string{{"check", "--attrs", "a,b"}, {"link", "--attrs", "a,b"}, {"audit", "--work-limit", "0.1", "--out", filepath.Join(dir, "audit")},
+		// With --keys the audit loads the masked file again, for uniqueness.
+		{"audit", "--attrs", "a,b", "--keys", "k", "--work-limit", "0.1", "--out", filepath.Join(dir, "audit-keys")}} {
 		args := append(slices.Clone(cmd), "--types", "zip:categorical", orig, masked)
 		if code, _, stderr := runReid(t, args...); code != exitOK {
 			t.Errorf("%v: exit %d: %s", args, code, stderr)
 		}
+	}
+	// uniqueness: an override of a sensitive attribute the population lacks.
+	sample := writeCSV(t, dir, "s.csv", "k,s\nu,1\nv,2\nu,3\n")
+	population := writeCSV(t, dir, "p.csv", "k\nu\nv\nu\nv\nu\n")
+	if code, _, stderr := runReid(t, "uniqueness", "--keys", "k", "--sensitive", "s", "--types", "s:categorical", "--population", population, sample); code != exitOK {
+		t.Errorf("uniqueness with a population: exit %d: %s", code, stderr)
 	}
 	code, _, stderr := runReid(t, "check", "--attrs", "a,b", "--types", "zap:categorical", orig, masked)
 	expectInputError(t, code, stderr, orig, `column "zap"`, "not in the masked file "+masked)

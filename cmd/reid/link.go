@@ -544,7 +544,8 @@ const recordsOutHelp = `
   record            the linked record: its row in its file (1-based, header not counted;
                     masked-to-original: the masked file's, original-to-masked: the original's)
   true              its true partner's row in the other file (empty: none)
-  nearest           the nearest reference's row (the first of ties, in file order)
+  nearest           the nearest reference's row (the first of ties in the references'
+                    order: the file's, or the --intruder-ids list's)
   nearest_distance  its distance
   ties              the number of references at the nearest distance
   true_distance     the true partner's distance
@@ -554,8 +555,7 @@ const recordsOutHelp = `
   reid_set          1/ties when the true partner is among the ties, else 0
   known             the original row K.Reid's attack makes known (empty: none)
 Rows are the files' own rows also under --id (the ids are the link, not the numbering)
-and under --intruder-ids or --sample (the original's rows of the records kept).
-`
+and under --intruder-ids or --sample (the original's rows of the records kept).`
 
 // perRecordTable is the --records-out file: one row per linked record, 1-based rows of
 // the files (recordsOutHelp). knownOf holds original records of the whole file (K.Reid

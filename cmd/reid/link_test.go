@@ -354,8 +354,9 @@ func TestLinkKnownLinksWrong(t *testing.T) {
 // instead of the original's rows (2, 5).
 func TestRecordsOutFileRows(t *testing.T) {
 	dir := t.TempDir()
-	orig := writeCSV(t, dir, "o.csv", "id,a,b\n1,1,9\n2,2,7\n3,4,8\n4,3,1\n5,8,2\n6,5,5\n")
-	ids := writeCSV(t, dir, "ids.txt", "2\n5\n")
+	// Ids unlike the row numbers, so that a table of ids would not pass for one of rows.
+	orig := writeCSV(t, dir, "o.csv", "id,a,b\n10,1,9\n20,2,7\n30,4,8\n40,3,1\n50,8,2\n60,5,5\n")
+	ids := writeCSV(t, dir, "ids.txt", "50\n20\n")
 	for _, tc := range []struct {
 		direction string
 		want      map[float64]float64 // record → true, for the records with a partner

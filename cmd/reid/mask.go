@@ -444,7 +444,7 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 		given = mat.NewDense(len(rows), len(rows), nil)
 		for i, r := range rows {
 			if len(r) != len(rows) {
-				return &datasets.InputError{File: m.matrixFile, Row: i + 1, Err: fmt.Errorf("matrix row has %d entries but the matrix has %d rows: it must be square, a row and a column per category", len(r), len(rows))}
+				return &datasets.InputError{File: m.matrixFile, Row: i + 1, Err: fmt.Errorf("matrix row has %d entries but the matrix has %d row(s): it must be square, a row and a column per category", len(r), len(rows))}
 			}
 			given.SetRow(i, r)
 		}

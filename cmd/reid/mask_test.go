@@ -47,7 +47,7 @@ func TestMaskParameterRequired(t *testing.T) {
 		{"matrix with noise", []string{"--method", "noise", "--p", "10", "--matrix", matrix}, []string{"--matrix goes with --method pram"}},
 		// One row of two entries: the matrix is not square (the message said "want 1").
 		{"matrix not square", []string{"--method", "pram", "--attrs", "region", "--matrix", writeCSV(t, dir, "wide.json", "[[0.9,0.1]]")},
-			[]string{"wide.json", "row 1", "matrix row has 2 entries but the matrix has 1 rows: it must be square"}},
+			[]string{"wide.json", "row 1", "matrix row has 2 entries but the matrix has 1 row(s): it must be square"}},
 		// 7 records: the window ⌊p·7/100⌋ is 0 for p < 100/7; the least p in hundredths is 14.29.
 		{"rankswap window 0", []string{"--method", "rankswap", "--p", "14", "--attrs", "a"}, []string{"in.csv", `column "a"`, "window of 0", "14.29"}},
 	}

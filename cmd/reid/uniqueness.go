@@ -281,7 +281,12 @@ func (j *uniquenessJob) run(samplePath, popPath, weights string, lo datasets.Loa
 		return nil, nil, err
 	}
 	if popPath != "" {
-		popOpts := lo
+		// The overrides the sample has taken may name columns the population lacks (a
+		// sensitive attribute, the weight): only the keys are read from it.
+		popOpts, err := ownTypes(lo, popPath)
+		if err != nil {
+			return nil, nil, err
+		}
 		popOpts.Columns = keyCols
 		if opts.Population, err = datasets.Load(popPath, popOpts); err != nil {
 			return nil, nil, err
