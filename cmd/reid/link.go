@@ -468,6 +468,8 @@ func (j *linkJob) knownLinks() (*knownMemo, error) {
 		byMasked.Known[t] = kr.Known[i]
 		byMasked.Candidates[t] = kr.Candidates[i]
 		if kr.Known[i] >= 0 && kr.Known[i] != i {
+			// Candidates[t] stays 1, the attack's count: KnownResult's "Known is the
+			// original when Candidates == 1" no longer holds here, and nothing reads it.
 			byMasked.Known[t] = -1
 			memo.wrong++
 		}
