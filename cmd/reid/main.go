@@ -210,9 +210,10 @@ func report(err error, cmd *command, e *env) int {
 		fmt.Fprintf(e.stderr, "reid %s: %v; run 'reid help %s'\n", cmd.Name, err, cmd.Name)
 		return exitInput
 	case errors.As(err, &ie), errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrPermission),
-		// An output the file system refuses (full, over quota, read-only) is the user's
-		// to mend, like an unreadable input, not a fault of reid.
-		errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT), errors.Is(err, syscall.EROFS):
+		// An output the file system refuses (full, over quota, read-only), or a reader
+		// that went away (--out /dev/stdout | head), is the user's to mend, like an
+		// unreadable input, not a fault of reid.
+		errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT), errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EPIPE):
 		fmt.Fprintf(e.stderr, "reid %s: %s\n", cmd.Name, oneLine(err.Error()))
 		return exitInput
 	case isInputError(err), errors.Is(err, optimize.ErrTooLarge), errors.Is(err, linkage.ErrNoTruth), errors.Is(err, optimize.ErrNoRecords):
@@ -340,13 +341,28 @@ func checkOutFiles(inputs []string, outs ...outPath) error {
 		if in, same := sameFileAs(o.path, inputs); same {
 			return usagef("--%s %s is the input file %s: it would be overwritten", o.flag, o.path, in)
 		}
-		clean := filepath.Clean(o.path)
-		if other, dup := seen[clean]; dup {
+		key := outKey(o.path)
+		if other, dup := seen[key]; dup {
 			return usagef("--%s and --%s both name %s", other, o.flag, o.path)
 		}
-		seen[clean] = o.flag
+		seen[key] = o.flag
 	}
 	return nil
+}
+
+// outKey is the file an output path names, for telling two outputs apart: through
+// symbolic links (of the file, or of its directory) and as an absolute path, so that
+// "out.json" and "$PWD/out.json" are one file (the second write lost the first).
+func outKey(path string) string {
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		path = p
+	} else if d, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		path = filepath.Join(d, filepath.Base(path))
+	}
+	if p, err := filepath.Abs(path); err == nil {
+		return p
+	}
+	return filepath.Clean(path)
 }
 
 // sameFileAs returns the first of inputs that is the same file as path, when path exists.
@@ -377,7 +393,7 @@ func checkOutFile(flagName, path string) error {
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	if err == nil && fi.IsDir() {
-		return nil
+		return checkWritable(flagName, path, dir)
 	}
 	if err == nil || errors.Is(err, syscall.ENOTDIR) {
 		return usagef("--%s %s: %s is not a directory", flagName, path, notDirectory(dir))
@@ -386,6 +402,22 @@ func checkOutFile(flagName, path string) error {
 		return usagef("--%s %s: directory %s does not exist", flagName, path, dir)
 	}
 	return usagef("--%s %s: %v", flagName, path, err)
+}
+
+// checkWritable refuses a regular file's directory in which no file can be made (a
+// read-only mount, /proc): found after a search of minutes, the results were lost. A
+// device or named pipe (/dev/stdout) is written directly and is not probed.
+func checkWritable(flagName, path, dir string) error {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil
+	}
+	probe, err := os.CreateTemp(dir, ".reid-probe-*")
+	if err != nil {
+		return usagef("--%s %s: cannot create files in %s (%v)", flagName, path, dir, errors.Unwrap(err))
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return nil
 }
 
 // checkOutDir refuses, with a usage error, a path given to --flagName that cannot be made

@@ -323,6 +323,9 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 		{"learn: --out in a missing directory", []string{"learn", "--params-out", "D/p.json", "--export-mps", "D/m.mps", "--out", "D/nodir/x.json", orig, masked}, "--out"},
 		{"learn: --export-mps in a missing directory", []string{"learn", "--params-out", "D/p.json", "--export-mps", "D/nodir/m.mps", orig, masked}, "--export-mps"},
 		{"learn: two flags, one file", []string{"learn", "--params-out", "D/x.json", "--out", "D/x.json", orig, masked}, "both name"},
+		// A directory that exists but takes no file (/proc, even for root): the search ran
+		// first, and its results were lost with the error.
+		{"learn: --params-out where no file can be made", []string{"learn", "--params-out", "/proc/p.json", orig, masked}, "--params-out /proc/p.json: cannot create files in /proc"},
 		{"link: --out in a missing directory", []string{"link", "--records-out", "D/r.csv", "--out", "D/nodir/l.json", orig, masked}, "--out"},
 		{"link: --out is a directory", []string{"link", "--records-out", "D/r.csv", "--out", "D/", orig, masked}, "is a directory"},
 		{"link prl: --out in a missing directory", []string{"link", "--method", "prl", "--records-out", "D/r.csv", "--out", "D/nodir/l.json", orig, masked}, "--out"},
@@ -626,4 +629,28 @@ func runJSON(t *testing.T, v any, args ...string) string {
 		t.Fatalf("%v: %v: %s", args, err, out)
 	}
 	return stderr
+}
+
+// Two output flags naming one file by different spellings (a link to its directory, a
+// relative and an absolute path) are refused like the same spelling: the second write
+// lost the first output.
+func TestOutputsOneFileTwoSpellings(t *testing.T) {
+	_, orig, masked := toyFiles(t)
+	dir := t.TempDir()
+	if err := os.Symlink(dir, filepath.Join(dir, "ln")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	t.Chdir(dir)
+	for _, pair := range [][2]string{
+		{filepath.Join(dir, "x.json"), filepath.Join(dir, "ln", "x.json")},
+		{"x.json", filepath.Join(dir, "x.json")},
+	} {
+		code, _, stderr := runReid(t, "learn", "--operator", "wm", "--params-out", pair[0], "--out", pair[1], orig, masked)
+		if code != exitInput || !strings.Contains(stderr, "--params-out and --out both name") {
+			t.Errorf("%v: exit %d, %q", pair, code, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left behind: %v", entries)
+	}
 }
