@@ -563,6 +563,20 @@ func TestWriteAtomicSpecialPaths(t *testing.T) {
 	if b, _ := os.ReadFile(target); string(b) != "new" {
 		t.Errorf("target holds %q, want the new content", b)
 	}
+	// A dangling link (relative, as ln -s writes them): its target is made, the link kept.
+	dangling := filepath.Join(dir, "dangling.json")
+	if err := os.Symlink("made.json", dangling); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteAtomic(dangling, write("made")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(dangling); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the dangling link was replaced (%v, %v)", fi, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "made.json")); string(b) != "made" {
+		t.Errorf("the dangling link's target holds %q, want the new content", b)
+	}
 	// A named pipe stands for the devices (a test must not risk replacing /dev/null).
 	fifo := filepath.Join(dir, "pipe.json")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {

@@ -35,7 +35,7 @@ func Write(path string, t *Table, format Format) error {
 
 // WriteAtomic creates a temporary file beside path, lets write fill it, and renames it to
 // path only when write and the file's sync and close all succeed. A symbolic link is
-// followed (its target is replaced, the link kept); a path that exists and is no regular
+// followed (its target is replaced, or made when the link dangles; the link is kept); a path that exists and is no regular
 // file (a device such as /dev/stdout or /dev/full, a named pipe) is written directly, since
 // renaming over it would replace the device, and a write error is then an error.
 func WriteAtomic(path string, write func(*os.File) error) (err error) {
@@ -44,6 +44,13 @@ func WriteAtomic(path string, write func(*os.File) error) (err error) {
 	}
 	if target, err := filepath.EvalSymlinks(path); err == nil {
 		path = target
+	} else if dest, lerr := os.Readlink(path); lerr == nil {
+		// A dangling link: its target is made, as an existing one's is replaced (renaming
+		// over the link replaced the link with a file).
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(path), dest)
+		}
+		path = dest
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
