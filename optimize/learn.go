@@ -519,7 +519,9 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 		case reserve >= limit:
 			r.Note = fmt.Sprintf("re-counting an answer under the %v operator on %d records takes about %.1f s, more than this search's time limit of %v: the search did not start (it needs a time limit of its own of at least about %.0f s)", p.Family, len(d.recs), reserve.Seconds(), limit, math.Ceil(2*reserve.Seconds()))
 		default:
-			r.Note = fmt.Sprintf("the reductions of the %v model of %d records (dominance, competitor rows) took this search's whole time limit of %v: the search did not start; give it a longer time limit or fewer records", p.Family, len(d.recs), limit)
+			// Not "the whole limit": the re-count's reserve (an estimate from a sample) was
+			// set aside first, and on a short limit it is most of it.
+			r.Note = fmt.Sprintf("the reductions of the %v model of %d records (dominance, competitor rows) did not end within this search's time limit of %v less about %.1f s kept for re-counting the answer: the search did not start; give it a longer time limit or fewer records", p.Family, len(d.recs), limit, reserve.Seconds())
 		}
 		return r, err
 	}
