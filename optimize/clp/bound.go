@@ -38,20 +38,17 @@ func (m *Model) LagrangianBound(y []float64) float64 {
 		panic("clp: len(y) != number of rows")
 	}
 	rl, ru := doubles(C.Clp_rowLower(p), nr), doubles(C.Clp_rowUpper(p), nr)
-	// yOn is y_i where it multiplies a finite bound, 0 elsewhere.
-	yOn := func(i int) float64 {
-		switch v := y[i]; {
-		case v > 0 && !math.IsInf(fromCLP(rl[i]), -1), v < 0 && !math.IsInf(fromCLP(ru[i]), 1):
-			return v
-		}
-		return 0
-	}
+	// yOn is y_i where it multiplies a finite bound, 0 elsewhere: once a row, since the
+	// columns below read it once a nonzero (the master has many more nonzeros than rows).
+	yOn := make([]float64, nr)
 	bound := 0.0
-	for i := range y {
-		switch v := yOn(i); {
-		case v > 0:
+	for i, v := range y {
+		switch {
+		case v > 0 && !math.IsInf(fromCLP(rl[i]), -1):
+			yOn[i] = v
 			bound += v * rl[i]
-		case v < 0:
+		case v < 0 && !math.IsInf(fromCLP(ru[i]), 1):
+			yOn[i] = v
 			bound += v * ru[i]
 		}
 	}
@@ -75,7 +72,7 @@ func (m *Model) LagrangianBound(y []float64) float64 {
 	for j := range nc {
 		d := obj[j]
 		for k := int(starts[j]); k < int(starts[j])+int(lengths[j]); k++ {
-			d -= float64(value[k]) * yOn(int(index[k]))
+			d -= float64(value[k]) * yOn[index[k]]
 		}
 		switch {
 		case d > 0:
