@@ -64,6 +64,10 @@ func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidParams, fmt.Sprintf(format, args...))
 }
 
+// validWeight reports whether v can be a weight of the simplex: finite and ≥ 0 (the
+// parameter files check it where they know the attribute's name, checkSimplex for all).
+func validWeight(v float64) bool { return v >= 0 && !math.IsInf(v, 0) }
+
 // checkSimplex verifies that w is a probability vector: w_i ≥ 0, Σ w_i = 1 (to 1e-5, see
 // onSimplex).
 func checkSimplex(what string, w []float64) error {
@@ -72,7 +76,7 @@ func checkSimplex(what string, w []float64) error {
 	}
 	sum := 0.0
 	for i, v := range w {
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		if !validWeight(v) {
 			return invalidf("%s: weight %d is %v (want ≥ 0)", what, i+1, v)
 		}
 		sum += v

@@ -435,7 +435,7 @@ func (f *paramsFile) weights(am *attrMap, byAttribute bool) ([]float64, error) {
 			if !ok {
 				return nil, invalidf("params: %s: unknown attribute %q (the data has %s)", what, key, strings.Join(am.names, ", "))
 			}
-			if v := vals[k]; !(v >= 0) || math.IsInf(v, 0) {
+			if v := vals[k]; !validWeight(v) {
 				// Named here: checkSimplex, later, knows positions only.
 				return nil, invalidf("params: %s: attribute %q has weight %v (want ≥ 0)", what, key, v)
 			}
@@ -458,7 +458,7 @@ func (f *paramsFile) weights(am *attrMap, byAttribute bool) ([]float64, error) {
 		}
 		w := make([]float64, am.m)
 		for k, v := range list {
-			if x := float64(v); !(x >= 0) || math.IsInf(x, 0) {
+			if x := float64(v); !validWeight(x) {
 				at := fmt.Sprintf("weight %d", k+1) // by rank, or attributes unnamed
 				if byAttribute && am.names != nil {
 					at += fmt.Sprintf(" (attribute %q)", am.names[am.pos(k)])
