@@ -112,7 +112,7 @@ func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
 			opts.Columns = append(append([]string(nil), attrs...), *p.id)
 		}
 	}
-	if (*p.sample != 0 || p.sampleGiven != nil && p.sampleGiven()) && !(*p.sample > 0 && *p.sample <= 1) {
+	if p.sampleGiven() && !(*p.sample > 0 && *p.sample <= 1) {
 		return nil, usagef("--sample must be a fraction in (0, 1], got %g", *p.sample)
 	}
 	var ids []string

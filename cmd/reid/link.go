@@ -524,21 +524,29 @@ func parseKnowledge(s string) (linkage.Knowledge, error) {
 
 // fileRows maps the linkage's record indices to 1-based rows of the files: the query
 // file's and the reference file's (the original's records, under --intruder-ids or
-// --sample, are a subset of its rows: Pairing.OriginalRows).
+// --sample, are a subset of its rows: Pairing.OriginalRows). An index below 0 (no
+// record) maps to 0, a cell its caller leaves empty.
 type fileRows struct {
 	query, ref func(i int) float64
 }
 
 func newFileRows(p *datasets.Pairing, dir linkage.Direction) fileRows {
-	plain := func(i int) float64 { return float64(i + 1) }
-	original := plain
-	if p.OriginalRows != nil {
-		original = func(i int) float64 { return float64(p.OriginalRows[i] + 1) }
+	rowsOf := func(rows []int) func(int) float64 { // rows nil: the file's own order
+		return func(i int) float64 {
+			switch {
+			case i < 0:
+				return 0
+			case rows != nil:
+				i = rows[i]
+			}
+			return float64(i + 1)
+		}
 	}
+	masked, original := rowsOf(nil), rowsOf(p.OriginalRows)
 	if dir == linkage.OriginalToMasked {
-		return fileRows{query: original, ref: plain}
+		return fileRows{query: original, ref: masked}
 	}
-	return fileRows{query: plain, ref: original}
+	return fileRows{query: masked, ref: original}
 }
 
 // recordsOutHelp documents the columns of --records-out (DBRL; PRL's in prlHelp).

@@ -500,14 +500,6 @@ func commonCode(code map[string]float64, c *datasets.Column, i int) float64 {
 	return v
 }
 
-// rowOf is ref(i), or 0 for i < 0 (the cell is then left empty by its caller).
-func rowOf(ref func(int) float64, i int) float64 {
-	if i < 0 {
-		return 0
-	}
-	return ref(i)
-}
-
 // prlRecordsTable is the --records-out file of --method prl: one row per linked record,
 // 1-based rows of the files as in DBRL's (recordsOutHelp).
 func prlRecordsTable(res *linkage.PRLResult, knownOf []int, rows fileRows) *datasets.Table {
@@ -531,15 +523,15 @@ func prlRecordsTable(res *linkage.PRLResult, knownOf []int, rows fileRows) *data
 	}
 	for i, r := range res.Records {
 		set(0, i, rows.query(i), true)
-		set(1, i, rowOf(rows.ref, r.True), r.True >= 0)
-		set(2, i, rowOf(rows.ref, r.Best), r.Best >= 0)
+		set(1, i, rows.ref(r.True), r.True >= 0)
+		set(2, i, rows.ref(r.Best), r.Best >= 0)
 		set(3, i, r.BestWeight, r.Best >= 0)
 		set(4, i, float64(r.Ties), true)
 		set(5, i, r.TrueWeight, r.True >= 0)
 		set(6, i, float64(r.TrueRank), r.True >= 0)
 		set(7, i, float64(r.Links), true)
 		set(8, i, float64(r.Clerical), true)
-		set(9, i, rowOf(rows.ref, r.Assigned), r.Assigned >= 0)
+		set(9, i, rows.ref(r.Assigned), r.Assigned >= 0)
 		set(10, i, b2f(r.True >= 0 && r.Ties == 1 && r.Best == r.True), true)
 		set(11, i, b2f(r.Links == 1 && r.TrueLinked), true)
 		set(12, i, b2f(r.True >= 0 && r.Assigned == r.True), r.Assigned >= 0)
