@@ -28,6 +28,15 @@ var (
 	ErrInexactInteger  = errors.New("integer beyond the exact range of a number (±2^53)")
 )
 
+// MissingNotAllowed is a missing value in a column that no missing-value policy can take
+// (an id, a sampling weight): errors.Is matches ErrMissingValue, but its text says why,
+// instead of ErrMissingValue's "choose a missing-value policy". It is comparable, so a
+// package's sentinel of this type matches with errors.Is too.
+type MissingNotAllowed struct{ Why string }
+
+func (e MissingNotAllowed) Error() string { return e.Why }
+func (MissingNotAllowed) Unwrap() error   { return ErrMissingValue }
+
 // InputError is a problem with an input file. Column and Row (1-based data row, header not
 // counted) are set where they apply; Line (1-based line of a text file) where the row does
 // not locate it, such as after blank lines or quoted fields spanning lines. Its message is

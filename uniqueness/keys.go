@@ -37,18 +37,11 @@ var (
 	// ErrMissingWeight is a missing sampling weight. It wraps datasets.ErrMissingValue,
 	// but no missing-value policy helps: every sample record stands for some population
 	// records.
-	ErrMissingWeight error = missingWeightError{}
+	ErrMissingWeight error = datasets.MissingNotAllowed{Why: "missing sampling weight (a weight cannot be missing under any missing-value policy)"}
 	// ErrBadThreshold is a k-anonymity, l-diversity or t-closeness threshold that is
 	// negative or not finite: it would quietly pass or fail every class.
 	ErrBadThreshold = errors.New("threshold must be finite and not negative")
 )
-
-type missingWeightError struct{}
-
-func (missingWeightError) Error() string {
-	return "missing sampling weight (a weight cannot be missing under any missing-value policy)"
-}
-func (missingWeightError) Unwrap() error { return datasets.ErrMissingValue }
 
 // columnProblem checks that c is a column of rows records whose non-missing values can be
 // classed: codes within the levels, numbers not NaN (±Inf has a bin and a rank, NaN

@@ -259,12 +259,7 @@ func ownTypes(opts datasets.LoadOptions, path string) (datasets.LoadOptions, err
 
 // errMissingID is datasets.ErrMissingValue (errors.Is still matches it) worded for the id
 // column: no missing-value policy helps there, and under --missing keep one was chosen.
-var errMissingID error = missingIDError{}
-
-type missingIDError struct{}
-
-func (missingIDError) Error() string { return "missing id (every record needs one to be linked)" }
-func (missingIDError) Unwrap() error { return datasets.ErrMissingValue }
+var errMissingID error = datasets.MissingNotAllowed{Why: "missing id (every record needs one to be linked)"}
 
 // idError rewords the loader's and Pair's errors about the id column: a missing id says so
 // rather than "choose a missing-value policy" (no policy helps an id).
