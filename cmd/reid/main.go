@@ -140,7 +140,17 @@ func run(args []string, e *env) int {
 	}
 	name := args[0]
 	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
-		return help(args[1:], e)
+		// Help asked for is the command's output: lost to a full disk, it is exit 2 as
+		// any other (GNU's rule for --help too).
+		stdout := &errWriter{w: e.stdout}
+		ce := *e
+		ce.stdout = stdout
+		code := help(args[1:], &ce)
+		if werr := stdout.Err(); werr != nil && code == exitOK {
+			fmt.Fprintf(e.stderr, "reid help: %s\n", oneLine(werr.Error()))
+			return exitInput
+		}
+		return code
 	}
 	var cmd *command
 	for _, c := range commands() {
@@ -166,6 +176,9 @@ func run(args []string, e *env) int {
 	positional, err := parseInterspersed(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		printCommandHelp(e.stdout, cmd, fs)
+		if werr := stdout.Err(); werr != nil {
+			return report(werr, cmd, e)
+		}
 		return exitOK
 	}
 	if err != nil {

@@ -562,6 +562,9 @@ func TestStdoutFullIsOutputError(t *testing.T) {
 		report    string // a report directory that must be complete despite the error
 	}{
 		{"version", []string{"version"}, false, ""},
+		{"help", []string{"help"}, false, ""},
+		{"help learn", []string{"help", "learn"}, false, ""},
+		{"learn --help", []string{"learn", "--help"}, false, ""},
 		{"mask text", []string{"mask", "--method", "noise", "--p", "5", "--out", filepath.Join(dir, "noise.csv"), in}, false, ""},
 		{"mask json", []string{"mask", "--method", "noise", "--p", "5", "--format", "json", "--out", filepath.Join(dir, "noise2.csv"), in}, false, ""},
 		{"describe", []string{"describe", in}, false, ""},
