@@ -70,7 +70,9 @@ type pairedFiles struct {
 type knownMemo struct {
 	knowledge linkage.Knowledge
 	result    *linkage.KnownResult
-	wrong     int
+	// wrong[masked row]: the attack made a link known there that is not the true one
+	// (left out of result); counted over the records a report measures.
+	wrong []bool
 }
 
 // inputs returns the files the pairing reads: the positional arguments and the file flags

@@ -308,11 +308,6 @@ func (r *linkReport) addKnown(n int, hasTrue func(i int) bool, dir linkage.Direc
 	var known *linkage.KnownResult
 	if memo != nil {
 		known = memo.result
-		if memo.wrong > 0 {
-			r.KnownLinksWrong = memo.wrong
-			r.Warnings = append(r.Warnings, fmt.Sprintf("--masking does not describe how the masked file was made: %d links its attack makes known are not the true ones (with the right method and parameter it makes none); K.Reid counts only the true ones: check the method and its parameter (a wider rank-swap window, another k)",
-				memo.wrong))
-		}
 	}
 	knownOf := make([]int, n)
 	for i := range knownOf {
@@ -321,10 +316,20 @@ func (r *linkReport) addKnown(n int, hasTrue func(i int) bool, dir linkage.Direc
 		if dir == linkage.OriginalToMasked {
 			maskedRow = trueMasked[i]
 		}
-		if hasTrue(i) && known != nil && maskedRow >= 0 && known.Known[maskedRow] >= 0 {
+		if !hasTrue(i) || known == nil || maskedRow < 0 {
+			continue
+		}
+		if known.Known[maskedRow] >= 0 {
 			knownOf[i] = known.Known[maskedRow]
 			r.KnownLinks++
 		}
+		if memo.wrong[maskedRow] {
+			r.KnownLinksWrong++ // over the same records as KnownLinks (--records)
+		}
+	}
+	if r.KnownLinksWrong > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("--masking does not describe how the masked file was made: %d links its attack makes known are not the true ones (with the right method and parameter it makes none); K.Reid counts only the true ones: check the method and its parameter (a wider rank-swap window, another k)",
+			r.KnownLinksWrong))
 	}
 	if r.N > 0 {
 		r.KReid = float64(r.KnownLinks) / float64(r.N)
@@ -463,7 +468,7 @@ func (j *linkJob) knownLinks() (*knownMemo, error) {
 	// that is not the true one means the masking was not done as --masking says (e.g. a
 	// larger swap window): it is no knowledge, so it is dropped and counted.
 	byMasked := &linkage.KnownResult{Knowledge: kr.Knowledge, Reason: kr.Reason, Known: make([]int, len(kr.Known)), Candidates: make([]int, len(kr.Known))}
-	memo := &knownMemo{knowledge: j.knowledge, result: byMasked}
+	memo := &knownMemo{knowledge: j.knowledge, result: byMasked, wrong: make([]bool, len(kr.Known))}
 	for i, t := range p.TrueMasked {
 		byMasked.Known[t] = kr.Known[i]
 		byMasked.Candidates[t] = kr.Candidates[i]
@@ -471,7 +476,7 @@ func (j *linkJob) knownLinks() (*knownMemo, error) {
 			// Candidates[t] stays 1, the attack's count: KnownResult's "Known is the
 			// original when Candidates == 1" no longer holds here, and nothing reads it.
 			byMasked.Known[t] = -1
-			memo.wrong++
+			memo.wrong[t] = true
 		}
 	}
 	j.files.known = memo

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -312,6 +313,25 @@ func TestLinkKnownLinksWrong(t *testing.T) {
 		}
 		if p != 10 {
 			continue
+		}
+		// Under --records both counts are over the records measured (known_links_wrong
+		// counted the whole file's).
+		const first = 300
+		rightFirst, wrongFirst := 0, 0
+		for i, j := range kr.Known[:first] {
+			switch {
+			case j == i:
+				rightFirst++
+			case j >= 0:
+				wrongFirst++
+			}
+		}
+		if wrongFirst == 0 || wrongFirst == wrong {
+			t.Fatalf("the first %d records hold %d of the %d wrong links; the test needs some, not all", first, wrongFirst, wrong)
+		}
+		runJSON(t, &r, "link", "--format", "json", "--records", strconv.Itoa(first), "--masking", "rankswap:p=10", orig, masked)
+		if r.KnownLinks != rightFirst || r.KnownLinksWrong != wrongFirst {
+			t.Errorf("--records %d: known_links %d, known_links_wrong %d; want %d, %d", first, r.KnownLinks, r.KnownLinksWrong, rightFirst, wrongFirst)
 		}
 		// The text output of DBRL and PRL says it too (PRL's printed only EM's warning).
 		for _, method := range []string{"dbrl", "prl"} {
