@@ -26,6 +26,7 @@ var (
 	ErrRowMismatch     = errors.New("the files have different numbers of records")
 	ErrUnsupportedType = errors.New("unsupported column type")
 	ErrInexactInteger  = errors.New("integer beyond the exact range of a number (±2^53)")
+	ErrGroupedNumber   = errors.New("number written with a comma (thousands separator or decimal comma)")
 )
 
 // MissingNotAllowed is a missing value in a column that no missing-value policy can take

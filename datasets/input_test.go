@@ -639,3 +639,48 @@ func TestStandardizedScore(t *testing.T) {
 		t.Errorf("hand-built: score of 10 with mean 4 and sd 2 is %v, want 3", got)
 	}
 }
+
+// TestLoadCSVCommaNumbers: a column of numbers written with thousands separators or
+// decimal commas ("45,554", "3,14") is an error naming its first such row, not a column
+// of labels (which no masked value would equal: every distance measure skipped, a gate
+// passed); a type override to categorical reads the labels; text that merely holds
+// commas stays categorical; a column made numeric by a plain first batch says the same.
+func TestLoadCSVCommaNumbers(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, body string
+		row        int // 0: loads, column a categorical
+	}{
+		{"thousands", "a,b\n12,1\n\"45,554\",2\n\"1,234.5\",3\n", 2},
+		{"negative thousands", "a,b\n\"-1,000\",1\n\"2,000,000\",2\n", 1},
+		{"decimal comma", "a,b\nNA,1\n\"3,14\",2\n\"2,5\",3\n", 2},
+		{"labels with commas", "a,b\n\"Smith, J\",1\n\"Doe, A\",2\n", 0},
+		{"comma numbers a minority", "a,b\nx,1\ny,2\n\"1,000\",3\n", 0},
+		{"not grouped digits", "a,b\n\"1,,2\",1\n\",12\",2\n\"12,\",3\n", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeFile(t, dir, strings.ReplaceAll(tc.name, " ", "_")+".csv", tc.body)
+			tab, err := Load(p, LoadOptions{Missing: MissingKeep})
+			if tc.row == 0 {
+				if err != nil || tab.Column("a").Kind != Categorical {
+					t.Fatalf("err %v, want column a categorical", err)
+				}
+				return
+			}
+			want := fmt.Sprintf(`%s: column "a", row %d: number written with a comma`, p, tc.row)
+			if !errors.Is(err, ErrGroupedNumber) || !strings.HasPrefix(fmt.Sprint(err), want) {
+				t.Fatalf("err = %v\nwant %s ...", err, want)
+			}
+			tab, err = Load(p, LoadOptions{Missing: MissingKeep, Types: map[string]Kind{"a": Categorical}})
+			if err != nil || tab.Column("a").Kind != Categorical {
+				t.Errorf("categorical override: %v", err)
+			}
+		})
+	}
+	// In a column a plain first batch made numeric, the same words at the row.
+	p := writeFile(t, dir, "late.csv", "a,b\n1,1\n2,2\n\"1,008\",3\n")
+	want := p + `: column "a", row 3: number written with a comma`
+	if _, err := Load(p, LoadOptions{BatchRows: 2}); !errors.Is(err, ErrGroupedNumber) || !strings.HasPrefix(fmt.Sprint(err), want) {
+		t.Errorf("a comma number in a later batch: err %v\nwant %s ...", err, want)
+	}
+}

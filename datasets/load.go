@@ -919,6 +919,25 @@ func IsDecimal(s string) bool {
 	return i == len(s)
 }
 
+// groupedNumber reports a number written with commas (see commaNumber) at row.
+func (b *columnBuilder) groupedNumber(row int, text string) error {
+	return b.fail(row+1, ErrGroupedNumber, strconv.Quote(strings.TrimSpace(text))+
+		" (reid reads plain decimals such as 45554 or 45.554: rewrite the column, or read it as categorical with a type override)")
+}
+
+// commaNumber reports whether s is a number written with commas, as spreadsheets print
+// thousands (45,554 or 1,234.5) or some locales decimals (3,14): a sign, digits in groups
+// separated by single commas, an optional decimal part.
+func commaNumber(s string) bool {
+	s = strings.TrimSpace(s)
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
+	whole, _, _ := strings.Cut(s, ".")
+	if !strings.Contains(whole, ",") || strings.HasPrefix(whole, ",") || strings.HasSuffix(whole, ",") || strings.Contains(whole, ",,") {
+		return false
+	}
+	return IsDecimal(strings.ReplaceAll(s, ",", ""))
+}
+
 // isNonFinite reports whether s is NaN, Inf or Infinity (any case, optionally signed).
 func isNonFinite(s string) bool {
 	s = strings.ToLower(strings.TrimLeft(s, "+-"))
@@ -1041,6 +1060,7 @@ func (b *columnBuilder) inexact(row int, text string) error {
 func (b *columnBuilder) appendText(n, start int, isNull func(int) bool, value func(int) string) error {
 	if !b.decided {
 		parsed, present, ids := 0, 0, false
+		grouped := -1 // the first number written with commas
 		for i := 0; i < n; i++ {
 			if isNull(i) {
 				continue
@@ -1049,7 +1069,17 @@ func (b *columnBuilder) appendText(n, start int, isNull func(int) bool, value fu
 			if v, ok := parseNumber(value(i)); ok {
 				parsed++
 				ids = ids || (math.Abs(v) >= 1<<53 && inexactInteger(value(i)))
+			} else if commaNumber(value(i)) {
+				parsed++
+				if grouped < 0 {
+					grouped = i
+				}
 			}
+		}
+		if grouped >= 0 && 2*parsed > present {
+			// Read as labels, such numbers would never agree once masked: every distance
+			// measure would be skipped and a gate would pass on an exposed file.
+			return b.groupedNumber(start+grouped, value(grouped))
 		}
 		if present > 0 {
 			b.decided = true
@@ -1072,6 +1102,9 @@ func (b *columnBuilder) appendText(n, start int, isNull func(int) bool, value fu
 			continue
 		}
 		v, ok := parseNumber(s)
+		if !ok && commaNumber(s) {
+			return b.groupedNumber(start+i, s)
+		}
 		if !ok {
 			return b.fail(start+i+1, ErrNotNumeric, strconv.Quote(s))
 		}
