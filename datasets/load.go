@@ -980,8 +980,19 @@ func exactUint64(v uint64) bool {
 // append adds one Arrow array whose first row is the absolute row `start`.
 func (b *columnBuilder) append(arr arrow.Array, start int) error {
 	n := arr.Len()
+	if _, ok := arr.(*array.Null); ok {
+		// Arrow's type of a column with no value at all (pandas' all-None column): every
+		// row missing, the kind left open as for an all-missing CSV column.
+		for i := 0; i < n; i++ {
+			if err := b.setMissing(start + i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	switch arr.(type) {
-	case *array.String, *array.LargeString, *array.StringView, *array.Dictionary, *array.Boolean:
+	case *array.String, *array.LargeString, *array.StringView, *array.Dictionary, *array.Boolean,
+		*array.Date32, *array.Date64, *array.Timestamp, *array.Time32, *array.Time64:
 		// Declared as text by the file (unless it is CSV, where everything is text): a
 		// category, even when its labels look like numbers ("08001" and "8001" differ).
 		// An override to numeric still parses the labels, naming the row of a non-number.
@@ -997,17 +1008,36 @@ func (b *columnBuilder) append(arr arrow.Array, start int) error {
 	case *array.StringView:
 		return b.appendText(n, start, a.IsNull, a.Value)
 	case *array.Dictionary:
-		dict, ok := a.Dictionary().(interface{ Value(int) string })
-		if !ok {
-			return b.fail(0, ErrUnsupportedType, "dictionary of "+a.Dictionary().DataType().String())
+		// A dictionary declares categories (pandas' Categorical), of text or of numbers
+		// (labelled by their exact digits, as a CSV writes them). A null entry of the
+		// dictionary is a missing value, as a null index is.
+		dict := a.Dictionary()
+		labels := make([]string, dict.Len())
+		if text, ok := dict.(interface{ Value(int) string }); ok {
+			for i := range labels {
+				labels[i] = text.Value(i)
+			}
+		} else if num, ok := numericGetter(dict); ok {
+			for i := range labels {
+				if dict.IsNull(i) {
+					continue
+				}
+				if num.text != nil {
+					labels[i] = num.text(i)
+				} else {
+					labels[i] = formatFloat(num.get(i))
+				}
+			}
+		} else {
+			return b.fail(0, ErrUnsupportedType, "dictionary of "+dict.DataType().String())
 		}
-		labels := make([]string, a.Dictionary().Len())
-		for i := range labels {
-			labels[i] = dict.Value(i)
-		}
-		return b.appendText(n, start, a.IsNull, func(i int) string { return labels[a.GetValueIndex(i)] })
+		isNull := func(i int) bool { return a.IsNull(i) || dict.IsNull(a.GetValueIndex(i)) }
+		return b.appendText(n, start, isNull, func(i int) string { return labels[a.GetValueIndex(i)] })
 	case *array.Boolean:
 		return b.appendText(n, start, a.IsNull, func(i int) string { return strconv.FormatBool(a.Value(i)) })
+	case *array.Date32, *array.Date64, *array.Timestamp, *array.Time32, *array.Time64:
+		// Dates and times are labels, as the same column in a CSV file is (2024-03-01).
+		return b.appendText(n, start, arr.IsNull, arr.ValueStr)
 	}
 	num, ok := numericGetter(arr)
 	if !ok {
@@ -1015,13 +1045,13 @@ func (b *columnBuilder) append(arr arrow.Array, start int) error {
 	}
 	if !b.decided {
 		b.kind, b.decided = Numeric, true
-		// An integer float64 cannot hold is an identifier (see inexactInteger): the
-		// column is categorical, labelled by the exact integers.
-		for i := 0; num.inexact != nil && i < n; i++ {
-			if !arr.IsNull(i) && num.inexact(i) {
-				b.kind = Categorical
-				break
-			}
+	}
+	// An integer float64 cannot hold is an identifier (see inexactInteger): the column
+	// is categorical, labelled by the exact integers, whichever batch holds it (the
+	// batches' sizes are the writer's choice). The integers read before are exact.
+	for i := 0; b.kind == Numeric && !b.override && num.inexact != nil && i < n; i++ {
+		if !arr.IsNull(i) && num.inexact(i) {
+			b.toLabels()
 		}
 	}
 	if b.kind == Categorical { // numbers read as categories
@@ -1037,9 +1067,6 @@ func (b *columnBuilder) append(arr arrow.Array, start int) error {
 			}
 			continue
 		}
-		if num.inexact != nil && !b.override && num.inexact(i) {
-			return b.inexact(start+i, num.text(i))
-		}
 		if err := b.numeric(start+i, num.get(i)); err != nil {
 			return err
 		}
@@ -1047,8 +1074,23 @@ func (b *columnBuilder) append(arr arrow.Array, start int) error {
 	return nil
 }
 
-// inexact reports an integer float64 cannot hold in a column whose first batch made it
-// numeric: rounding it could merge two identifiers.
+// toLabels turns a numeric column of exact integers (an Arrow integer column whose later
+// batch holds an identifier float64 cannot hold) into the categorical column of their
+// digits it would have been had the first batch held it.
+func (b *columnBuilder) toLabels() {
+	values, valid := b.col.Values, b.col.Valid
+	b.kind, b.col.Values, b.col.Valid = Categorical, nil, nil
+	for row, v := range values {
+		if valid != nil && !valid[row] {
+			b.setMissing(row) // cannot fail: the policy let this row be missing
+			continue
+		}
+		b.category(row, formatFloat(v))
+	}
+}
+
+// inexact reports an integer float64 cannot hold in a CSV column whose first batch made
+// it numeric: rounding it could merge two identifiers.
 func (b *columnBuilder) inexact(row int, text string) error {
 	return b.fail(row+1, ErrInexactInteger, strconv.Quote(text)+
 		" (read the column as categorical if it holds identifiers, or as numeric to round it)")
@@ -1133,6 +1175,15 @@ func numericGetter(arr arrow.Array) (numericArray, bool) {
 		return numericArray{get: a.Value}, true
 	case *array.Float32:
 		return numericArray{get: func(i int) float64 { return float64(a.Value(i)) }}, true
+	case *array.Float16:
+		return numericArray{get: func(i int) float64 { return float64(a.Value(i).Float32()) }}, true
+	case *array.Decimal32, *array.Decimal64, *array.Decimal128, *array.Decimal256:
+		// Money as databases and Spark write it: the decimal's exact text, read as a CSV
+		// cell is (correctly rounded), so the same column gives the same numbers.
+		return numericArray{get: func(i int) float64 {
+			v, _ := strconv.ParseFloat(arr.ValueStr(i), 64)
+			return v
+		}}, true
 	case *array.Int8:
 		return smallInt(a.Value), true
 	case *array.Int16:

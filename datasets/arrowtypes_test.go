@@ -1,0 +1,194 @@
+package datasets
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/float16"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// writeIPCBatches writes each batch as a record batch of one Arrow IPC stream.
+func writeIPCBatches(t *testing.T, p string, batches []arrow.RecordBatch) {
+	t.Helper()
+	f := create(t, p)
+	w := ipc.NewWriter(f, ipc.WithSchema(batches[0].Schema()))
+	for _, rec := range batches {
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+// column makes a one-column batch named name from arr.
+func column(t *testing.T, name string, arr arrow.Array) arrow.RecordBatch {
+	t.Helper()
+	schema := arrow.NewSchema([]arrow.Field{{Name: name, Type: arr.DataType(), Nullable: true}}, nil)
+	rec := array.NewRecordBatch(schema, []arrow.Array{arr}, int64(arr.Len()))
+	arr.Release()
+	t.Cleanup(rec.Release)
+	return rec
+}
+
+// labelsOf is a column's values as text, "NA" for a missing one.
+func labelsOf(c *Column) string {
+	var s []string
+	for i := 0; i < c.Len(); i++ {
+		if c.Missing(i) {
+			s = append(s, "NA")
+		} else {
+			s = append(s, c.String(i))
+		}
+	}
+	return strings.Join(s, ",")
+}
+
+// TestArrowIntegerIDInLaterBatch: an int64 column whose identifier beyond 2^53 comes in
+// a later record batch is categorical with exact labels, as when the first batch holds
+// it (the batch size is the writer's choice); a missing value read before stays missing.
+func TestArrowIntegerIDInLaterBatch(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	batch := func(vals []int64, valid []bool) arrow.RecordBatch {
+		b := array.NewInt64Builder(mem)
+		defer b.Release()
+		b.AppendValues(vals, valid)
+		return column(t, "id", b.NewArray())
+	}
+	const big = 9007199254740993 // 2^53 + 1: no float64
+	dir := t.TempDir()
+	for _, split := range []int{1, 3} { // the big id in the second batch or in the first
+		all := []int64{7, 0, 12, big, 5}
+		valid := []bool{true, false, true, true, true}
+		p := filepath.Join(dir, fmt.Sprintf("ids%d.arrows", split))
+		writeIPCBatches(t, p, []arrow.RecordBatch{batch(all[:split], valid[:split]), batch(all[split:], valid[split:])})
+		for _, missing := range []MissingPolicy{MissingKeep, MissingError} {
+			tab, err := Load(p, LoadOptions{Missing: missing})
+			if missing == MissingError {
+				if err == nil {
+					t.Errorf("split %d: the missing id loaded without a policy", split)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("split %d: %v", split, err)
+			}
+			c := tab.Column("id")
+			if want := "7,NA,12,9007199254740993,5"; c.Kind != Categorical || labelsOf(c) != want {
+				t.Errorf("split %d: %v %s, want categorical %s", split, c.Kind, labelsOf(c), want)
+			}
+		}
+	}
+}
+
+// TestArrowMoreTypes: Arrow's other column types read as the same data written in CSV
+// reads (the CSV text written out by hand beside each): decimals and half floats are
+// numbers, dates are labels, a dictionary of integers is categorical labelled by its
+// digits, a dictionary's null entry is a missing value, and a column of Arrow's null
+// type is all missing.
+func TestArrowMoreTypes(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	dir := t.TempDir()
+	dec := func() arrow.Array {
+		b := array.NewDecimal128Builder(mem, &arrow.Decimal128Type{Precision: 9, Scale: 2})
+		defer b.Release()
+		for _, v := range []int64{4555412, -10, 33} { // 45554.12, -0.10, 0.33
+			b.Append(decimal128.FromI64(v))
+		}
+		return b.NewArray()
+	}
+	half := func() arrow.Array {
+		b := array.NewFloat16Builder(mem)
+		defer b.Release()
+		for _, v := range []float32{1.5, -2, 0.25} {
+			b.Append(float16.New(v))
+		}
+		return b.NewArray()
+	}
+	date := func() arrow.Array {
+		b := array.NewDate32Builder(mem)
+		defer b.Release()
+		for _, d := range []string{"2024-03-01", "1999-12-31", "2024-03-01"} {
+			tm, err := time.Parse(time.DateOnly, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Append(arrow.Date32FromTime(tm))
+		}
+		return b.NewArray()
+	}
+	intDict := func() arrow.Array {
+		typ := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.PrimitiveTypes.Int64}
+		b := array.NewDictionaryBuilder(mem, typ).(*array.Int64DictionaryBuilder)
+		defer b.Release()
+		for _, v := range []int64{8001, 8001, 42} {
+			if err := b.Append(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return b.NewArray()
+	}
+	nullDict := func() arrow.Array {
+		// Indices into a dictionary whose second entry is null.
+		idx := array.NewInt8Builder(mem)
+		defer idx.Release()
+		idx.AppendValues([]int8{0, 1, 2}, nil)
+		vals := array.NewStringBuilder(mem)
+		defer vals.Release()
+		vals.AppendValues([]string{"a", "", "c"}, []bool{true, false, true})
+		ia, va := idx.NewArray(), vals.NewArray()
+		defer ia.Release()
+		defer va.Release()
+		return array.NewDictionaryArray(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}, ia, va)
+	}
+	for _, tc := range []struct {
+		name  string
+		arr   func() arrow.Array
+		csv   string // the same column in CSV
+		kind  Kind
+		label string
+	}{
+		{"decimal128", dec, "45554.12\n-0.10\n0.33\n", Numeric, "45554.12,-0.1,0.33"},
+		{"float16", half, "1.5\n-2\n0.25\n", Numeric, "1.5,-2,0.25"},
+		{"date32", date, "2024-03-01\n1999-12-31\n2024-03-01\n", Categorical, "2024-03-01,1999-12-31,2024-03-01"},
+		{"dictionary of int64", intDict, "", Categorical, "8001,8001,42"},
+		{"dictionary with a null entry", nullDict, "a\nNA\nc\n", Categorical, "a,NA,c"},
+		{"null type", func() arrow.Array { return array.NewNull(3) }, "NA\nNA\nNA\n", Categorical, "NA,NA,NA"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".arrows")
+			writeIPCBatches(t, p, []arrow.RecordBatch{column(t, "v", tc.arr())})
+			tab, err := Load(p, LoadOptions{Missing: MissingKeep})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := tab.Column("v")
+			if c.Kind != tc.kind || labelsOf(c) != tc.label {
+				t.Errorf("%v %s, want %v %s", c.Kind, labelsOf(c), tc.kind, tc.label)
+			}
+			if tc.csv == "" {
+				return
+			}
+			q := writeFile(t, dir, strings.ReplaceAll(tc.name, " ", "_")+".csv", "v\n"+tc.csv)
+			want, err := Load(q, LoadOptions{Missing: MissingKeep})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := want.Column("v")
+			if w.Kind != c.Kind || labelsOf(w) != labelsOf(c) || !slices.Equal(w.Values, c.Values) {
+				t.Errorf("arrow %v %s %v; csv %v %s %v", c.Kind, labelsOf(c), c.Values, w.Kind, labelsOf(w), w.Values)
+			}
+		})
+	}
+}
