@@ -449,3 +449,39 @@ func meanSD(c *Column) moments {
 	m.mean, m.sd = m.scaledMean/scale, m.scaledSD/scale
 	return m
 }
+
+// DisjointCategories returns the categorical attributes on which no value of the masked
+// file equals a value of the original (among the values present): the same data written
+// two ways (TRUE and true, 39.0 and 39) rather than masking, which keeps most labels
+// (PRAM changes some). Exact-agreement comparisons on such an attribute never agree, so
+// a probabilistic linkage on it understates the risk.
+func (p *Pairing) DisjointCategories() []string {
+	var names []string
+	for j, name := range p.Attributes {
+		o, m := &p.Original.Columns[j], &p.Masked.Columns[j]
+		if o.Kind != Categorical {
+			continue
+		}
+		inMasked := map[string]bool{}
+		for i := range m.Codes {
+			if !m.Missing(i) {
+				inMasked[m.Levels[m.Codes[i]]] = true
+			}
+		}
+		shared, present := false, false
+		for i := range o.Codes {
+			if o.Missing(i) {
+				continue
+			}
+			present = true
+			if inMasked[o.Levels[o.Codes[i]]] {
+				shared = true
+				break
+			}
+		}
+		if present && len(inMasked) > 0 && !shared {
+			names = append(names, name)
+		}
+	}
+	return names
+}

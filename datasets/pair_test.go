@@ -294,3 +294,27 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// TestDisjointCategories: an attribute whose labels the two files spell differently
+// (TRUE/true) shares no value; one whose labels a masking changed in part (PRAM) shares
+// some; numeric attributes and all-missing columns are not judged.
+func TestDisjointCategories(t *testing.T) {
+	dir := t.TempDir()
+	o := writeFile(t, dir, "o.csv", "flag,colour,x,gone\nTRUE,red,1,\nFALSE,blue,2,\nTRUE,red,3,\n")
+	m := writeFile(t, dir, "m.csv", "flag,colour,x,gone\ntrue,red,1.5,\nfalse,green,2.5,\ntrue,green,3.5,\n")
+	ot, err := Load(o, LoadOptions{Missing: MissingKeep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, err := Load(m, LoadOptions{Missing: MissingKeep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Pair(ot, mt, PairOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.DisjointCategories(); !slices.Equal(got, []string{"flag"}) {
+		t.Errorf("DisjointCategories = %q, want [flag]", got)
+	}
+}

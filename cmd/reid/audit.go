@@ -408,6 +408,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	case len(categorical) > 0:
 		r.Warnings = append(r.Warnings, fmt.Sprintf("DBRL and the worst case link on the numeric attributes only (%d of %d); the categorical ones (%s) are compared by PRL", len(dist.Pairing.Attributes), len(files.Pairing.Attributes), strings.Join(categorical, ", ")))
 	}
+	r.Warnings = append(r.Warnings, disjointWarnings(files.Pairing)...)
 
 	// Uniqueness of the masked file on the keys, first: its inputs (--keys, --population)
 	// are checked here, before minutes of worst-case search.

@@ -493,6 +493,17 @@ type checkReport struct {
 	MaskedWithOrigin int              `json:"masked_with_original"`
 	Attributes       []checkAttribute `json:"attributes"`
 	Dropped          []string         `json:"dropped,omitempty"`
+	Warnings         []string         `json:"warnings,omitempty"`
+}
+
+// disjointWarnings says, for each categorical attribute on which the two files share no
+// value (datasets.Pairing.DisjointCategories), that it is spelled differently, not masked.
+func disjointWarnings(p *datasets.Pairing) []string {
+	var ws []string
+	for _, a := range p.DisjointCategories() {
+		ws = append(ws, fmt.Sprintf("attribute %q: no value of the masked file equals a value of the original (the same data written two ways, as TRUE and true or 39.0 and 39?): its comparisons never agree, so PRL understates the risk; write it the same way in both files", a))
+	}
+	return ws
 }
 
 func printCheck(e *env, pf *pairFlags, f *pairedFiles, format string) error {
@@ -503,6 +514,7 @@ func printCheck(e *env, pf *pairFlags, f *pairedFiles, format string) error {
 		Link:            "row order",
 		IntruderRecords: p.Original.Rows(),
 		Dropped:         f.Original.Dropped,
+		Warnings:        disjointWarnings(p),
 	}
 	if *pf.id != "" {
 		r.Link = "id column " + *pf.id
@@ -528,6 +540,7 @@ func printCheck(e *env, pf *pairFlags, f *pairedFiles, format string) error {
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(e.stdout, "dropped constant attributes: %s\n", strings.Join(r.Dropped, ", "))
 	}
+	printWarnings(e.stdout, r.Warnings)
 	w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "\nattribute\ttype\toriginal mean\toriginal sd\tmasked mean\tmasked sd")
 	for _, a := range r.Attributes {

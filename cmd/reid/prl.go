@@ -277,6 +277,7 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	for k, v := range ms.ReidAtK {
 		r.ReidAtK[strconv.Itoa(k)] = v
 	}
+	r.Warnings = append(r.Warnings, disjointWarnings(files.Pairing)...)
 	// K.Reid as in `reid link`.
 	job := linkJob{files: files, knowledge: know}
 	known, err := job.knownLinks()

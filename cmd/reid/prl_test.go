@@ -413,3 +413,56 @@ func csvColumn(t *testing.T, path, name string) []float64 {
 	}
 	return out
 }
+
+// TestDisjointCategoriesWarned: a categorical attribute written TRUE/FALSE in the
+// original and true/false in the masked file shares no value, which masking does not
+// do: check, PRL and the audit warn, naming it; a file spelled alike is not warned of.
+func TestDisjointCategoriesWarned(t *testing.T) {
+	dir := t.TempDir()
+	var ob, mb, same strings.Builder
+	ob.WriteString("flag,x\n")
+	mb.WriteString("flag,x\n")
+	same.WriteString("flag,x\n")
+	for i := 0; i < 40; i++ {
+		v := []string{"TRUE", "FALSE"}[i%3%2]
+		fmt.Fprintf(&ob, "%s,%d\n", v, i*i%37)
+		fmt.Fprintf(&mb, "%s,%d.5\n", strings.ToLower(v), i*i%37)
+		fmt.Fprintf(&same, "%s,%d.5\n", v, i*i%37)
+	}
+	orig := writeCSV(t, dir, "o.csv", ob.String())
+	masked := writeCSV(t, dir, "m.csv", mb.String())
+	alike := writeCSV(t, dir, "same.csv", same.String())
+	warned := func(ws []string) bool {
+		return slices.ContainsFunc(ws, func(w string) bool {
+			return strings.HasPrefix(w, `attribute "flag": no value of the masked file equals`)
+		})
+	}
+	for _, tc := range []struct {
+		masked string
+		want   bool
+	}{{masked, true}, {alike, false}} {
+		var r struct {
+			Warnings []string `json:"warnings"`
+		}
+		runJSON(t, &r, "link", "--method", "prl", "--format", "json", orig, tc.masked)
+		if warned(r.Warnings) != tc.want {
+			t.Errorf("prl on %s: warnings %q, want the flag's: %v", tc.masked, r.Warnings, tc.want)
+		}
+		r.Warnings = nil
+		runJSON(t, &r, "check", "--format", "json", orig, tc.masked)
+		if warned(r.Warnings) != tc.want {
+			t.Errorf("check on %s: warnings %q, want the flag's: %v", tc.masked, r.Warnings, tc.want)
+		}
+	}
+	doc := map[string]any{}
+	if err := json.Unmarshal(auditJSON(t, t.TempDir(), "--work-limit", "0.1", orig, masked), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var ws []string
+	for _, w := range doc["warnings"].([]any) {
+		ws = append(ws, w.(string))
+	}
+	if !warned(ws) {
+		t.Errorf("audit warnings %q lack the flag's", ws)
+	}
+}
