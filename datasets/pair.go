@@ -218,18 +218,22 @@ func (p *Pairing) linkByID(original, masked *Table, opts PairOptions) error {
 	keep := identity(original.Rows())
 	if opts.IntruderIDs != nil {
 		keep = keep[:0]
-		listed := make(map[string]int, len(opts.IntruderIDs))
+		listed := make(map[int]int, len(opts.IntruderIDs)) // original row → its entry
+		numeric := original.Column(opts.ID).Kind == Numeric
 		for k, v := range opts.IntruderIDs {
-			if first, dup := listed[v]; dup {
-				return &IntruderIDError{ID: v, Index: k, First: first, Original: original.Source, Column: opts.ID,
-					Err: ErrDuplicateID}
-			}
-			listed[v] = k
 			r, ok := oIdx[v]
+			if x, isNumber := parseNumber(v); !ok && numeric && isNumber {
+				r, ok = oIdx[formatFloat(x)] // a numeric id matches by value: 7.0 and 007 are 7
+			}
 			if !ok {
 				return &IntruderIDError{ID: v, Index: k, First: -1, Original: original.Source, Column: opts.ID,
 					Err: ErrNotInOriginal}
 			}
+			if first, dup := listed[r]; dup {
+				return &IntruderIDError{ID: v, Index: k, First: first, Original: original.Source, Column: opts.ID,
+					Err: ErrDuplicateID}
+			}
+			listed[r] = k
 			keep = append(keep, r)
 		}
 	}

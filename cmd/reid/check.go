@@ -403,8 +403,13 @@ func readIDs(path string) (ids []string, lines []int, err error) {
 	}
 	defer f.Close()
 	s := bufio.NewScanner(f)
+	s.Split(scanAnyLineEnd)
 	for n := 1; s.Scan(); n++ {
-		if l := strings.TrimSpace(s.Text()); l != "" {
+		l := s.Text()
+		if n == 1 {
+			l = strings.TrimPrefix(l, "\ufeff") // a byte-order mark, as the data files may have
+		}
+		if l = strings.TrimSpace(l); l != "" {
 			ids = append(ids, l)
 			lines = append(lines, n)
 		}
@@ -416,6 +421,31 @@ func readIDs(path string) (ids []string, lines []int, err error) {
 		return nil, nil, &datasets.InputError{File: path, Err: datasets.ErrEmptyFile}
 	}
 	return ids, lines, nil
+}
+
+// scanAnyLineEnd is bufio.ScanLines for lines ending in LF, CRLF or a lone CR (classic
+// Mac OS), the line ends the data files may have too.
+func scanAnyLineEnd(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	for i, c := range data {
+		switch {
+		case c == '\n':
+			return i + 1, data[:i], nil
+		case c != '\r':
+		case i+1 < len(data):
+			if data[i+1] == '\n' {
+				return i + 2, data[:i], nil
+			}
+			return i + 1, data[:i], nil
+		case atEOF:
+			return i + 1, data[:i], nil
+		default:
+			return 0, nil, nil // a CR at the buffer's end: is an LF next?
+		}
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
 }
 
 func fileSHA256(path string) (string, error) {

@@ -282,3 +282,29 @@ func TestTypesColumnOfOneFile(t *testing.T) {
 	code, _, stderr := runReid(t, "check", "--attrs", "a,b", "--types", "zap:categorical", orig, masked)
 	expectInputError(t, code, stderr, orig, `column "zap"`, "not in the masked file "+masked)
 }
+
+// TestIntruderIDsFileForms: an ids file with a byte-order mark, CRLF or lone-CR line ends
+// lists the same ids as a plain one (the data files may have all three), and on a numeric
+// id column 3.0 and 03 name record 3; the ids "3" and "3.0" are one record listed twice.
+func TestIntruderIDsFileForms(t *testing.T) {
+	dir := t.TempDir()
+	orig := writeCSV(t, dir, "o.csv", "id,a,b\n1,10,1\n2,20,4\n3,45,2\n4,50,7\n")
+	for _, tc := range []struct{ name, body string }{
+		{"plain", "3\n1\n"},
+		{"byte-order mark", "\ufeff3\n1\n"},
+		{"CRLF", "3\r\n1\r\n"},
+		{"lone CR", "3\r1\r"},
+		{"lone CR, no final line end", "3\r\r1"},
+		{"numbers written otherwise", "3.0\n01\n"},
+	} {
+		ids := writeCSV(t, dir, "ids.txt", tc.body)
+		var r checkReport
+		runJSON(t, &r, "check", "--format", "json", "--id", "id", "--intruder-ids", ids, orig, orig)
+		if r.IntruderRecords != 2 {
+			t.Errorf("%s: %d intruder records, want 2", tc.name, r.IntruderRecords)
+		}
+	}
+	ids := writeCSV(t, dir, "ids.txt", "3\n1\n3.0\n")
+	code, _, stderr := runReid(t, "check", "--id", "id", "--intruder-ids", ids, orig, orig)
+	expectInputError(t, code, stderr, ids+`, row 3: intruder id "3.0" is listed more than once: first in row 1`)
+}
