@@ -684,3 +684,39 @@ func TestLoadCSVCommaNumbers(t *testing.T) {
 		t.Errorf("a comma number in a later batch: err %v\nwant %s ...", err, want)
 	}
 }
+
+// TestOneColumnBlankLine: in a one-column CSV file a blank line between records (pandas'
+// to_csv writes a missing value so) is an error naming its line, not a record skipped
+// that would shift the pairing; blank lines at the end, quoted line breaks and "" (a
+// missing value, as reid writes it) are fine; a file of two columns skips blank lines.
+func TestOneColumnBlankLine(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, body string
+		line       int // 0: loads with rows records
+		rows       int
+	}{
+		{"blank inside", "a\n1\n\n3\n4\n", 3, 0},
+		{"blank first", "a\n\n1\n2\n", 2, 0},
+		{"CRLF", "a\r\n1\r\n\r\n3\r\n", 3, 0},
+		{"lone CR", "a\r1\r\r3\r", 3, 0},
+		{"after a quoted line break", "a\n\"x\ny\"\nz\n\nw\n", 5, 0},
+		{"blank at the end", "a\n1\n2\n\n\n", 0, 2},
+		{"quoted empty", "a\n1\n\"\"\n3\n", 0, 3},
+		{"blank inside quotes", "a\n\"1\n\n2\"\n3\n", 0, 2},
+		{"two columns", "a,b\n1,2\n\n3,4\n", 0, 2},
+	} {
+		p := writeFile(t, dir, "f.csv", tc.body)
+		tab, err := Load(p, LoadOptions{Missing: MissingKeep})
+		if tc.line == 0 {
+			if err != nil || tab.Rows() != tc.rows {
+				t.Errorf("%s: err %v, want %d records", tc.name, err, tc.rows)
+			}
+			continue
+		}
+		want := fmt.Sprintf("%s, line %d: blank line in a one-column file", p, tc.line)
+		if !strings.HasPrefix(fmt.Sprint(err), want) {
+			t.Errorf("%s: err %v\nwant %s ...", tc.name, err, want)
+		}
+	}
+}

@@ -513,6 +513,14 @@ func (ld *loader) csv(f *os.File, size int64) error {
 		return err
 	}
 	ld.inferText = true
+	if len(header) == 1 {
+		if in, err = body(); err != nil {
+			return err
+		}
+		if err := blankLineInside(ld.path, in); err != nil {
+			return err
+		}
+	}
 	if in, err = body(); err != nil {
 		return err
 	}
@@ -551,6 +559,49 @@ func (ld *loader) csv(f *os.File, size int64) error {
 		return &InputError{File: ld.path, Row: ld.rows + 1, Err: ErrCorrupt, Detail: err.Error()}
 	}
 	return nil
+}
+
+// blankLineInside reports a blank line followed by a record in a one-column CSV file:
+// encoding/csv skips blank lines, which in a file of several columns are no records, but
+// in a one-column file is how some writers (pandas' to_csv) write a missing value; read
+// as nothing, it would shift every later record's pairing silently. Blank lines at the
+// end are allowed.
+func blankLineInside(path string, in io.Reader) error {
+	br := bufio.NewReaderSize(in, 1<<16)
+	line, blankAt := 1, 0 // blankAt: the first blank line not yet followed by a record
+	quoted, empty := false, true
+	for {
+		c, err := br.ReadByte()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return &InputError{File: path, Err: ErrCorrupt, Detail: err.Error()}
+		}
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+			if c == '\n' {
+				line++
+			}
+			continue
+		case c == '\n':
+			if empty && line > 1 && blankAt == 0 {
+				blankAt = line
+			}
+			line++
+			empty = true
+			continue
+		case c == '\r':
+			continue
+		}
+		empty = false
+		if blankAt != 0 {
+			return &InputError{File: path, Line: blankAt, Err: errors.New("blank line in a one-column file"),
+				Detail: "a missing value? write it NA or \"\" (blank lines are skipped, which here would shift the records after it)"}
+		}
+	}
 }
 
 // csvParseError reports a syntax error of data row row (0: the header, named by its line).
