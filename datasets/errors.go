@@ -3,6 +3,7 @@ package datasets
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"strconv"
 	"strings"
@@ -74,7 +75,11 @@ func (e *InputError) Error() string {
 		b.WriteString(strconv.Itoa(e.Line))
 	}
 	b.WriteString(": ")
-	b.WriteString(oneLine(e.Err.Error()))
+	err := e.Err
+	if pe, ok := err.(*fs.PathError); ok && pe.Path == e.File {
+		err = pe.Err // "x.csv: no such file or directory", not "x.csv: open x.csv: …"
+	}
+	b.WriteString(oneLine(err.Error()))
 	if e.Detail != "" {
 		b.WriteString(": ")
 		b.WriteString(oneLine(e.Detail))

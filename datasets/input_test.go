@@ -720,3 +720,13 @@ func TestOneColumnBlankLine(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingFileNamedOnce: a file that is not there is named once, with the system's
+// reason ("x.csv: no such file or directory", not "x.csv: open x.csv: …").
+func TestMissingFileNamedOnce(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.csv")
+	_, err := Load(p, LoadOptions{})
+	if !errors.Is(err, os.ErrNotExist) || err.Error() != p+": no such file or directory" {
+		t.Errorf("err = %v", err)
+	}
+}
