@@ -730,3 +730,35 @@ func TestMissingFileNamedOnce(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestPaddedMissingTokens: a CSV cell that is a missing-value token with blanks around
+// (" NA ", or blanks alone for the token "") is missing, as " 1 " is the number 1; a
+// label that merely contains NA is not; with tokens of the caller's only those count.
+func TestPaddedMissingTokens(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "na.csv", "a,b,c\n1, NA ,x\n2,3,\tNA\n  ,4,NAB\n5,6,y\n")
+	tab, err := Load(p, LoadOptions{Missing: MissingKeep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		col     string
+		missing []int
+	}{{"a", []int{2}}, {"b", []int{0}}, {"c", []int{1}}} {
+		c := tab.Column(tc.col)
+		var got []int
+		for i := 0; i < c.Len(); i++ {
+			if c.Missing(i) {
+				got = append(got, i)
+			}
+		}
+		if !slices.Equal(got, tc.missing) {
+			t.Errorf("column %s: missing rows %v, want %v", tc.col, got, tc.missing)
+		}
+	}
+	if _, err := Load(p, LoadOptions{}); !errors.Is(err, ErrMissingValue) {
+		t.Errorf("without a policy: err %v, want a missing value", err)
+	}
+	if _, err := Load(p, LoadOptions{Missing: MissingKeep, MissingTokens: []string{"NA"}}); !errors.Is(err, ErrNotNumeric) {
+		t.Errorf("tokens NA only: blanks in column a are %v, want not a number", err)
+	}
+}

@@ -331,9 +331,13 @@ type loader struct {
 	// without an override is inferred from its first batch's values. In Arrow and Parquet
 	// files the column's type decides: text, dictionaries and booleans are categorical.
 	inferText bool
-	cols      []*columnBuilder
-	names     []string // selected column names, in output order
-	rows      int      // rows appended so far
+	// paddedMissing (CSV) holds the missing-value tokens, which Arrow's reader matches
+	// exactly: a cell that is one of them with blanks around (" NA ") is missing too, as
+	// " 1 " is the number 1.
+	paddedMissing map[string]bool
+	cols          []*columnBuilder
+	names         []string // selected column names, in output order
+	rows          int      // rows appended so far
 }
 
 // plan matches the file's column names against the selection and creates the builders.
@@ -531,6 +535,10 @@ func (ld *loader) csv(f *os.File, size int64) error {
 	tokens := ld.opts.MissingTokens
 	if tokens == nil {
 		tokens = defaultMissingTokens()
+	}
+	ld.paddedMissing = map[string]bool{}
+	for _, tok := range tokens {
+		ld.paddedMissing[strings.TrimSpace(tok)] = true
 	}
 	batchRows := ld.opts.BatchRows
 	if batchRows <= 0 {
@@ -1151,6 +1159,16 @@ func (b *columnBuilder) inexact(row int, text string) error {
 // batch: numeric when more than half of its non-missing values parse as numbers and none
 // is an integer float64 cannot hold (an identifier, see inexactInteger).
 func (b *columnBuilder) appendText(n, start int, isNull func(int) bool, value func(int) string) error {
+	if padded := b.ld.paddedMissing; padded != nil {
+		exact := isNull
+		isNull = func(i int) bool {
+			if exact(i) {
+				return true
+			}
+			v := value(i)
+			return v != "" && (v[0] == ' ' || v[0] == '\t' || v[len(v)-1] == ' ' || v[len(v)-1] == '\t') && padded[strings.TrimSpace(v)]
+		}
+	}
 	if !b.decided {
 		parsed, present, ids := 0, 0, false
 		grouped := -1 // the first number written with commas
