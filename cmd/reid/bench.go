@@ -91,6 +91,15 @@ and its PRL if still running (n/a), writes the table of the files done and exits
 					return err
 				}
 				defer cleanup()
+				// Once the data set's files are known: an output naming one of them would
+				// replace it (the check above knew no input).
+				var inputs []string
+				for _, f := range files {
+					inputs = append(inputs, f.original, f.masked)
+				}
+				if err := checkOutFiles(inputs, outPath{"csv", *csvOut}, outPath{"md", *mdOut}); err != nil {
+					return err
+				}
 				ctx, release := interruptible(e, "bench")
 				defer release() // error paths
 				rows := []benchRow{}

@@ -221,3 +221,23 @@ func TestBenchWorkLimitRepeats(t *testing.T) {
 		t.Errorf("the tables differ beyond their times:\n%s\n%s", tables[0], tables[1])
 	}
 }
+
+// An output naming one of the data set's files (--csv its original.csv, --md a masked
+// file) is refused before any work and the file is left as it was: it was overwritten
+// with the table, exit 0.
+func TestBenchOutputIsAnInput(t *testing.T) {
+	dir := t.TempDir()
+	set := filepath.Join(dir, "mine")
+	if err := os.MkdirAll(filepath.Join(set, "masked"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	orig := writeCSV(t, set, "original.csv", smallCSV)
+	masked := writeCSV(t, filepath.Join(set, "masked"), "noise.csv", smallCSV)
+	for _, tc := range []struct{ flag, path string }{{"csv", orig}, {"md", masked}} {
+		code, _, stderr := runReid(t, "bench", "--datasets", dir, "--dataset", "mine", "--work-limit", "0.05", "--"+tc.flag, tc.path)
+		expectInputError(t, code, stderr, "--"+tc.flag+" "+tc.path+" is the input file")
+		if b, err := os.ReadFile(tc.path); err != nil || string(b) != smallCSV {
+			t.Errorf("--%s: %s changed (%v)", tc.flag, tc.path, err)
+		}
+	}
+}
