@@ -290,9 +290,15 @@ func TestAuditPolicyGate(t *testing.T) {
 func TestAuditPolicyErrors(t *testing.T) {
 	orig, _, swap := fixture(t)
 	for _, c := range []struct{ policy, want string }{
-		{`{"max_reid": 0.1, "max_reidd": 0.2}`, "unknown field"},
+		{`{"max_reid": 0.1, "max_reidd": 0.2}`, `unknown key "max_reidd"`},
 		{`{"max_reid": 1.5}`, "must be a share"},
 		{`{"max_reid": 0.5, "max_reid": 0.9}`, `"max_reid" given twice`},
+		// encoding/json matches keys in any case: MAX_REID was max_reid, and the two
+		// together passed on the last one's threshold.
+		{`{"MAX_REID": 0.05}`, `unknown key "MAX_REID"`},
+		{`{"max_reid": 0.05, "MAX_REID": 1}`, `unknown key "MAX_REID"`},
+		{`{"max_reid": null, "min_k": 1}`, "max_reid is null"},
+		{`{"min_k": 2.5}`, "whole number"},
 		{`{"max_worst_case_reid": 0.1, "worst_case_by": "median"}`, "bound or incumbent"},
 		{`{"min_k": 0}`, "at least 1"},
 		{`{}`, "no rule"},
@@ -316,7 +322,6 @@ func TestPolicyCheckByHand(t *testing.T) {
 	}}
 	f := func(v float64) *float64 { return &v }
 	s := func(v string) *string { return &v }
-	i := func(v int) *int { return &v }
 	for _, c := range []struct {
 		p        policy
 		violated []string
@@ -326,8 +331,8 @@ func TestPolicyCheckByHand(t *testing.T) {
 		{policy{MaxWorstCaseReid: f(0.6)}, []string{"max_worst_case_reid: worst_case_reid_bound = 0.7 (wm) > threshold 0.6"}},
 		{policy{MaxWorstCaseReid: f(0.6), WorstCaseBy: s("incumbent")}, nil},
 		{policy{MaxKReid: f(0.05), MaxPPUGivenSU: f(0.3)}, []string{"max_k_reid: k_reid = 0.1 (a) > threshold 0.05"}},
-		{policy{MinK: i(3), MaxPPUGivenSU: f(0.2)}, []string{"max_p_pu_given_su: p_pu_given_su = 0.3 (u) > threshold 0.2", "min_k: k_min = 2 (u) < threshold 3"}},
-		{policy{MinK: i(2)}, nil},
+		{policy{MinK: f(3), MaxPPUGivenSU: f(0.2)}, []string{"max_p_pu_given_su: p_pu_given_su = 0.3 (u) > threshold 0.2", "min_k: k_min = 2 (u) < threshold 3"}},
+		{policy{MinK: f(2)}, nil},
 	} {
 		res := c.p.check(r, "")
 		var got []string
@@ -341,7 +346,7 @@ func TestPolicyCheckByHand(t *testing.T) {
 	// No worst case measured: the rule fails rather than passing blind.
 	// Nor does any other rule pass on a measure not taken (it compared −∞ and passed), and
 	// it says it was not measured (its value 0 alone read as measured).
-	for _, p := range []policy{{MaxWorstCaseReid: f(1)}, {MaxReid: f(0.05)}, {MaxKReid: f(0.05)}, {MaxPPUGivenSU: f(0.5)}, {MinK: i(2)}} {
+	for _, p := range []policy{{MaxWorstCaseReid: f(1)}, {MaxReid: f(0.05)}, {MaxKReid: f(0.05)}, {MaxPPUGivenSU: f(0.5)}, {MinK: f(2)}} {
 		res := p.check(&auditReport{}, "")
 		if res.Pass || len(res.Violations) != 1 || !strings.Contains(res.Violations[0].Message, "not measured") || res.Rules[0].Measured || res.Violations[0].Measured || res.Rules[0].Value != 0 {
 			t.Errorf("%+v without its measure: %+v", p, res)
@@ -1171,6 +1176,38 @@ func TestAuditReportsShowWarnings(t *testing.T) {
 		}
 		if !strings.Contains(string(page), "<li>"+html.EscapeString(w)+"</li>") {
 			t.Errorf("report.html lacks the warning %q", w)
+		}
+	}
+}
+
+// TestPolicyReadOnce: min_k 2.0 (what JSON writers make of 2) is min_k 2, and the
+// report's hash is that of the bytes read, not of the path read again (from /dev/stdin
+// that hashed nothing): the file is changed after reading, the hash stays.
+func TestPolicyReadOnce(t *testing.T) {
+	const text = `{"min_k": 2.0}`
+	path := writePolicy(t, text)
+	p, err := readPolicy(path)
+	if err != nil || p.MinK == nil || *p.MinK != 2 {
+		t.Fatalf("min_k 2.0: %v, %+v", err, p)
+	}
+	if err := os.WriteFile(path, []byte(`{"min_k": 3}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(text))
+	if got := p.check(&auditReport{}, path).SHA256; got != hex.EncodeToString(sum[:]) {
+		t.Errorf("sha256 %s, want that of %s", got, text)
+	}
+}
+
+// TestBeside: a rule's value is printed with four digits unless they read as its
+// threshold; then with as many as tell them apart.
+func TestBeside(t *testing.T) {
+	for _, c := range []struct {
+		v, threshold float64
+		want         string
+	}{{0.3, 0.2, "0.3"}, {0.31574, 0.3157, "0.31574"}, {0.3157000001, 0.3157, "0.3157000001"}, {0.3157, 0.3157, "0.3157"}, {2, 3, "2"}} {
+		if got := beside(c.v, c.threshold); got != c.want {
+			t.Errorf("beside(%v, %v) = %q, want %q", c.v, c.threshold, got, c.want)
 		}
 	}
 }

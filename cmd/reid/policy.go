@@ -3,12 +3,17 @@ package main
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/reid-sdc/reid/datasets"
 	"github.com/reid-sdc/reid/linkage"
@@ -22,7 +27,17 @@ type policy struct {
 	WorstCaseBy      *string  `json:"worst_case_by"`
 	MaxKReid         *float64 `json:"max_k_reid"`
 	MaxPPUGivenSU    *float64 `json:"max_p_pu_given_su"`
-	MinK             *int     `json:"min_k"`
+	// MinK is a whole number; a float so that 2.0, which JSON writers make of 2, reads.
+	MinK *float64 `json:"min_k"`
+	// sha256 is the hash of the bytes read (from /dev/stdin too, where reading the path
+	// again would hash nothing).
+	sha256 string
+}
+
+// policyKeys are the policy's keys, exactly as written (encoding/json would also take
+// MAX_REID for max_reid, and a rule written twice in two cases would pass unseen).
+func policyKeys() []string {
+	return []string{"max_reid", "max_worst_case_reid", "worst_case_by", "max_k_reid", "max_p_pu_given_su", "min_k"}
 }
 
 // policyResult is the "policy" object of the report.
@@ -60,7 +75,20 @@ func policyValue(x policyRule) string {
 	if !x.Measured {
 		return "not measured"
 	}
-	return fmt.Sprintf("%.4g", x.Value)
+	return beside(x.Value, x.Threshold)
+}
+
+// beside formats a rule's value with four significant digits, or as many more as it
+// takes not to read as its threshold (printed in full): "0.3157 > threshold 0.3157"
+// said a violation of a value that looked equal.
+func beside(value, threshold float64) string {
+	for prec := 4; prec < 17; prec++ {
+		v := strconv.FormatFloat(value, 'g', prec, 64)
+		if value == threshold || v != strconv.FormatFloat(threshold, 'g', -1, 64) {
+			return v
+		}
+	}
+	return strconv.FormatFloat(value, 'g', -1, 64)
 }
 
 // readPolicy reads a JSON policy; unknown keys, bad values and an empty policy are input
@@ -74,36 +102,49 @@ func readPolicy(path string) (*policy, error) {
 	if err != nil {
 		return nil, &datasets.InputError{File: path, Err: err}
 	}
+	sum := sha256.Sum256(data)
+	p.sha256 = hex.EncodeToString(sum[:])
 	return p, nil
 }
 
-// duplicateKey returns a key the top-level JSON object of data holds twice (data is known
-// to decode into a policy, whose values are numbers and strings).
-func duplicateKey(data []byte) (string, bool) {
+// badKey returns what is wrong with the keys of the top-level JSON object of data (JSON
+// that is not an object, or is malformed, is left to the decoder): a key that is not one of policyKeys exactly, one given twice
+// (encoding/json keeps the last: a rule would pass on whichever threshold came last), or
+// a null value (a rule that reads as set but is not).
+func badKey(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if _, err := dec.Token(); err != nil { // {
-		return "", false
+		return nil
 	}
 	seen := map[string]bool{}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return "", false
+			return nil
 		}
 		key, _ := tok.(string)
-		if seen[key] {
-			return key, true
+		switch {
+		case !slices.Contains(policyKeys(), key):
+			return fmt.Errorf("policy: unknown key %q (known keys, in lower case: %s)", key, strings.Join(policyKeys(), ", "))
+		case seen[key]:
+			return fmt.Errorf("policy: key %q given twice", key)
 		}
 		seen[key] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return "", false
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil
+		}
+		if string(value) == "null" {
+			return fmt.Errorf("policy: %s is null: give its threshold, or leave the rule out", key)
 		}
 	}
-	return "", false
+	return nil
 }
 
 func parsePolicy(data []byte) (*policy, error) {
+	if err := badKey(data); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var p policy
@@ -113,19 +154,15 @@ func parsePolicy(data []byte) (*policy, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("policy: trailing data after the JSON object")
 	}
-	// encoding/json keeps the last of two equal keys: a rule written twice would pass
-	// on whichever threshold came last, unseen.
-	if key, ok := duplicateKey(data); ok {
-		return nil, fmt.Errorf("policy: key %q given twice", key)
-	}
+
 	for name, v := range map[string]*float64{"max_reid": p.MaxReid, "max_worst_case_reid": p.MaxWorstCaseReid,
 		"max_k_reid": p.MaxKReid, "max_p_pu_given_su": p.MaxPPUGivenSU} {
 		if v != nil && !(*v >= 0 && *v <= 1) {
 			return nil, fmt.Errorf("policy: %s must be a share in [0, 1], not %g", name, *v)
 		}
 	}
-	if p.MinK != nil && *p.MinK < 1 {
-		return nil, fmt.Errorf("policy: min_k must be at least 1, not %d", *p.MinK)
+	if p.MinK != nil && !(*p.MinK >= 1 && *p.MinK == math.Trunc(*p.MinK)) {
+		return nil, fmt.Errorf("policy: min_k must be a whole number at least 1, not %g", *p.MinK)
 	}
 	if p.WorstCaseBy != nil {
 		if *p.WorstCaseBy != "bound" && *p.WorstCaseBy != "incumbent" {
@@ -163,8 +200,7 @@ func (p *policy) worstCaseBy() string {
 // check evaluates the policy on a report. Each rule compares the largest (for min_k the
 // smallest) value of its measure over every source.
 func (p *policy) check(r *auditReport, path string) *policyResult {
-	res := &policyResult{File: path, Rules: []policyRule{}, Violations: []policyViolation{}, Pass: true}
-	res.SHA256, _ = fileSHA256(path)
+	res := &policyResult{File: path, SHA256: p.sha256, Rules: []policyRule{}, Violations: []policyViolation{}, Pass: true}
 	rule := func(name, measure string, threshold, value float64, pass bool, source string) {
 		measured := source != ""
 		res.Rules = append(res.Rules, policyRule{name, threshold, measure, value, measured, pass})
@@ -176,7 +212,7 @@ func (p *policy) check(r *auditReport, path string) *policyResult {
 		if name == "min_k" {
 			op = "<"
 		}
-		msg := fmt.Sprintf("%s: %s = %.4g (%s) %s threshold %g", name, measure, value, source, op, threshold)
+		msg := fmt.Sprintf("%s: %s = %s (%s) %s threshold %g", name, measure, beside(value, threshold), source, op, threshold)
 		if source == "" {
 			why := map[string]string{"max_worst_case_reid": "no worst-case operator ran", "max_reid": "no linkage ran",
 				"max_k_reid": "no linkage ran"}[name]
@@ -228,7 +264,7 @@ func (p *policy) check(r *auditReport, path string) *policyResult {
 		measured("max_p_pu_given_su", "p_pu_given_su", *p.MaxPPUGivenSU, func(v float64) bool { return v <= *p.MaxPPUGivenSU })
 	}
 	if p.MinK != nil {
-		measured("min_k", "k_min", float64(*p.MinK), func(v float64) bool { return v >= float64(*p.MinK) })
+		measured("min_k", "k_min", *p.MinK, func(v float64) bool { return v >= *p.MinK })
 	}
 	return res
 }
