@@ -115,12 +115,6 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 				if err := checkOutDir("out", *out); err != nil {
 					return err
 				}
-				// Made now, not after the search: a directory that cannot be made (a
-				// read-only place) must not cost the whole time limit.
-				madeOut, err := makeOutDir(*out)
-				if err != nil {
-					return usagef("--out %s: %v", *out, err)
-				}
 				var pol *policy
 				if *policyFile != "" {
 					if pol, err = readPolicy(*policyFile); err != nil {
@@ -130,29 +124,50 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 						return err
 					}
 				}
+				// Made now, not after the search: a directory that cannot be made or take
+				// a file (a read-only place) must not cost the whole time limit.
+				made, err := makeOutDir(*out)
+				if err != nil {
+					return usagef("--out %s: %v", *out, err)
+				}
+				removeMade := func() { // only the directories made, and only if still empty
+					for _, d := range made {
+						os.Remove(d)
+					}
+				}
+				if err := prepareOutDir(*out); err != nil {
+					removeMade()
+					return err
+				}
 				a := auditJob{pf: pf, knowledge: know, maskingSpec: *masking, keys: splitList(*keys), population: *population,
 					timeLimit: time.Duration(timeLimit), workLimit: time.Duration(workLimit).Seconds(), epsilon: *epsilon, records: *records, threads: *threads}
 				ctx, release := interruptible(e, "audit")
 				rep, err := a.run(ctx, e)
 				sig := release()
 				if err != nil {
-					if madeOut {
-						os.Remove(*out) // only if still empty
-					}
+					removeMade()
 					return err
 				}
+				// A signal while the reports are written waits for them: killed between two
+				// renames, the directory held an old report.json beside a new report.html.
+				held := holdSignals(e)
 				rep.Interrupted = sig != nil
 				if pol != nil && sig == nil {
 					// Not on unfinished searches: a pass there would be no pass.
 					rep.Policy = pol.check(rep, *policyFile)
 				}
 				if err := writeAuditFiles(*out, rep); err != nil {
+					held()
 					return err
 				}
 				// Before the verdicts: a policy violated or an interrupt would claim the
 				// summary, the CI log's line, was printed.
 				if err := printAudit(e.stdout, rep, *out); err != nil {
+					held()
 					return fmt.Errorf("the reports in %s are written, but the summary could not be printed: %w", *out, err)
+				}
+				if late := held(); sig == nil {
+					sig = late // the reports are whole; the run still ends as interrupted
 				}
 				if sig != nil {
 					return &interruptedError{sig}
@@ -790,22 +805,47 @@ func (r *auditReport) fillMeasures() {
 	}
 }
 
-// makeOutDir makes dir (and its parents) unless it exists, and reports whether it made it.
-func makeOutDir(dir string) (made bool, err error) {
-	if _, err := os.Stat(dir); err == nil {
-		return false, nil
+// makeOutDir makes dir and its missing parents, and returns those it made, deepest
+// first (for removing them again after an error: none is left behind).
+func makeOutDir(dir string) (made []string, err error) {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		made = append(made, d)
 	}
-	return true, os.MkdirAll(dir, 0o755)
+	return made, os.MkdirAll(dir, 0o755)
+}
+
+// auditReportNames are the files an audit writes into --out.
+func auditReportNames() []string { return []string{"report.json", "report.md", "report.html"} }
+
+// prepareOutDir checks that files can be made in the audit's --out directory (a
+// read-only mount was found only when the reports were written, after the whole search)
+// and removes the reports of an earlier run there: this run's failure must not leave
+// them looking current (a CI job that uploads the directory whatever the outcome
+// published an old PASS).
+func prepareOutDir(dir string) error {
+	if err := checkWritable("out", filepath.Join(dir, "report.json"), dir); err != nil {
+		return err
+	}
+	for _, name := range auditReportNames() {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return usagef("--out %s: cannot remove the earlier %s: %v", dir, name, errors.Unwrap(err))
+		}
+	}
+	return nil
 }
 
 func writeAuditFiles(dir string, r *auditReport) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	names := auditReportNames()
 	return writeFiles(
-		outFile{filepath.Join(dir, "report.json"), func(f *os.File) error { return writeReportJSON(f, r) }},
-		outFile{filepath.Join(dir, "report.md"), func(f *os.File) error { return writeReportMarkdown(f, r) }},
-		outFile{filepath.Join(dir, "report.html"), func(f *os.File) error { return writeReportHTML(f, r) }})
+		outFile{filepath.Join(dir, names[0]), func(f *os.File) error { return writeReportJSON(f, r) }},
+		outFile{filepath.Join(dir, names[1]), func(f *os.File) error { return writeReportMarkdown(f, r) }},
+		outFile{filepath.Join(dir, names[2]), func(f *os.File) error { return writeReportHTML(f, r) }})
 }
 
 func writeReportJSON(w io.Writer, r *auditReport) error {

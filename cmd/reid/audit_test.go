@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -1209,5 +1210,64 @@ func TestBeside(t *testing.T) {
 		if got := beside(c.v, c.threshold); got != c.want {
 			t.Errorf("beside(%v, %v) = %q, want %q", c.v, c.threshold, got, c.want)
 		}
+	}
+}
+
+// TestAuditOutDirLifecycle: a run that fails leaves no report of an earlier run in --out
+// (a CI job uploading the directory published an old PASS) and removes the directories it
+// made, nested ones too; an existing --out that takes no file is refused before the
+// search; a signal while the reports are written waits for them: all three are this
+// run's, and the run ends interrupted (exit 130), not killed between two renames.
+func TestAuditOutDirLifecycle(t *testing.T) {
+	orig, _, swap := fixture(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	args := func(out string, extra ...string) []string {
+		return append([]string{"audit", "--records", "40", "--work-limit", "0.1", "--out", out, orig}, extra...)
+	}
+	if code, _, stderr := runReid(t, args(out, swap)...); code != exitOK {
+		t.Fatalf("first run: exit %d: %s", code, stderr)
+	}
+	code, _, stderr := runReid(t, args(out, filepath.Join(dir, "nope.csv"))...)
+	expectInputError(t, code, stderr, "nope.csv")
+	for _, name := range auditReportNames() {
+		if _, err := os.Stat(filepath.Join(out, name)); err == nil {
+			t.Errorf("%s of the earlier run left in --out after a failed run", name)
+		}
+	}
+	nested := filepath.Join(dir, "new", "sub")
+	code, _, stderr = runReid(t, args(nested, filepath.Join(dir, "nope.csv"))...)
+	expectInputError(t, code, stderr, "nope.csv")
+	if _, err := os.Stat(filepath.Join(dir, "new")); err == nil {
+		t.Errorf("a failed run left the directories it made")
+	}
+	if fi, err := os.Stat("/proc"); err == nil && fi.IsDir() {
+		code, _, stderr = runReid(t, args("/proc", swap)...)
+		expectInputError(t, code, stderr, "--out /proc/report.json: cannot create files in /proc")
+	}
+
+	notified := 0
+	var stdout, errOut lockedBuffer
+	e := &env{stdout: &stdout, stderr: &errOut, notify: func(c chan<- os.Signal) {
+		if notified++; notified == 2 { // the second relay is the one held while writing
+			c <- syscall.SIGTERM
+		}
+	}}
+	late := filepath.Join(dir, "late")
+	if code := run(args(late, swap), e); code != exitInterrupted {
+		t.Fatalf("a signal while writing: exit %d, want %d: %s", code, exitInterrupted, errOut.String())
+	}
+	doc := map[string]any{}
+	b, err := os.ReadFile(filepath.Join(late, "report.json"))
+	if err != nil || json.Unmarshal(b, &doc) != nil || doc["interrupted"] != nil {
+		t.Fatalf("report.json after a signal while writing: %v, interrupted %v (want absent: the searches ended)", err, doc["interrupted"])
+	}
+	for _, name := range auditReportNames()[1:] {
+		if _, err := os.Stat(filepath.Join(late, name)); err != nil {
+			t.Errorf("%s missing: %v", name, err)
+		}
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(late, ".*")); len(tmp) > 0 {
+		t.Errorf("temporary files left: %v", tmp)
 	}
 }

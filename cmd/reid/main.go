@@ -297,6 +297,27 @@ func interruptible(e *env, cmd string) (ctx context.Context, release func() os.S
 	return ctx, release
 }
 
+// holdSignals defers SIGINT and SIGTERM (when the process takes them, see
+// notifyInterrupts) until the returned function is called, which returns the first one
+// that came, or nil: for writing outputs that belong together, which a signal must not
+// cut in two. Without e.notify (tests that send none), nothing is held.
+func holdSignals(e *env) (release func() os.Signal) {
+	if e.notify == nil {
+		return func() os.Signal { return nil }
+	}
+	c := make(chan os.Signal, 1)
+	e.notify(c)
+	return func() os.Signal {
+		signal.Stop(c)
+		select {
+		case s := <-c:
+			return s
+		default:
+			return nil
+		}
+	}
+}
+
 // inputError marks an error of a lower package that is about the user's data or
 // parameters rather than a bug (e.g. "k is larger than the number of records").
 type inputError struct{ err error }
