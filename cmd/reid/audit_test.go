@@ -1271,3 +1271,35 @@ func TestAuditOutDirLifecycle(t *testing.T) {
 		t.Errorf("temporary files left: %v", tmp)
 	}
 }
+
+// TestReportSaysWhetherFiguresRepeat: the Markdown and HTML reports say what bounded the
+// searches and, under a time limit, that a stopped search's figures may differ on
+// another run (the reports said only "time limit: 5s" while two runs differed).
+func TestReportSaysWhetherFiguresRepeat(t *testing.T) {
+	for _, tc := range []struct {
+		o    auditOptions
+		want string
+	}{
+		{auditOptions{TimeLimit: "5s"}, "may end elsewhere on another run"},
+		{auditOptions{TimeLimit: "0s", WorkLimit: 4}, "the figures repeat run after run"},
+		{auditOptions{TimeLimit: "0s"}, "none (every search ran to its proof)"},
+	} {
+		var md strings.Builder
+		if err := writeReportMarkdown(&md, &auditReport{Options: tc.o}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(md.String(), tc.want) {
+			t.Errorf("%+v: report.md does not say %q", tc.o, tc.want)
+		}
+	}
+	orig, _, swap := fixture(t)
+	out := t.TempDir()
+	if code, _, stderr := runReid(t, "audit", "--records", "40", "--time-limit", "1s", "--out", out, orig, swap); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, name := range []string{"report.md", "report.html"} {
+		if b, err := os.ReadFile(filepath.Join(out, name)); err != nil || !strings.Contains(string(b), "time limit: 1s (a search stopped by it may end elsewhere") {
+			t.Errorf("%s does not say that the figures may differ: %v", name, err)
+		}
+	}
+}

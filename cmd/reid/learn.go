@@ -312,8 +312,10 @@ const minWorkLimit = 1e-3
 // bounded by the flag), and both given and positive; the one given replaces the other's
 // default (audit's and bench's minute of time, demo's 4 work seconds).
 func chooseLimit(fs *flag.FlagSet, timeLimit, workLimit *time.Duration) error {
-	if *workLimit < 0 {
-		return usagef("--work-limit must be positive")
+	if *workLimit < 0 || *workLimit == 0 && flagGiven(fs, "work-limit") {
+		// 0 is not "no limit" here: a CI variable left empty or 0 fell back to the
+		// default time limit, a gate whose figures then flap.
+		return usagef("--work-limit must be positive (for no limit, give --time-limit 0 where the command takes it)")
 	}
 	if workLimit.Seconds() > maxSeconds {
 		return usagef("--work-limit %v is more than %g work seconds (about 32 years)", *workLimit, maxSeconds)

@@ -106,6 +106,7 @@ func TestLearnUsage(t *testing.T) {
 		{"--epsilon", "0", orig, masked},
 		{"--time-limit", "-1s", orig, masked},
 		{"--work-limit", "-1", orig, masked},
+		{"--work-limit", "0", orig, masked}, // fell back to the default time limit
 		{"--work-limit", "1e10", orig, masked},
 		{"--work-limit", "300000h", orig, masked},
 		{"--work-limit", "1", "--time-limit", "1s", orig, masked},

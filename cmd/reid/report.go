@@ -22,11 +22,7 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	if d, ok := distanceAttributes(r.Options); ok {
 		fmt.Fprintf(&b, "- numeric attributes (DBRL and the worst case; PRL compares all): %s\n", d)
 	}
-	limit := "time limit: " + r.Options.TimeLimit
-	if r.Options.WorkLimit > 0 {
-		limit = fmt.Sprintf("work limit: %g work seconds (the figures repeat run after run)", r.Options.WorkLimit)
-	}
-	fmt.Fprintf(&b, "- masking known to the intruder: %s\n- worst-case %s\n\n", r.Options.Masking, limit)
+	fmt.Fprintf(&b, "- masking known to the intruder: %s\n- worst-case %s\n\n", r.Options.Masking, searchLimit(r.Options))
 	b.WriteString("## Verdict\n\n")
 	b.WriteString("`" + ciLine(r) + "`\n\n")
 	if p := r.Policy; p != nil {
@@ -88,6 +84,17 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	return err
 }
 
+// searchLimit says what bounded the worst-case searches and whether their figures repeat.
+func searchLimit(o auditOptions) string {
+	switch {
+	case o.WorkLimit > 0:
+		return fmt.Sprintf("work limit: %g work seconds (the figures repeat run after run)", o.WorkLimit)
+	case o.TimeLimit == "0s":
+		return "time limit: none (every search ran to its proof)"
+	}
+	return "time limit: " + o.TimeLimit + " (a search stopped by it may end elsewhere on another run or machine; --work-limit makes the figures repeat)"
+}
+
 const reportCSS = `body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#222}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}
 td:first-child,th:first-child{text-align:left}.fail{color:#b00;font-weight:bold}.pass{color:#070}
@@ -106,9 +113,9 @@ func writeReportHTML(w io.Writer, r *auditReport) error {
 	if d, ok := distanceAttributes(r.Options); ok {
 		attrs += " (numeric, for DBRL and the worst case: " + d + "; PRL compares all)"
 	}
-	fmt.Fprintf(&b, "<h1>reid audit report</h1>\n<p>%s, schema %s. Masked <code>%s</code> (%d records) against original <code>%s</code> (%d records); attributes %s; masking known to the intruder: %s.</p>\n",
+	fmt.Fprintf(&b, "<h1>reid audit report</h1>\n<p>%s, schema %s. Masked <code>%s</code> (%d records) against original <code>%s</code> (%d records); attributes %s; masking known to the intruder: %s; worst-case %s.</p>\n",
 		esc(r.Engine), esc(r.SchemaVersion), esc(r.Inputs.Masked.File), r.Inputs.Masked.Records, esc(r.Inputs.Original.File), r.Inputs.Original.Records,
-		esc(attrs), esc(r.Options.Masking))
+		esc(attrs), esc(r.Options.Masking), esc(searchLimit(r.Options)))
 	fmt.Fprintf(&b, "<p><code>%s</code></p>\n", esc(ciLine(r)))
 	if p := r.Policy; p != nil {
 		b.WriteString("<h2>Policy</h2><table><tr><th>rule</th><th>measure</th><th>value</th><th>threshold</th><th>result</th></tr>\n")
