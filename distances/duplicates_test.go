@@ -1,6 +1,7 @@
 package distances
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -67,7 +68,7 @@ func TestSearchDuplicateReferences(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				every := search(q, r, c.truth, op, c.s, nil)
+				every := search(context.Background(), q, r, c.truth, op, c.s, nil)
 				if !reflect.DeepEqual(got, every) {
 					for i := range got {
 						if !reflect.DeepEqual(got[i], every[i]) {
@@ -151,7 +152,7 @@ func BenchmarkSearchDuplicates(b *testing.B) {
 	})
 	b.Run("every-copy", func(b *testing.B) {
 		for b.Loop() {
-			search(q, r, truth, op, Settings{}, nil)
+			search(context.Background(), q, r, truth, op, Settings{}, nil)
 		}
 	})
 }
@@ -169,7 +170,7 @@ func TestSearchTinyMargin(t *testing.T) {
 	}
 	for _, op := range []Operator{NewEuclidean(2), owa} {
 		for _, groups := range []*referenceGroups{findReferenceGroups(r), nil} {
-			got := search(q, r, truth, op, Settings{CountCloser: true, Margin: 1e-300}, groups)
+			got := search(context.Background(), q, r, truth, op, Settings{CountCloser: true, Margin: 1e-300}, groups)
 			// Query 0: its partner's twin ties. Query 1 (at 3, 0): partner (5, 5) is
 			// farther than both twins.
 			if got[0].CloserCount != 1 || got[1].CloserCount != 2 {

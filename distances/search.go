@@ -2,6 +2,7 @@ package distances
 
 import (
 	"container/heap"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -158,6 +159,13 @@ func CheckFinite(side string, x [][]float64) error {
 // true partner that is not a reference) or ErrNotFinite (a NaN or ±Inf in either file,
 // named by side, attribute and record).
 func Search(queries, refs [][]float64, truth []int, op Operator, s Settings) ([]QueryResult, error) {
+	return SearchContext(context.Background(), queries, refs, truth, op, s)
+}
+
+// SearchContext is Search that stops when ctx is done, between two blocks of queries
+// (about a millisecond of work each), returning ctx's error: on hundreds of thousands
+// of records a search takes minutes, which an interrupted caller should not wait for.
+func SearchContext(ctx context.Context, queries, refs [][]float64, truth []int, op Operator, s Settings) ([]QueryResult, error) {
 	m := op.Attributes()
 	if len(queries) != m || len(refs) != m {
 		return nil, fmt.Errorf("%w: operator on %d attributes, queries have %d, references %d", ErrShape, m, len(queries), len(refs))
@@ -192,13 +200,18 @@ func Search(queries, refs [][]float64, truth []int, op Operator, s Settings) ([]
 		// A NaN margin makes every threshold NaN, which prunes every candidate.
 		return nil, fmt.Errorf("%w: margin %v", ErrNotFinite, s.Margin)
 	}
-	return search(queries, refs, truth, op, s, findReferenceGroups(refs)), nil
+	results := search(ctx, queries, refs, truth, op, s, findReferenceGroups(refs))
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return results, nil
 }
 
 // search runs the scan on valid inputs; with groups (identical references), on one
 // reference of each group, weighed by its copies.
-func search(queries, refs [][]float64, truth []int, op Operator, s Settings, groups *referenceGroups) []QueryResult {
+func search(ctx context.Context, queries, refs [][]float64, truth []int, op Operator, s Settings, groups *referenceGroups) []QueryResult {
 	var sc scanner
+	sc.ctx = ctx
 	sc.settings = s
 	sc.truth = truth
 	if groups != nil {
@@ -226,6 +239,7 @@ func search(queries, refs [][]float64, truth []int, op Operator, s Settings, gro
 
 // scanner holds the prepared data of one Search.
 type scanner struct {
+	ctx      context.Context // done: the remaining blocks are skipped
 	settings Settings
 	truth    []int
 	// weight is the number of copies of each reference (nil: one each); see
@@ -484,7 +498,7 @@ func (sc *scanner) parallel(n, chunk int, worker func() func(lo, hi int)) {
 			f := worker()
 			for {
 				c := int(next.Add(1)) - 1
-				if c >= chunks {
+				if c >= chunks || sc.ctx.Err() != nil {
 					return
 				}
 				f(c*chunk, min(c*chunk+chunk, n))

@@ -1,11 +1,13 @@
 package distances
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"sort"
+	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -470,7 +472,7 @@ func TestTransformSumOrder(t *testing.T) {
 	q, r, _ := searchData(rng, nq, nr, m)
 	for _, op := range testOperators(t, rng, m)[:3] {
 		T := op.(Embedder).Transform()
-		sc := scanner{settings: Settings{Threads: 3}}
+		sc := scanner{ctx: context.Background(), settings: Settings{Threads: 3}}
 		sc.prepareEmbedded(q, r, T)
 		d, _ := T.Dims()
 		want := func(x [][]float64, i, k int) float64 {
@@ -566,5 +568,38 @@ func TestSearchHugeValues(t *testing.T) {
 	r[0][0] = MaxMagnitude
 	if _, err := Search(q, r, []int{0}, owa, Settings{}); err != nil {
 		t.Errorf("references at MaxMagnitude: %v", err)
+	}
+}
+
+// TestSearchContextStops: a search whose context is done returns the context's error
+// and no results, at once when done before it starts, and part-way when cancelled by
+// its own progress callback after the first block (it would run the file otherwise).
+func TestSearchContextStops(t *testing.T) {
+	const n, m = 4096, 3
+	x := make([][]float64, m)
+	for k := range x {
+		x[k] = make([]float64, n)
+		for i := range x[k] {
+			x[k][i] = float64((i*(k+7))%101) / 10
+		}
+	}
+	op := NewEuclidean(m)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if res, err := SearchContext(ctx, x, x, nil, op, Settings{}); !errors.Is(err, context.Canceled) || res != nil {
+		t.Errorf("done before: %d results, err %v", len(res), err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	var done atomic.Int64
+	res, err := SearchContext(ctx, x, x, nil, op, Settings{Threads: 1, Progress: func(q int) {
+		done.Add(int64(q))
+		cancel()
+	}})
+	if !errors.Is(err, context.Canceled) || res != nil || done.Load() >= n {
+		t.Errorf("cancelled after a block: %d results, err %v, %d of %d queries done", len(res), err, done.Load(), n)
+	}
+	if res, err := SearchContext(context.Background(), x, x, nil, op, Settings{}); err != nil || len(res) != n {
+		t.Errorf("not cancelled: %d results, err %v", len(res), err)
 	}
 }

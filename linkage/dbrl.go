@@ -1,6 +1,7 @@
 package linkage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -107,6 +108,12 @@ type Result struct {
 // see Problem, is nil or all −1), distances.ErrShape or distances.ErrNotFinite (a NaN or
 // ±Inf in a file).
 func DBRL(p Problem, s Settings) (*Result, error) {
+	return DBRLContext(context.Background(), p, s)
+}
+
+// DBRLContext is DBRL that stops when ctx is done (see distances.SearchContext),
+// returning an error that wraps ctx's.
+func DBRLContext(ctx context.Context, p Problem, s Settings) (*Result, error) {
 	if err := p.Direction.check(); err != nil {
 		return nil, err
 	}
@@ -120,7 +127,7 @@ func DBRL(p Problem, s Settings) (*Result, error) {
 	if !slices.ContainsFunc(truth, func(t int) bool { return t >= 0 }) {
 		return nil, fmt.Errorf("%w: %v reads %s, which is nil or all −1", ErrNoTruth, p.Direction, truthName)
 	}
-	recs, err := distances.Search(queries, refs, truth, p.Operator, distances.Settings{
+	recs, err := distances.SearchContext(ctx, queries, refs, truth, p.Operator, distances.Settings{
 		Threads: s.Threads, Generic: s.Generic, Progress: s.Progress, TopK: 0,
 	})
 	if err != nil {

@@ -700,10 +700,12 @@ func TestAuditFamilyWarnings(t *testing.T) {
 	}
 }
 
-// An interrupt stops the audit's worst-case searches: the report is written whole (it
-// validates), each family's status is interrupted with a valid bound, and the audit
-// exits 130 rather than judge a policy (one any finished audit passes) on unfinished
-// searches.
+// An interrupt stops the audit: the report is written whole (it validates), the
+// measures not taken are named in warnings (DBRL and PRL: on hundreds of thousands of
+// records DBRL took minutes after the signal) or marked (each worst-case family not
+// started is interrupted and not available; one stopped in its search would report its
+// interval), and the audit exits 130 rather than judge a policy (one any finished audit
+// passes) on unfinished searches.
 func TestAuditInterrupted(t *testing.T) {
 	orig, _, swap := fixture(t)
 	out := t.TempDir()
@@ -730,18 +732,18 @@ func TestAuditInterrupted(t *testing.T) {
 			t.Errorf("PRL (%v) was run after the interrupt", l["supervised"])
 		}
 	}
-	for _, mode := range []string{"em", "supervised"} {
-		if !slices.Contains(doc["warnings"].([]any), any("prl/"+mode+" not run: interrupted")) {
-			t.Errorf("no warning that prl/%s was not run: %v", mode, doc["warnings"])
+	for _, run := range []string{"prl/em", "prl/supervised", "dbrl/euclidean/masked-to-original", "dbrl/euclidean/original-to-masked"} {
+		if !slices.Contains(doc["warnings"].([]any), any(run+" not run: interrupted")) {
+			t.Errorf("no warning that %s was not run: %v", run, doc["warnings"])
 		}
+	}
+	if n := len(doc["linkage"].([]any)); n != 0 {
+		t.Errorf("%d linkage runs after an interrupt at the start", n)
 	}
 	for _, x := range doc["worst_case"].([]any) {
 		w := x.(map[string]any)
-		if w["available"] != true {
-			continue
-		}
-		if w["status"] != "interrupted" || w["incumbent"].(float64) > w["bound"].(float64) || w["bound"].(float64) > w["n"].(float64) {
-			t.Errorf("%v: status %v, incumbent %v, bound %v, n %v", w["operator"], w["status"], w["incumbent"], w["bound"], w["n"])
+		if w["available"] != false || w["status"] != "interrupted" && w["status"] != "not_available" {
+			t.Errorf("%v: available %v, status %v; want not started", w["operator"], w["available"], w["status"])
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -240,6 +241,8 @@ type linkReport struct {
 }
 
 type linkJob struct {
+	// ctx, when set, stops the linkage (the audit's interrupt); nil: it runs to its end.
+	ctx        context.Context
 	files      *pairedFiles
 	operator   string
 	paramsFile string
@@ -265,7 +268,11 @@ func (j *linkJob) run(e *env) (*linkReport, *datasets.Table, error) {
 		nq = len(om[0])
 	}
 	prog := newProgress(e, "linking", int64(nq))
-	res, err := linkage.DBRL(linkage.Problem{Original: om, Masked: mm, TrueMasked: trueMasked, TrueOriginal: trueOriginal,
+	ctx := j.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := linkage.DBRLContext(ctx, linkage.Problem{Original: om, Masked: mm, TrueMasked: trueMasked, TrueOriginal: trueOriginal,
 		Operator: op, Direction: j.direction}, linkage.Settings{Threads: j.threads, Progress: func(n int) { prog.Add(int64(n)) }})
 	prog.Finish()
 	if err != nil {

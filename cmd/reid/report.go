@@ -48,7 +48,7 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	b.WriteString("\n## Worst case (learned distances)\n\n| operator | status | incumbent (Reid) | bound (Reid) | gap | DBRL links (Reid) |\n|---|---|---:|---:|---:|---:|\n")
 	for _, c := range r.WorstCase {
 		if !c.Available {
-			fmt.Fprintf(&b, "| %s | not available | - | - | - | - |\n", c.Operator)
+			fmt.Fprintf(&b, "| %s | %s | - | - | - | - |\n", c.Operator, c.unavailable())
 			continue
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d (%.4f) | %d (%.4f) | %.1f%% | %d (%.4f) |\n", c.Operator, c.Status, c.Incumbent, c.IncumbentReid, c.Bound, c.BoundReid, 100*c.Gap, c.DBRLLinks, share(c.DBRLLinks, c.N))
@@ -142,7 +142,7 @@ func writeReportHTML(w io.Writer, r *auditReport) error {
 	b.WriteString("</table>\n<h2>Worst case</h2><table><tr><th>operator</th><th>status</th><th>incumbent</th><th>bound</th><th>gap</th><th title=\"the learned parameters' plain DBRL links, any margin (incumbent and bound: margin ≥ ε)\">DBRL links</th></tr>\n")
 	for _, c := range r.WorstCase {
 		if !c.Available {
-			fmt.Fprintf(&b, "<tr><td>%s</td><td title=\"%s\">not available</td><td>-</td><td>-</td><td>-</td><td>-</td></tr>\n", c.Operator, esc(c.Reason))
+			fmt.Fprintf(&b, "<tr><td>%s</td><td title=\"%s\">%s</td><td>-</td><td>-</td><td>-</td><td>-</td></tr>\n", c.Operator, esc(c.Reason), c.unavailable())
 			continue
 		}
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%d (%.4f)</td><td>%d (%.4f)</td><td>%.1f%%</td><td>%d (%.4f)</td></tr>\n", c.Operator, c.Status, c.Incumbent, c.IncumbentReid, c.Bound, c.BoundReid, 100*c.Gap, c.DBRLLinks, share(c.DBRLLinks, c.N))

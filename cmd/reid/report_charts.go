@@ -163,6 +163,9 @@ func reidChart(r *auditReport) (*plot.Plot, error) {
 		vals = append(vals, c.IncumbentReid)
 		names = append(names, "worst "+c.Operator)
 	}
+	if len(vals) == 0 { // an audit interrupted before any measure
+		return nil, nil
+	}
 	p := plot.New()
 	p.Y.Label.Text = "Reid"
 	bars, err := plotter.NewBarChart(vals, vg.Points(barWidth(len(vals))))
