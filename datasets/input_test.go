@@ -762,3 +762,21 @@ func TestPaddedMissingTokens(t *testing.T) {
 		t.Errorf("tokens NA only: blanks in column a are %v, want not a number", err)
 	}
 }
+
+// TestNamedTextErrors: a number beyond float64 is named by its text (it was reported as
+// +Inf, which the file does not hold), and a UTF-16 file is said to be one (it was
+// "wrong number of fields").
+func TestNamedTextErrors(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "inf.csv", "a,b\n1,2\n-1e400,3\n")
+	want := p + `: column "a", row 2: value is not finite (NaN or ±Inf): "-1e400"`
+	if _, err := Load(p, LoadOptions{}); !errors.Is(err, ErrNotFinite) || !strings.HasPrefix(fmt.Sprint(err), want) {
+		t.Errorf("err = %v\nwant %s ...", err, want)
+	}
+	for _, bom := range []string{"\xff\xfe", "\xfe\xff"} {
+		p := writeFile(t, dir, "u16.csv", bom+"a\x00,\x00b\x00\n\x00")
+		if _, err := Load(p, LoadOptions{}); !strings.Contains(fmt.Sprint(err), "UTF-16 text") {
+			t.Errorf("% x: err = %v", bom, err)
+		}
+	}
+}

@@ -639,6 +639,9 @@ func csvPrologue(f *os.File) (start int64, crOnly bool, err error) {
 		return 0, false, err
 	}
 	br := bufio.NewReader(f)
+	if b, _ := br.Peek(2); string(b) == "\xff\xfe" || string(b) == "\xfe\xff" {
+		return 0, false, errors.New("UTF-16 text (its byte-order mark): save the file as UTF-8")
+	}
 	if b, _ := br.Peek(3); string(b) == "\ufeff" {
 		start = 3
 		br.Discard(3)
@@ -1221,6 +1224,10 @@ func (b *columnBuilder) appendText(n, start int, isNull func(int) bool, value fu
 		}
 		if !b.override && math.Abs(v) >= 1<<53 && inexactInteger(s) {
 			return b.inexact(start+i, strings.TrimSpace(s))
+		}
+		if math.IsInf(v, 0) && !isNonFinite(strings.TrimSpace(s)) {
+			// Name the text: 1e400 is beyond float64, reported as +Inf it was not found.
+			return b.fail(start+i+1, ErrNotFinite, strconv.Quote(strings.TrimSpace(s))+" (beyond the range of a number, ±1.8e308)")
 		}
 		if err := b.numeric(start+i, v); err != nil {
 			return err
