@@ -780,3 +780,20 @@ func TestNamedTextErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstBadCellInReadingOrder: of several bad cells in a batch, the error names the
+// earliest row, whichever column holds it, so loading all columns or a few names the
+// same cell when both hold it.
+func TestFirstBadCellInReadingOrder(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "m.csv", "a,b,c\n1,2,3\n4,5,6\n,8,9\n10,11,\n13,,15\n")
+	want := p + `: column "a", row 3: missing value`
+	for _, cols := range [][]string{nil, {"c", "b", "a"}, {"b", "a"}} {
+		if _, err := Load(p, LoadOptions{Columns: cols}); !strings.HasPrefix(fmt.Sprint(err), want) {
+			t.Errorf("columns %v: err %v\nwant %s ...", cols, err, want)
+		}
+	}
+	want = p + `: column "c", row 4: missing value`
+	if _, err := Load(p, LoadOptions{Columns: []string{"b", "c"}}); !strings.HasPrefix(fmt.Sprint(err), want) {
+		t.Errorf("columns b, c: err %v\nwant %s ...", err, want)
+	}
+}

@@ -443,12 +443,30 @@ func (ld *loader) table() (*Table, error) {
 }
 
 // batch appends one record batch; fileIdx maps output columns to the batch's columns.
+// Of the errors of a batch's columns, the one of the earliest row is returned, so that
+// every command names the file's first bad cell in reading order, whichever columns it
+// loads (describe named a missing value of row 41 in one column where link, loading
+// fewer, named row 4 of another).
 func (ld *loader) batch(rec arrow.RecordBatch, fileIdx []int) error {
 	n := int(rec.NumRows())
+	var first error
+	firstRow := math.MaxInt
 	for j, b := range ld.cols {
-		if err := b.append(rec.Column(fileIdx[j]), ld.rows); err != nil {
-			return err
+		err := b.append(rec.Column(fileIdx[j]), ld.rows)
+		if err == nil {
+			continue
 		}
+		row := 0 // an error of no row (a column's type) comes first
+		var ie *InputError
+		if errors.As(err, &ie) {
+			row = ie.Row
+		}
+		if row < firstRow {
+			first, firstRow = err, row
+		}
+	}
+	if first != nil {
+		return first
 	}
 	ld.rows += n
 	return nil
