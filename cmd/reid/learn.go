@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -373,18 +374,49 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 	if j.direction == linkage.OriginalToMasked {
 		queries, refs, truth = om, mm, trueMasked
 	}
-	lastLine := time.Now()
+	// A line at least every plainEvery: the searches' reports, and between them (the
+	// reductions and re-counts of a family on a large file, 10 s on EIA) which family is
+	// being prepared, so that a CI log never looks stalled.
+	var lineMu sync.Mutex
+	began, lastLine, family := time.Now(), time.Now(), j.family
+	setFamily := func(f optimize.Family) { lineMu.Lock(); family = f; lineMu.Unlock() }
 	j.settings.Progress = func(r optimize.Report) {
+		lineMu.Lock()
+		defer lineMu.Unlock()
 		if now := time.Now(); now.Sub(lastLine) >= plainEvery {
 			lastLine = now
 			work := ""
 			if j.settings.WorkLimit > 0 {
 				work = fmt.Sprintf(" (%.0f work seconds)", r.Work)
 			}
-			fmt.Fprintf(e.stderr, "reid: learning: %d links found, bound %d (gap %.1f%%), %d nodes, %s%s\n",
-				r.Incumbent, r.Bound, 100*r.Gap, r.Nodes, r.Elapsed.Round(time.Second), work)
+			fmt.Fprintf(e.stderr, "reid: learning %v: %d links found, bound %d (gap %.1f%%), %d nodes, %s%s\n",
+				family, r.Incumbent, r.Bound, 100*r.Gap, r.Nodes, r.Elapsed.Round(time.Second), work)
 		}
 	}
+	heartbeat := time.NewTicker(plainEvery)
+	stopBeat := make(chan struct{})
+	beatDone := make(chan struct{})
+	go func() {
+		defer close(beatDone)
+		for {
+			select {
+			case <-stopBeat:
+				return
+			case now := <-heartbeat.C:
+				lineMu.Lock()
+				if now.Sub(lastLine) >= plainEvery {
+					lastLine = now
+					fmt.Fprintf(e.stderr, "reid: learning %v: reductions, search or re-count under way, %s in all\n", family, now.Sub(began).Round(time.Second))
+				}
+				lineMu.Unlock()
+			}
+		}
+	}()
+	defer func() {
+		heartbeat.Stop()
+		close(stopBeat)
+		<-beatDone
+	}()
 	if j.family == optimize.Choquet && len(p.Attributes) > optimize.MaxFullChoquetAttributes {
 		return nil, nil, usagef("--operator choquet learns all 2^m − 2 measure values for at most %d attributes, got %d: choose fewer with --attrs, or use choquet2", optimize.MaxFullChoquetAttributes, len(p.Attributes))
 	}
@@ -426,6 +458,7 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 				settings.TimeLimit = cmp.Or(j.lowerLimit, lowerFamilyLimit)
 			}
 			prob.Family = g
+			setFamily(g)
 			// Each lower family starts from the ones below it learned so far (choquet2
 			// from WM and OWA), as the audit does: under a time limit its incumbent then
 			// never falls below theirs.
@@ -457,6 +490,7 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 		}
 	}
 	prob.Family = j.family
+	setFamily(j.family)
 	res, err := optimize.LearnContext(ctx, prob, j.settings)
 	if err != nil {
 		return nil, nil, err
