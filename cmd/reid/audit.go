@@ -135,7 +135,7 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 						os.Remove(d)
 					}
 				}
-				if err := prepareOutDir(*out); err != nil {
+				if err := prepareOutDir(*out, append(pf.inputs(args), *population, *policyFile)); err != nil {
 					removeMade()
 					return err
 				}
@@ -143,31 +143,38 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 					timeLimit: time.Duration(timeLimit), workLimit: time.Duration(workLimit).Seconds(), epsilon: *epsilon, records: *records, threads: *threads}
 				ctx, release := interruptible(e, "audit")
 				rep, err := a.run(ctx, e)
+				// A signal while the reports are written waits for them: killed between two
+				// renames, the directory held an old report.json beside a new report.html.
+				// The hold starts before the interrupt's relay stops, leaving no moment
+				// with the default handler; after an interrupt there is none, so that the
+				// second signal aborts, as the first one's message promised.
+				held := holdSignals(e)
 				sig := release()
+				if sig != nil || err != nil {
+					held()
+					held = func() os.Signal { return nil }
+				}
 				if err != nil {
 					removeMade()
 					return err
 				}
-				// A signal while the reports are written waits for them: killed between two
-				// renames, the directory held an old report.json beside a new report.html.
-				held := holdSignals(e)
 				rep.Interrupted = sig != nil
 				if pol != nil && sig == nil {
 					// Not on unfinished searches: a pass there would be no pass.
 					rep.Policy = pol.check(rep, *policyFile)
 				}
-				if err := writeAuditFiles(*out, rep); err != nil {
-					held()
+				err = writeAuditFiles(*out, rep)
+				if late := held(); late != nil && err == nil {
+					// The work was done and judged: the verdict stands.
+					fmt.Fprintf(e.stderr, "reid audit: %v while the reports were written: they are whole, the verdict stands\n", late)
+				}
+				if err != nil {
 					return err
 				}
 				// Before the verdicts: a policy violated or an interrupt would claim the
 				// summary, the CI log's line, was printed.
 				if err := printAudit(e.stdout, rep, *out); err != nil {
-					held()
 					return fmt.Errorf("the reports in %s are written, but the summary could not be printed: %w", *out, err)
-				}
-				if late := held(); sig == nil {
-					sig = late // the reports are whole; the run still ends as interrupted
 				}
 				if sig != nil {
 					return &interruptedError{sig}
@@ -840,16 +847,32 @@ func makeOutDir(dir string) (made []string, err error) {
 func auditReportNames() []string { return []string{"report.json", "report.md", "report.html"} }
 
 // prepareOutDir checks that files can be made in the audit's --out directory (a
-// read-only mount was found only when the reports were written, after the whole search)
-// and removes the reports of an earlier run there: this run's failure must not leave
-// them looking current (a CI job that uploads the directory whatever the outcome
-// published an old PASS).
-func prepareOutDir(dir string) error {
+// read-only mount was found only when the reports were written, after the whole search),
+// refuses a report path that is one of the inputs (as every output flag is), and removes
+// the reports of an earlier run there: this run's failure must not leave them looking
+// current (a CI job that uploads the directory whatever the outcome published an old
+// PASS). A report that is a symbolic link keeps its link: its target is removed, and
+// the write makes it anew (datasets.WriteAtomic); a named pipe or device is written
+// directly and is left alone.
+func prepareOutDir(dir string, inputs []string) error {
 	if err := checkWritable("out", filepath.Join(dir, "report.json"), dir); err != nil {
 		return err
 	}
 	for _, name := range auditReportNames() {
-		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		path := filepath.Join(dir, name)
+		if in, same := sameFileAs(path, inputs); same {
+			return usagef("--out %s: its %s is the input file %s: it would be overwritten", dir, name, in)
+		}
+	}
+	for _, name := range auditReportNames() {
+		path := filepath.Join(dir, name)
+		if target, err := filepath.EvalSymlinks(path); err == nil {
+			path = target
+		}
+		if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if err := os.Remove(path); err != nil {
 			return usagef("--out %s: cannot remove the earlier %s: %v", dir, name, errors.Unwrap(err))
 		}
 	}

@@ -1219,7 +1219,7 @@ func TestBeside(t *testing.T) {
 // (a CI job uploading the directory published an old PASS) and removes the directories it
 // made, nested ones too; an existing --out that takes no file is refused before the
 // search; a signal while the reports are written waits for them: all three are this
-// run's, and the run ends interrupted (exit 130), not killed between two renames.
+// run's, not killed between two renames, and the verdict of the finished run stands.
 func TestAuditOutDirLifecycle(t *testing.T) {
 	orig, _, swap := fixture(t)
 	dir := t.TempDir()
@@ -1236,6 +1236,53 @@ func TestAuditOutDirLifecycle(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(out, name)); err == nil {
 			t.Errorf("%s of the earlier run left in --out after a failed run", name)
 		}
+	}
+	// A report that is a symbolic link (to a published copy) stays one: a run writes
+	// through it, a failed run removes the old target, not the link.
+	pub := filepath.Join(dir, "pub")
+	linked := filepath.Join(dir, "linked")
+	for _, d := range []string{pub, linked} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(pub, "report.html"), filepath.Join(linked, "report.html")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runReid(t, args(linked, swap)...); code != exitOK {
+		t.Fatalf("run through a link: exit %d: %s", code, stderr)
+	}
+	if fi, err := os.Lstat(filepath.Join(linked, "report.html")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("report.html is no longer the link: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(pub, "report.html")); err != nil {
+		t.Errorf("the link's target was not written: %v", err)
+	}
+	code, _, stderr = runReid(t, args(linked, filepath.Join(dir, "nope.csv"))...)
+	expectInputError(t, code, stderr, "nope.csv")
+	if _, err := os.Stat(filepath.Join(pub, "report.html")); err == nil {
+		t.Errorf("the earlier report behind the link was left after a failed run")
+	}
+	if fi, err := os.Lstat(filepath.Join(linked, "report.html")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("a failed run removed the link: %v", err)
+	}
+	// An input that has a report's name in --out is refused before anything is removed.
+	holds := filepath.Join(dir, "holds")
+	if err := os.Mkdir(holds, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	input := filepath.Join(holds, "report.md")
+	body, err := os.ReadFile(swap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(input, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runReid(t, "audit", "--out", holds, orig, input)
+	expectInputError(t, code, stderr, "its report.md is the input file")
+	if b, err := os.ReadFile(input); err != nil || !bytes.Equal(b, body) {
+		t.Errorf("the input named like a report was changed: %v", err)
 	}
 	nested := filepath.Join(dir, "new", "sub")
 	code, _, stderr = runReid(t, args(nested, filepath.Join(dir, "nope.csv"))...)
@@ -1256,8 +1303,8 @@ func TestAuditOutDirLifecycle(t *testing.T) {
 		}
 	}}
 	late := filepath.Join(dir, "late")
-	if code := run(args(late, swap), e); code != exitInterrupted {
-		t.Fatalf("a signal while writing: exit %d, want %d: %s", code, exitInterrupted, errOut.String())
+	if code := run(args(late, swap), e); code != exitOK || !strings.Contains(errOut.String(), "terminated while the reports were written: they are whole, the verdict stands") {
+		t.Fatalf("a signal while writing: exit %d, want %d and a word on stderr: %s", code, exitOK, errOut.String())
 	}
 	doc := map[string]any{}
 	b, err := os.ReadFile(filepath.Join(late, "report.json"))
