@@ -657,6 +657,10 @@ func TestLoadCSVCommaNumbers(t *testing.T) {
 		{"labels with commas", "a,b\n\"Smith, J\",1\n\"Doe, A\",2\n", 0},
 		{"comma numbers a minority", "a,b\nx,1\ny,2\n\"1,000\",3\n", 0},
 		{"not grouped digits", "a,b\n\"1,,2\",1\n\",12\",2\n\"12,\",3\n", 0},
+		{"points for thousands, comma for decimals", "a,b\n\"45.554,12\",1\n\"1.234,5\",2\n", 1},
+		{"points for thousands", "a,b\n1.234.567,1\n2.000.000,2\n", 1},
+		{"Indian grouping", "a,b\n\"12,34,567\",1\n\"1,00,000.5\",2\n", 1},
+		{"lists of codes", "a,b\n\"1,2,3\",1\n\"2,3,4\",2\n\"5,17,2\",3\n", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := writeFile(t, dir, strings.ReplaceAll(tc.name, " ", "_")+".csv", tc.body)
@@ -685,9 +689,9 @@ func TestLoadCSVCommaNumbers(t *testing.T) {
 	}
 }
 
-// TestOneColumnBlankLine: in a one-column CSV file a blank line between records (pandas'
-// to_csv writes a missing value so) is an error naming its line, not a record skipped
-// that would shift the pairing; blank lines at the end, quoted line breaks and "" (a
+// TestOneColumnBlankLine: in a one-column CSV file a blank line (pandas' to_csv writes a
+// missing value so, the last one too) is an error naming its line, not a record skipped
+// that would shift the pairing or lose the last record; quoted line breaks and "" (a
 // missing value, as reid writes it) are fine; a file of two columns skips blank lines.
 func TestOneColumnBlankLine(t *testing.T) {
 	dir := t.TempDir()
@@ -701,7 +705,8 @@ func TestOneColumnBlankLine(t *testing.T) {
 		{"CRLF", "a\r\n1\r\n\r\n3\r\n", 3, 0},
 		{"lone CR", "a\r1\r\r3\r", 3, 0},
 		{"after a quoted line break", "a\n\"x\ny\"\nz\n\nw\n", 5, 0},
-		{"blank at the end", "a\n1\n2\n\n\n", 0, 2},
+		{"blank at the end", "a\n1\n2\n\n", 4, 0},
+		{"no line end at the end", "a\n1\n2", 0, 2},
 		{"quoted empty", "a\n1\n\"\"\n3\n", 0, 3},
 		{"blank inside quotes", "a\n\"1\n\n2\"\n3\n", 0, 2},
 		{"two columns", "a,b\n1,2\n\n3,4\n", 0, 2},

@@ -587,14 +587,14 @@ func (ld *loader) csv(f *os.File, size int64) error {
 	return nil
 }
 
-// blankLineInside reports a blank line followed by a record in a one-column CSV file:
-// encoding/csv skips blank lines, which in a file of several columns are no records, but
-// in a one-column file is how some writers (pandas' to_csv) write a missing value; read
-// as nothing, it would shift every later record's pairing silently. Blank lines at the
-// end are allowed.
+// blankLineInside reports a blank line in a one-column CSV file: encoding/csv skips
+// blank lines, which in a file of several columns are no records, but in a one-column
+// file are how some writers (pandas' to_csv) write a missing value, at the end too; read
+// as nothing, it would shift every later record's pairing, or lose the last one,
+// silently.
 func blankLineInside(path string, in io.Reader) error {
 	br := bufio.NewReaderSize(in, 1<<16)
-	line, blankAt := 1, 0 // blankAt: the first blank line not yet followed by a record
+	line := 1
 	quoted, empty := false, true
 	for {
 		c, err := br.ReadByte()
@@ -613,8 +613,9 @@ func blankLineInside(path string, in io.Reader) error {
 			}
 			continue
 		case c == '\n':
-			if empty && line > 1 && blankAt == 0 {
-				blankAt = line
+			if empty && line > 1 {
+				return &InputError{File: path, Line: line, Err: errors.New("blank line in a one-column file"),
+					Detail: "a missing value? write it NA or \"\" (blank lines are skipped, which here would shift or drop records)"}
 			}
 			line++
 			empty = true
@@ -623,10 +624,6 @@ func blankLineInside(path string, in io.Reader) error {
 			continue
 		}
 		empty = false
-		if blankAt != 0 {
-			return &InputError{File: path, Line: blankAt, Err: errors.New("blank line in a one-column file"),
-				Detail: "a missing value? write it NA or \"\" (blank lines are skipped, which here would shift the records after it)"}
-		}
 	}
 }
 
@@ -1005,17 +1002,45 @@ func (b *columnBuilder) groupedNumber(row int, text string) error {
 		" (reid reads plain decimals such as 45554 or 45.554: rewrite the column, or read it as categorical with a type override)")
 }
 
-// commaNumber reports whether s is a number written with commas, as spreadsheets print
-// thousands (45,554 or 1,234.5) or some locales decimals (3,14): a sign, digits in groups
-// separated by single commas, an optional decimal part.
+// commaNumber reports whether s is a number written with separators, as spreadsheets
+// and locales print them: thousands by commas with a decimal point (45,554 or
+// 1,234,567.5; Indian 12,34,567), thousands by points with a decimal comma (45.554,12 or
+// 1.234.567), or one comma as the decimal mark (3,14). One comma between digits is
+// ambiguous with a code such as 1,2 and is read as a number; lists of several commas
+// whose groups are not thousands (1,2,3) are not numbers.
 func commaNumber(s string) bool {
 	s = strings.TrimSpace(s)
 	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
-	whole, _, _ := strings.Cut(s, ".")
-	if !strings.Contains(whole, ",") || strings.HasPrefix(whole, ",") || strings.HasSuffix(whole, ",") || strings.Contains(whole, ",,") {
-		return false
+	digits := func(g string) bool {
+		return g != "" && strings.Trim(g, "0123456789") == ""
 	}
-	return IsDecimal(strings.ReplaceAll(s, ",", ""))
+	// grouped: first group 1–3 digits, then groups of exactly 3 (2 allowed before the last
+	// for Indian grouping when sep is a comma), at least two groups.
+	grouped := func(whole string, sep string) bool {
+		gs := strings.Split(whole, sep)
+		if len(gs) < 2 || len(gs[0]) > 3 || !digits(gs[0]) {
+			return false
+		}
+		for k, g := range gs[1:] {
+			last := k == len(gs)-2
+			if !digits(g) || len(g) != 3 && !(sep == "," && !last && len(g) == 2) {
+				return false
+			}
+		}
+		return true
+	}
+	if whole, frac, ok := strings.Cut(s, ","); ok && !strings.Contains(frac, ",") && !strings.Contains(frac, ".") {
+		// One comma: the decimal mark (3,14; 45.554,12 with points grouping thousands),
+		// or one thousands separator (45,554).
+		return digits(frac) && (digits(whole) || grouped(whole, "."))
+	}
+	if whole, frac, ok := strings.Cut(s, "."); ok && strings.Contains(whole, ",") {
+		return (frac == "" || digits(frac)) && grouped(whole, ",") // 1,234,567.5
+	}
+	if strings.Contains(s, ",") {
+		return grouped(s, ",") // 1,234,567
+	}
+	return strings.Count(s, ".") >= 2 && grouped(s, ".") // 1.234.567
 }
 
 // isNonFinite reports whether s is NaN, Inf or Infinity (any case, optionally signed).
