@@ -108,6 +108,14 @@ func TestArrowMoreTypes(t *testing.T) {
 		}
 		return b.NewArray()
 	}
+	decID := func() arrow.Array {
+		b := array.NewDecimal128Builder(mem, &arrow.Decimal128Type{Precision: 20, Scale: 0})
+		defer b.Release()
+		for _, v := range []int64{7, 9007199254740993} { // 2^53 + 1: no float64
+			b.Append(decimal128.FromI64(v))
+		}
+		return b.NewArray()
+	}
 	half := func() arrow.Array {
 		b := array.NewFloat16Builder(mem)
 		defer b.Release()
@@ -160,6 +168,7 @@ func TestArrowMoreTypes(t *testing.T) {
 		label string
 	}{
 		{"decimal128", dec, "45554.12\n-0.10\n0.33\n", Numeric, "45554.12,-0.1,0.33"},
+		{"decimal identifiers", decID, "7\n9007199254740993\n", Categorical, "7,9007199254740993"},
 		{"float16", half, "1.5\n-2\n0.25\n", Numeric, "1.5,-2,0.25"},
 		{"date32", date, "2024-03-01\n1999-12-31\n2024-03-01\n", Categorical, "2024-03-01,1999-12-31,2024-03-01"},
 		{"dictionary of int64", intDict, "", Categorical, "8001,8001,42"},

@@ -72,7 +72,7 @@ func ReplaceCSVColumns(output, input string, t *Table, columns []string) error {
 				return &InputError{File: input, Row: row + 1, Err: fmt.Errorf("more rows than the %d of the table to write", t.Rows())}
 			}
 			for k, j := range field {
-				if cols[k].Missing(row) && slices.Contains(defaultMissingTokens(), rec[j]) {
+				if cols[k].Missing(row) && slices.Contains(defaultMissingTokens(), strings.TrimSpace(rec[j])) {
 					continue // missing in the input too: its own token (NA stays NA)
 				}
 				rec[j] = cols[k].String(row)

@@ -797,6 +797,13 @@ func TestFirstBadCellInReadingOrder(t *testing.T) {
 			t.Errorf("columns %v: err %v\nwant %s ...", cols, err, want)
 		}
 	}
+	// Two bad cells on one row: the file's leftmost column, whatever the selection's order.
+	q := writeFile(t, t.TempDir(), "two.csv", "a,b\n1,2\n,\n")
+	for _, cols := range [][]string{nil, {"b", "a"}} {
+		if _, err := Load(q, LoadOptions{Columns: cols}); !strings.HasPrefix(fmt.Sprint(err), q+`: column "a", row 2: missing value`) {
+			t.Errorf("columns %v: err %v, want column a's", cols, err)
+		}
+	}
 	want = p + `: column "c", row 4: missing value`
 	if _, err := Load(p, LoadOptions{Columns: []string{"b", "c"}}); !strings.HasPrefix(fmt.Sprint(err), want) {
 		t.Errorf("columns b, c: err %v\nwant %s ...", err, want)

@@ -450,7 +450,7 @@ func (ld *loader) table() (*Table, error) {
 func (ld *loader) batch(rec arrow.RecordBatch, fileIdx []int) error {
 	n := int(rec.NumRows())
 	var first error
-	firstRow := math.MaxInt
+	firstRow, firstCol := math.MaxInt, math.MaxInt
 	for j, b := range ld.cols {
 		err := b.append(rec.Column(fileIdx[j]), ld.rows)
 		if err == nil {
@@ -461,8 +461,9 @@ func (ld *loader) batch(rec arrow.RecordBatch, fileIdx []int) error {
 		if errors.As(err, &ie) {
 			row = ie.Row
 		}
-		if row < firstRow {
-			first, firstRow = err, row
+		// On one row, the file's leftmost column, whatever the selection's order.
+		if row < firstRow || row == firstRow && fileIdx[j] < firstCol {
+			first, firstRow, firstCol = err, row, fileIdx[j]
 		}
 	}
 	if first != nil {
@@ -1299,10 +1300,19 @@ func numericGetter(arr arrow.Array) (numericArray, bool) {
 	case *array.Decimal32, *array.Decimal64, *array.Decimal128, *array.Decimal256:
 		// Money as databases and Spark write it: the decimal's exact text, read as a CSV
 		// cell is (correctly rounded), so the same column gives the same numbers.
-		return numericArray{get: func(i int) float64 {
-			v, _ := strconv.ParseFloat(arr.ValueStr(i), 64)
+		num := numericArray{get: func(i int) float64 {
+			v, err := strconv.ParseFloat(arr.ValueStr(i), 64)
+			if err != nil && !errors.Is(err, strconv.ErrRange) {
+				return math.NaN() // not a decimal's text: reported as not finite
+			}
 			return v
-		}}, true
+		}}
+		if typ, ok := arr.DataType().(arrow.DecimalType); ok && typ.GetScale() == 0 {
+			// DECIMAL(20, 0): the long identifiers of Spark and databases, as int64's.
+			num.text = arr.ValueStr
+			num.inexact = func(i int) bool { return inexactInteger(arr.ValueStr(i)) }
+		}
+		return num, true
 	case *array.Int8:
 		return smallInt(a.Value), true
 	case *array.Int16:

@@ -456,10 +456,26 @@ func meanSD(c *Column) moments {
 
 // DisjointCategories returns the categorical attributes on which no value of the masked
 // file equals a value of the original (among the values present): the same data written
-// two ways (TRUE and true, 39.0 and 39) rather than masking, which keeps most labels
-// (PRAM changes some). Exact-agreement comparisons on such an attribute never agree, so
-// a probabilistic linkage on it understates the risk.
+// two ways (TRUE and true, 39.0 and 39), or a recoding of every label (global recoding
+// into new labels, pseudonyms), where masking by perturbation keeps most labels (PRAM
+// changes some). Exact-agreement comparisons on such an attribute never agree. The cost
+// is a pass over each file's codes and one over the levels used.
 func (p *Pairing) DisjointCategories() []string {
+	used := func(c *Column) []string {
+		seen := make([]bool, len(c.Levels))
+		for i, code := range c.Codes {
+			if !c.Missing(i) {
+				seen[code] = true
+			}
+		}
+		var labels []string
+		for code, ok := range seen {
+			if ok {
+				labels = append(labels, c.Levels[code])
+			}
+		}
+		return labels
+	}
 	var names []string
 	for j, name := range p.Attributes {
 		o, m := &p.Original.Columns[j], &p.Masked.Columns[j]
@@ -467,23 +483,11 @@ func (p *Pairing) DisjointCategories() []string {
 			continue
 		}
 		inMasked := map[string]bool{}
-		for i := range m.Codes {
-			if !m.Missing(i) {
-				inMasked[m.Levels[m.Codes[i]]] = true
-			}
+		for _, l := range used(m) {
+			inMasked[l] = true
 		}
-		shared, present := false, false
-		for i := range o.Codes {
-			if o.Missing(i) {
-				continue
-			}
-			present = true
-			if inMasked[o.Levels[o.Codes[i]]] {
-				shared = true
-				break
-			}
-		}
-		if present && len(inMasked) > 0 && !shared {
+		inOriginal := used(o)
+		if len(inOriginal) > 0 && len(inMasked) > 0 && !slices.ContainsFunc(inOriginal, func(l string) bool { return inMasked[l] }) {
 			names = append(names, name)
 		}
 	}

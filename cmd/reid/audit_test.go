@@ -300,6 +300,8 @@ func TestAuditPolicyErrors(t *testing.T) {
 		{`{"max_reid": 0.05, "MAX_REID": 1}`, `unknown key "MAX_REID"`},
 		{`{"max_reid": null, "min_k": 1}`, "max_reid is null"},
 		{`{"min_k": 2.5}`, "whole number"},
+		{`["max_reid", null]`, "cannot unmarshal array"}, // not an object: the decoder's words
+
 		{`{"max_worst_case_reid": 0.1, "worst_case_by": "median"}`, "bound or incumbent"},
 		{`{"min_k": 0}`, "at least 1"},
 		{`{}`, "no rule"},
@@ -1326,15 +1328,17 @@ func TestAuditOutDirLifecycle(t *testing.T) {
 // another run (the reports said only "time limit: 5s" while two runs differed).
 func TestReportSaysWhetherFiguresRepeat(t *testing.T) {
 	for _, tc := range []struct {
-		o    auditOptions
-		want string
+		o           auditOptions
+		interrupted bool
+		want        string
 	}{
-		{auditOptions{TimeLimit: "5s"}, "may end elsewhere on another run"},
-		{auditOptions{TimeLimit: "0s", WorkLimit: 4}, "the figures repeat run after run"},
-		{auditOptions{TimeLimit: "0s"}, "none (every search ran to its proof)"},
+		{auditOptions{TimeLimit: "5s"}, false, "may end elsewhere on another run"},
+		{auditOptions{TimeLimit: "0s", WorkLimit: 4}, false, "the figures repeat run after run"},
+		{auditOptions{TimeLimit: "0s"}, false, "none (every search ran to its proof)"},
+		{auditOptions{TimeLimit: "0s"}, true, "none (the searches were interrupted)"},
 	} {
 		var md strings.Builder
-		if err := writeReportMarkdown(&md, &auditReport{Options: tc.o}); err != nil {
+		if err := writeReportMarkdown(&md, &auditReport{Options: tc.o, Interrupted: tc.interrupted}); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(md.String(), tc.want) {

@@ -119,6 +119,7 @@ func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
 	}
 	var ids []string
 	var idLines []int
+	var idsSHA256 string
 	if *p.intruderIDs != "" {
 		if *p.id == "" {
 			return nil, usagef("--intruder-ids needs --id")
@@ -127,7 +128,7 @@ func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
 			// Both choose the intruder's records: the ids name them, --sample draws them.
 			return nil, usagef("give --intruder-ids or --sample, not both: the ids name the records the intruder knows, --sample draws them at random")
 		}
-		if ids, idLines, err = readIDs(*p.intruderIDs); err != nil {
+		if ids, idLines, idsSHA256, err = readIDs(*p.intruderIDs); err != nil {
 			return nil, err
 		}
 	}
@@ -196,10 +197,8 @@ func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
 	}
 	switch {
 	case *p.intruderIDs != "":
-		pf.Intruder = &intruderSubset{IDsFile: *p.intruderIDs, Records: pairing.Original.Rows()}
-		if pf.Intruder.IDsSHA256, err = fileSHA256(*p.intruderIDs); err != nil {
-			return nil, err
-		}
+		// The hash of the bytes read: from /dev/stdin, reading the path again hashed nothing.
+		pf.Intruder = &intruderSubset{IDsFile: *p.intruderIDs, IDsSHA256: idsSHA256, Records: pairing.Original.Rows()}
 	case *p.sample != 0:
 		seed := *p.seed
 		pf.Intruder = &intruderSubset{Sample: *p.sample, Seed: &seed, Records: pairing.Original.Rows()}
@@ -396,13 +395,14 @@ func dropBoth(original *datasets.Table, p *datasets.Pairing, drop []string, so d
 
 // readIDs reads an id list, one id per line with surrounding spaces trimmed, skipping
 // blank lines; lines[k] is the 1-based line of ids[k] in the file, for error messages.
-func readIDs(path string) (ids []string, lines []int, err error) {
+func readIDs(path string) (ids []string, lines []int, sum string, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, &datasets.InputError{File: path, Err: err}
+		return nil, nil, "", &datasets.InputError{File: path, Err: err}
 	}
 	defer f.Close()
-	s := bufio.NewScanner(f)
+	h := sha256.New()
+	s := bufio.NewScanner(io.TeeReader(f, h))
 	s.Split(scanAnyLineEnd)
 	for n := 1; s.Scan(); n++ {
 		l := s.Text()
@@ -415,12 +415,12 @@ func readIDs(path string) (ids []string, lines []int, err error) {
 		}
 	}
 	if err := s.Err(); err != nil {
-		return nil, nil, &datasets.InputError{File: path, Err: err}
+		return nil, nil, "", &datasets.InputError{File: path, Err: err}
 	}
 	if len(ids) == 0 {
-		return nil, nil, &datasets.InputError{File: path, Err: datasets.ErrEmptyFile}
+		return nil, nil, "", &datasets.InputError{File: path, Err: datasets.ErrEmptyFile}
 	}
-	return ids, lines, nil
+	return ids, lines, hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // scanAnyLineEnd is bufio.ScanLines for lines ending in LF, CRLF or a lone CR (classic
@@ -531,7 +531,7 @@ type checkReport struct {
 func disjointWarnings(p *datasets.Pairing) []string {
 	var ws []string
 	for _, a := range p.DisjointCategories() {
-		ws = append(ws, fmt.Sprintf("attribute %q: no value of the masked file equals a value of the original (the same data written two ways, as TRUE and true or 39.0 and 39?): its comparisons never agree, so PRL understates the risk; write it the same way in both files", a))
+		ws = append(ws, fmt.Sprintf("attribute %q: no value of the masked file equals a value of the original: the same data written two ways (TRUE and true, 39.0 and 39: write it alike in both files, or PRL understates the risk), or every label recoded (global recoding, pseudonyms), which PRL's comparisons for equality cannot see through", a))
 	}
 	return ws
 }

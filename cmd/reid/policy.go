@@ -113,7 +113,7 @@ func readPolicy(path string) (*policy, error) {
 // a null value (a rule that reads as set but is not).
 func badKey(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if _, err := dec.Token(); err != nil { // {
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil
 	}
 	seen := map[string]bool{}

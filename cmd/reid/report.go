@@ -22,7 +22,7 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	if d, ok := distanceAttributes(r.Options); ok {
 		fmt.Fprintf(&b, "- numeric attributes (DBRL and the worst case; PRL compares all): %s\n", d)
 	}
-	fmt.Fprintf(&b, "- masking known to the intruder: %s\n- worst-case %s\n\n", r.Options.Masking, searchLimit(r.Options))
+	fmt.Fprintf(&b, "- masking known to the intruder: %s\n- worst-case %s\n\n", r.Options.Masking, searchLimit(r))
 	b.WriteString("## Verdict\n\n")
 	b.WriteString("`" + ciLine(r) + "`\n\n")
 	if p := r.Policy; p != nil {
@@ -85,10 +85,13 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 }
 
 // searchLimit says what bounded the worst-case searches and whether their figures repeat.
-func searchLimit(o auditOptions) string {
+func searchLimit(r *auditReport) string {
+	o := r.Options
 	switch {
 	case o.WorkLimit > 0:
 		return fmt.Sprintf("work limit: %g work seconds (the figures repeat run after run)", o.WorkLimit)
+	case o.TimeLimit == "0s" && r.Interrupted:
+		return "time limit: none (the searches were interrupted)"
 	case o.TimeLimit == "0s":
 		return "time limit: none (every search ran to its proof)"
 	}
@@ -115,7 +118,7 @@ func writeReportHTML(w io.Writer, r *auditReport) error {
 	}
 	fmt.Fprintf(&b, "<h1>reid audit report</h1>\n<p>%s, schema %s. Masked <code>%s</code> (%d records) against original <code>%s</code> (%d records); attributes %s; masking known to the intruder: %s; worst-case %s.</p>\n",
 		esc(r.Engine), esc(r.SchemaVersion), esc(r.Inputs.Masked.File), r.Inputs.Masked.Records, esc(r.Inputs.Original.File), r.Inputs.Original.Records,
-		esc(attrs), esc(r.Options.Masking), esc(searchLimit(r.Options)))
+		esc(attrs), esc(r.Options.Masking), esc(searchLimit(r)))
 	fmt.Fprintf(&b, "<p><code>%s</code></p>\n", esc(ciLine(r)))
 	if p := r.Policy; p != nil {
 		b.WriteString("<h2>Policy</h2><table><tr><th>rule</th><th>measure</th><th>value</th><th>threshold</th><th>result</th></tr>\n")
