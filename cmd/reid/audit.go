@@ -135,7 +135,14 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 						os.Remove(d)
 					}
 				}
+				unlock, err := lockOutDir(*out)
+				if err != nil {
+					removeMade()
+					return err
+				}
+				defer unlock()
 				if err := prepareOutDir(*out, append(pf.inputs(args), *population, *policyFile)); err != nil {
+					unlock()
 					removeMade()
 					return err
 				}
