@@ -55,7 +55,12 @@ func (sv *solver) climbFrom(starts [][]float64, share float64) {
 		return
 	}
 	sv.eachStart(starts, share, func(th []float64, stop time.Duration) {
-		search(sv.climb, th, sv.rng, sv.threads, climbPatience, len(sv.d.recs)-sv.currentLB(), sv.localLimit(stop))
+		// Under a work limit: the end point's count must fit, and the search leaves room
+		// for it.
+		if !sv.affords(sv.workLinked, stop) {
+			return
+		}
+		search(sv.climb, th, sv.rng, sv.threads, climbPatience, len(sv.d.recs)-sv.currentLB(), sv.localLimit(sv.reserve(stop, sv.workLinked)))
 		sv.d.sp.project(th)
 		sv.consider(th)
 	})
@@ -182,6 +187,18 @@ type blockResult struct {
 // not started (later more come after the batch), run as many at a time as there are
 // goroutines. A block whose budget was spent before its search is left out.
 func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult {
+	byWork := sv.clock.counting && b.end != 0
+	// Under a work limit the blocks' own first passes (subSolver) come out of the budget
+	// first: the batch runs only if they fit.
+	var entry int64
+	if byWork {
+		for _, B := range batch {
+			entry += sv.subEntryWork(B.members)
+		}
+		if !sv.affords(entry, b.end) {
+			return nil
+		}
+	}
 	subs := make([]*solver, len(batch))
 	best := sv.blockBest()
 	for k, B := range batch {
@@ -232,10 +249,9 @@ func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult 
 	// budget for each block of the batch and each block after it, whatever the workers:
 	// the blocks' own clocks count their work, which the file's clock takes when it
 	// absorbs them (a block that ends early leaves its work to the next batches).
-	byWork := sv.clock.counting && b.end != 0
 	var workPart time.Duration // may round to 0: then every block's budget is spent
 	if byWork {
-		workPart = (b.end - sv.clock.now()) / time.Duration(later+len(subs))
+		workPart = (b.end - sv.clock.now() - time.Duration(entry)) / time.Duration(later+len(subs))
 	}
 	started := 0
 	var wg sync.WaitGroup
@@ -329,6 +345,19 @@ func (sv *solver) sameTwinGroup(i, j int) bool {
 	return slices.Equal(sv.d.queries[qi*m:qi*m+m], sv.d.queries[qj*m:qj*m+m])
 }
 
+// subEntryWork is the work of the passes a subSolver of the records B makes before its
+// search, on its own clock: the Euclidean W's links and the file's incumbent's (consider),
+// a linkedSet over B each.
+func (sv *solver) subEntryWork(B []int) int64 {
+	var w int64
+	for _, i := range B {
+		if r := &sv.d.recs[i]; !r.impossible {
+			w += marginsWork(sv.d, r) / 4
+		}
+	}
+	return 2 * w
+}
+
 // subSolver is a solver, in tree-only mode (blockSearch), for the problem of the records
 // B (indices of the file's records; every competitor stays) that stops at stop and knows
 // what the file's search knows about B: the fixed records, the cuts inside B and the
@@ -394,8 +423,13 @@ func (sv *solver) absorb(bs *solver, B []int) {
 			sv.fix(i)
 		}
 	}
-	sv.consider(bs.bestTheta)
 	sv.clock.add(bs.clock.units)
+	// Its incumbent, unless it is the file's (the search started there and found no
+	// better) or, under a work limit, its count on the file would overrun the limit
+	// (blockBounds tries a block's θ again, in climbFrom, if the work is left).
+	if !slices.Equal(bs.bestTheta, sv.bestTheta) && sv.affords(sv.workLinked, 0) {
+		sv.consider(bs.bestTheta)
+	}
 	sv.stats.LPIterations += bs.stats.LPIterations
 	sv.stats.SubproblemSolves += bs.stats.SubproblemSolves
 	sv.stats.MasterSolves += bs.stats.MasterSolves

@@ -65,6 +65,9 @@ type gameLP struct {
 	// updates): its work, clock.go.
 	ops        int64
 	maxSeconds float64
+	// maxOps, when positive, stops a solve (StoppedOnLimit) once ops reaches it: a work
+	// limit's cap (solver.limit).
+	maxOps int64
 	// toOptimum: an infeasible solve runs to the optimal y (the PSD game's column
 	// generation prices its strategies against it) instead of stopping at the first
 	// certificate.
@@ -118,6 +121,7 @@ func (g *gameLP) NumRows() int            { return len(g.lo) }
 func (g *gameLP) Iterations() int         { return g.iterations }
 func (g *gameLP) Ops() int64              { return g.ops }
 func (g *gameLP) SetMaxSeconds(s float64) { g.maxSeconds = s }
+func (g *gameLP) SetMaxOps(n int64)       { g.maxOps = n }
 func (g *gameLP) Close()                  {}
 
 // Solution returns θ of the last feasible solve.
@@ -422,7 +426,8 @@ func (g *gameLP) solve() clp.Status {
 		if enter == noEntering {
 			return g.finish()
 		}
-		if g.iterations >= maxIter || g.iterations&1023 == 1023 && !deadline.IsZero() && time.Now().After(deadline) {
+		if g.iterations >= maxIter || g.maxOps > 0 && g.ops >= g.maxOps ||
+			g.iterations&1023 == 1023 && !deadline.IsZero() && time.Now().After(deadline) {
 			g.warm = false
 			g.status = clp.StoppedOnLimit
 			return g.status

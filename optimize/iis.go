@@ -133,6 +133,9 @@ func (sv *solver) iisSmall(support []int) []int {
 	// The last certified state: the records in it are infeasible together.
 	last := append([]bool(nil), on...)
 	shrink(y)
+	if sv.workSpent() {
+		return nil // the caller returns the support
+	}
 	if y := certified(); y != nil {
 		copy(last, on)
 		for x := range support {
@@ -159,6 +162,9 @@ func (sv *solver) iisSmall(support []int) []int {
 	on = last
 	for x := range on {
 		s.set(x, on[x], lo)
+	}
+	if sv.workSpent() {
+		return nil // the caller returns the support
 	}
 	if certified() == nil { // the shrinking steps drop entries below 1e-9·max|y|: re-verify
 		return nil

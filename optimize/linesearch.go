@@ -57,6 +57,10 @@ func (l limit) over() bool {
 	return l.at != 0 && l.clock.now() > l.at
 }
 
+// affords reports whether a step of units of work, known before it runs, ends by the
+// limit (clock.fits: always unless the clock counts work).
+func (l limit) affords(units int64) bool { return l.clock == nil || l.clock.fits(units, l.at) }
+
 // add counts units of work on the limit's clock (none without one: a test's limit).
 func (l limit) add(units int64) {
 	if l.clock != nil {
@@ -279,15 +283,20 @@ func (c *simplexLines) line(theta []float64, x int, lo0, hi0 float64, w int) (be
 const edgeBatch = 4
 
 // climb moves θ (in place) along f's lines while one links more records, until stop; it
-// returns the number θ links. With rng nil it takes the best line each step; otherwise it
-// goes through the lines in a random order, edgeBatch at a time, and takes the best line
-// of the first batch that improves (cheaper per step).
+// returns the number θ links (−1 when stop, a work limit, leaves no room for θ's
+// margins: θ is then left as it is). With rng nil it takes the best line each step;
+// otherwise it goes through the lines in a random order, edgeBatch at a time, and takes
+// the best line of the first batch that improves (cheaper per step). Under a work limit
+// each batch and move starts only if its work fits before stop.
 func climb(f lineFamily, theta []float64, rng *rand.Rand, threads int, stop limit) int {
 	threads = max(1, min(threads, edgeBatch))
 	// The work counted (clock.go): margins over every stored row and θ's dimensions, a
 	// line's or a move's clip of every row.
 	rows := int64(f.size())
 	marginsWork, lineWork := rows*int64(f.dim())*workPerValue, 3*rows*workPerValue
+	if !stop.affords(marginsWork) {
+		return -1
+	}
 	stop.add(marginsWork)
 	cur := f.margins(theta)
 	order := make([]int, f.lines())
@@ -306,6 +315,9 @@ func climb(f lineFamily, theta []float64, rng *rand.Rand, threads int, stop limi
 		bestN, bx, bt := cur, -1, 0.0
 		for b := 0; b < len(order); b += edgeBatch {
 			batch := order[b:min(b+edgeBatch, len(order))]
+			if !stop.affords(int64(len(batch)) * lineWork) {
+				break
+			}
 			var wg sync.WaitGroup
 			for w := range min(threads, len(batch)) {
 				wg.Go(func() {
@@ -328,7 +340,7 @@ func climb(f lineFamily, theta []float64, rng *rand.Rand, threads int, stop limi
 				break
 			}
 		}
-		if bx < 0 || stop.over() {
+		if bx < 0 || stop.over() || !stop.affords(lineWork) {
 			return cur
 		}
 		before := slices.Clone(theta)
@@ -339,6 +351,11 @@ func climb(f lineFamily, theta []float64, rng *rand.Rand, threads int, stop limi
 			continue
 		}
 		copy(theta, before) // rounding undid the predicted gain: keep θ
+		if !stop.affords(marginsWork) {
+			// θ's links are cur; its stored margins are left stale, which the next climb,
+			// starting with margins, does not read.
+			return cur
+		}
 		stop.add(marginsWork)
 		return f.margins(theta)
 	}
@@ -364,9 +381,12 @@ func kick(f lineFamily, theta []float64, rng *rand.Rand) {
 // search is an iterated local search: climb from θ, then kick the best θ found (one to
 // three random line moves) and climb again, until patience kicks in a row found nothing
 // better, θ links ceiling records (a proven bound), or stop; θ ends as the best found,
-// and the number it links is returned.
+// and the number it links is returned (−1 when stop leaves no room for the first climb).
 func search(f lineFamily, theta []float64, rng *rand.Rand, threads, patience, ceiling int, stop limit) int {
 	best := climb(f, theta, rng, threads, stop)
+	if best < 0 {
+		return best // no room to start (climb)
+	}
 	try := make([]float64, len(theta))
 	for fails := 0; fails < patience && best < ceiling; fails++ {
 		if stop.over() {
@@ -376,7 +396,11 @@ func search(f lineFamily, theta []float64, rng *rand.Rand, threads, patience, ce
 		for range 1 + rng.IntN(3) {
 			kick(f, try, rng)
 		}
-		if n := climb(f, try, rng, threads, stop); n > best {
+		n := climb(f, try, rng, threads, stop)
+		if n < 0 {
+			break // no room for another climb
+		}
+		if n > best {
 			best, fails = n, -1
 			copy(theta, try)
 		}

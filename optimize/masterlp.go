@@ -118,6 +118,9 @@ type packLP struct {
 	// updates): its work, clock.go.
 	ops        int64
 	maxSeconds float64
+	// maxOps, when positive, stops a solve (StoppedOnLimit) once Ops reaches it: a work
+	// limit's cap (solver.limit).
+	maxOps int64
 
 	// Scratch: alpha is B⁻¹ of the entering column by position; xY, w and g are
 	// kernel-sized or record-sized work vectors; orig marks the entering column's
@@ -160,6 +163,7 @@ func (p *packLP) SetColumnBounds(i int, lo, up float64) { p.lo[i], p.up[i] = lo,
 func (p *packLP) Iterations() int                       { return p.iterations }
 func (p *packLP) Ops() int64                            { return p.ops * 2 / 3 } // measured: clock.go
 func (p *packLP) SetMaxSeconds(s float64)               { p.maxSeconds = s }
+func (p *packLP) SetMaxOps(n int64)                     { p.maxOps = n }
 func (p *packLP) Close()                                {}
 func (p *packLP) ObjectiveValue() float64               { return p.obj }
 
@@ -529,7 +533,8 @@ func (p *packLP) solve(bland bool) clp.Status {
 		return true
 	}
 	for {
-		if p.iterations%packClockTic == 0 && !deadline.IsZero() && time.Now().After(deadline) {
+		if p.iterations%packClockTic == 0 && !deadline.IsZero() && time.Now().After(deadline) ||
+			p.maxOps > 0 && p.Ops() >= p.maxOps {
 			p.status = clp.StoppedOnLimit
 			return p.status
 		}

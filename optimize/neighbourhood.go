@@ -44,6 +44,9 @@ func (sv *solver) neighbourhoods(share float64) {
 	opened := make([]bool, n) // opened at this size since the incumbent last improved
 	size, largest := nbhdOpen, nbhdMaxOpen
 	for !sv.timeUp() && sv.bestFail > sv.currentLB() {
+		if !sv.affords(sv.workLinked+sv.workWorst, b.end) {
+			return // under a work limit: the passes below would overrun the budget
+		}
 		linked, _ := sv.linkedSet(sv.bestTheta)
 		worst := sv.worstMargins(sv.bestTheta)
 		var closed []int
@@ -81,7 +84,10 @@ func (sv *solver) neighbourhoods(share float64) {
 		if len(release) == 0 {
 			continue
 		}
-		proven := sv.solveNeighbourhood(linked, open, release, stop)
+		proven, started := sv.solveNeighbourhood(linked, open, release, stop)
+		if !started {
+			return // under a work limit: its part (less next time) pays not even for its start
+		}
 		sv.stats.Neighbourhoods++
 		switch {
 		case sv.bestFail < before:
@@ -149,15 +155,22 @@ func (sv *solver) blockers(linked []bool, open []int, most int) []int {
 // solveNeighbourhood searches, until stop, the problem of the linked records and the open
 // ones in which every linked record outside release must stay linked (K = 0 at the root
 // of its tree); its cuts and fixings hold for the file and go into its pool, and its
-// incumbent θ is considered for the file. It reports whether the search was finished.
-func (sv *solver) solveNeighbourhood(linked []bool, open, release []int, stop time.Duration) bool {
+// incumbent θ is considered for the file. It reports whether the search was finished, and
+// whether it started (under a work limit, stop may leave no room for its first passes).
+func (sv *solver) solveNeighbourhood(linked []bool, open, release []int, stop time.Duration) (proven, started bool) {
 	var members []int
 	for i, on := range linked {
 		if on || slices.Contains(open, i) {
 			members = append(members, i)
 		}
 	}
-	bs, local := sv.subSolver(members, stop)
+	// Under a work limit the sub-solver's first passes and the count of the incumbent on
+	// the members below come out of the neighbourhood's part, which must pay for them.
+	entry := sv.subEntryWork(members) * 3 / 2
+	if !sv.affords(entry, stop) {
+		return false, false
+	}
+	bs, local := sv.subSolver(members, sv.reserve(stop, entry))
 	defer bs.close()
 	bs.climb = nil // the line search would leave the neighbourhood (it ignores rootFix)
 	// The search starts from the file's incumbent, not from whatever θ links as many of
@@ -178,5 +191,5 @@ func (sv *solver) solveNeighbourhood(linked []bool, open, release []int, stop ti
 	}
 	bs.run()
 	sv.absorb(bs, members)
-	return bs.status == Optimal
+	return bs.status == Optimal, true
 }

@@ -57,6 +57,10 @@ type psdGame struct {
 	// eigendecompositions): its work, clock.go.
 	ops        int64
 	maxSeconds float64
+	// maxOps, when positive, stops a solve once ops reaches it, undecided (a work limit's
+	// cap, solver.limit): checked between rounds, and each round's game is capped by
+	// what is left of it.
+	maxOps int64
 	// columns counts the strategies generated (eigenvectors added), for the stats.
 	columns int
 }
@@ -131,6 +135,7 @@ func (p *psdGame) NumRows() int            { return len(p.lo) }
 func (p *psdGame) Iterations() int         { return p.iterations }
 func (p *psdGame) Ops() int64              { return p.ops }
 func (p *psdGame) SetMaxSeconds(s float64) { p.maxSeconds = s }
+func (p *psdGame) SetMaxOps(n int64)       { p.maxOps = n }
 func (p *psdGame) Close()                  {}
 
 // Solution returns W of the last feasible solve (θ: the upper triangle, row by row).
@@ -203,6 +208,9 @@ func (p *psdGame) solve() clp.Status {
 		if !deadline.IsZero() {
 			p.game.SetMaxSeconds(max(time.Until(deadline).Seconds(), 1e-3))
 		}
+		if p.maxOps > 0 {
+			p.game.SetMaxOps(max(p.maxOps-p.ops, 1))
+		}
 		st := p.game.solve()
 		p.iterations += p.game.iterations
 		p.ops += p.game.ops
@@ -241,7 +249,8 @@ func (p *psdGame) solve() clp.Status {
 				return p.status
 			}
 			value := p.game.xb[p.game.m] // the restricted game's (negative) value: v* ≥ it
-			if best.lambda-value < max(psdGapTol, best.allow()) || rounds >= psdMaxRounds || !deadline.IsZero() && time.Now().After(deadline) {
+			if best.lambda-value < max(psdGapTol, best.allow()) || rounds >= psdMaxRounds || !deadline.IsZero() && time.Now().After(deadline) ||
+				p.maxOps > 0 && p.ops >= p.maxOps {
 				p.status = clp.StoppedOnErrors // undecided: not resumable
 				return p.status
 			}

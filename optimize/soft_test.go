@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -284,6 +285,43 @@ func TestTangent(t *testing.T) {
 		}
 		if a, b := frobenius(step, e), floats.Dot(g, e); math.Abs(a-b) > 1e-9*max(1, math.Abs(b)) {
 			t.Fatalf("⟨step, E⟩ = %v, g·E = %v", a, b)
+		}
+	}
+}
+
+// Under a work limit the smooth ascent stops before its stop, not after the evaluation
+// that passes it: an evaluation counts its margins and its gradient's rows, and starts
+// only if that fits (the first, with every row in the gradient, once ran whatever the
+// stop, and its rows went uncounted). It still never returns fewer links than its start,
+// and an ascent with no room for a step returns −1 with θ untouched, having counted
+// nothing.
+func TestSoftAscentWorkLimit(t *testing.T) {
+	const eps = 1e-4
+	p := randomProblem(13, 60, 4, 2)
+	p.Queries[0] = slices.Clone(p.Refs[0])
+	sp := newBilinearSpace(4)
+	d := prepare(p, sp, eps, 1)
+	start := bilinearLinkedAt(d, sp, sp.euclidean(), eps)
+	var margins int64
+	for i := range d.recs {
+		margins += marginsWork(d, &d.recs[i])
+	}
+	for _, k := range []int64{1, 10, 20, 100, 1000} {
+		at := time.Duration(k * margins)
+		c := &clock{counting: true}
+		th := sp.euclidean()
+		n := softAscent(d, sp, th, eps, make([]bool, len(d.recs)), 1, 1200, limit{clock: c, at: at})
+		t.Logf("stop %v: %d links (start %d), %d units counted", at, n, start, c.units)
+		if c.now() > at {
+			t.Errorf("stop %v: the ascent counted %v", at, c.now())
+		}
+		switch {
+		case n < 0:
+			if c.units != 0 || !slices.Equal(th, sp.euclidean()) {
+				t.Errorf("stop %v: no ascent, yet %d units counted and W moved", at, c.units)
+			}
+		case n < start || bilinearLinkedAt(d, sp, th, eps) != n:
+			t.Errorf("stop %v: %d links, its W links %d, the start %d", at, n, bilinearLinkedAt(d, sp, th, eps), start)
 		}
 	}
 }

@@ -122,6 +122,9 @@ type solver struct {
 	rng   *rand.Rand
 	// euclideanLinks is the number of records the Euclidean distance links with margin ≥ ε.
 	euclideanLinks int
+	// workLinked and workWorst are the work of a linkedSet and of a worstMargins pass
+	// (linkedWork, worstWork): what a step that needs one must have left (affords).
+	workLinked, workWorst int64
 
 	open nodeHeap
 	cur  *node // the node being processed
@@ -170,6 +173,7 @@ func newSolver(d *data, s Settings, start time.Time) *solver {
 			sv.fix(i)
 		}
 	}
+	sv.workLinked, sv.workWorst = linkedWork(d), worstWork(d)
 	// Euclidean θ: the incumbent every learned distance must match.
 	copy(sv.theta, d.sp.euclidean())
 	sv.bestTheta = append([]float64(nil), sv.theta...)
@@ -222,10 +226,33 @@ func (sv *solver) lineSearch(rounds int, share float64) bool {
 	if sv.climb == nil || sv.bestFail <= lb {
 		return false // nothing to search, or the incumbent is proven optimal
 	}
+	// Under a work limit the search leaves room for its end point's count (consider).
+	stop := sv.reserve(sv.newBudget(share).end, sv.workLinked)
 	th := slices.Clone(sv.bestTheta)
-	search(sv.climb, th, sv.rng, sv.threads, rounds, len(sv.d.recs)-lb, sv.localLimit(sv.newBudget(share).end))
+	search(sv.climb, th, sv.rng, sv.threads, rounds, len(sv.d.recs)-lb, sv.localLimit(stop))
+	if slices.Equal(th, sv.bestTheta) {
+		return false // the search did not move (or could not start): nothing to count
+	}
 	sv.d.sp.project(th) // the steps' rounding: θ stays a member of the family
 	return sv.consider(th)
+}
+
+// reserve is the reading at, a step's stop (zero: none), less units of work kept for
+// what must follow the step (the count of its end point), under a work limit; at itself
+// otherwise (the time of what follows is not known). A reserve larger than what is left
+// makes a stop already past: the step does nothing.
+func (sv *solver) reserve(at time.Duration, units int64) time.Duration {
+	if !sv.clock.counting || at == 0 {
+		return at
+	}
+	return max(at-time.Duration(units), 1)
+}
+
+// affords reports whether a step of units of work, known before it runs, may start: it
+// ends by at (a reading of the clock; zero: no stop of its own) and by the search's
+// deadline. It is true unless the clock counts work (clock.fits).
+func (sv *solver) affords(units int64, at time.Duration) bool {
+	return sv.clock.fits(units, at) && sv.clock.fits(units, sv.deadline)
 }
 
 // softIters bounds the smooth ascent's gradient steps at the start (about 20 s for the
@@ -245,7 +272,8 @@ const (
 // the two metric starts, each in under a minute, where the swaps from the best of the
 // first two had found no more after 1.7 minutes of a 30-minute run). Under a
 // time limit each start gets an equal part of what remains of localShare of the time
-// left, its ascent at most half of that part.
+// left, its ascent at most half of that part; under a work limit a start runs only if its
+// part pays for counting its end point, which its ascent leaves room for.
 func (sv *solver) bilinearSearch() {
 	sp, ok := sv.d.sp.(*bilinearSpace)
 	if !ok || sv.noLocalSearch || sv.bestFail <= sv.currentLB() {
@@ -256,14 +284,21 @@ func (sv *solver) bilinearSearch() {
 		starts = appendNew(starts, th)
 	}
 	sv.eachStart(starts, localShare, func(th []float64, stopSwap time.Duration) {
+		if !sv.affords(sv.workLinked, stopSwap) {
+			return
+		}
 		var stopAscent time.Duration
 		if stopSwap != 0 {
 			now := sv.clock.now()
-			stopAscent = now + max((stopSwap-now)/2, 1)
+			stopAscent = min(now+max((stopSwap-now)/2, 1), sv.reserve(stopSwap, sv.workLinked))
 		}
 		softAscent(sv.d, sp, th, sv.epsLP, sv.fixed, sv.threads, softIters, sv.localLimit(stopAscent))
-		sv.d.sp.project(th)
-		sv.consider(th)
+		// The incumbent and the Euclidean W are counted already: left where they were by
+		// the ascent, they need no count.
+		if !slices.Equal(th, sv.bestTheta) && !slices.Equal(th, sp.euclidean()) {
+			sv.d.sp.project(th)
+			sv.consider(th)
+		}
 		sv.swap(th, stopSwap)
 	})
 }
@@ -398,6 +433,12 @@ func (sv *solver) setDeadline(stop time.Duration) {
 	sv.deadline = stop
 }
 
+// workSpent reports whether a work limit is reached: under one, no LP solve starts past
+// it (an irreducible set's filter then keeps the verified support, iis), so that a search
+// ends past its limit by at most the solve in progress. Under a time limit the filter
+// still ends its set after the limit, as it did.
+func (sv *solver) workSpent() bool { return sv.clock.counting && sv.timeUp() }
+
 func (sv *solver) timeUp() bool {
 	if sv.timedOut {
 		return true
@@ -515,13 +556,26 @@ func (r twinRow) room() int { return len(r.members) - r.rhs }
 // discrete attributes groups of thousands made tens of millions of pairs (Adult's age
 // alone: 10 million cuts, 3 GB).
 func (sv *solver) twinCuts() {
-	m := sv.d.m
+	for _, row := range twinGroups(sv.d) {
+		if len(row.members) <= twinPairMax {
+			sv.twinPairs(row.members)
+		}
+		sv.addMasterRow(row.members, float64(row.rhs), -1)
+		sv.twinRows = append(sv.twinRows, row)
+		sv.stats.TwinGroups++
+	}
+}
+
+// twinGroups returns the groups of records of d with identical query records and more
+// than one true partner among them, each with its row's right-hand side (twinCuts).
+func twinGroups(d *data) []twinRow {
+	m := d.m
 	groups := map[string][]int{}
 	var order []string
 	key := make([]byte, 0, 8*m)
-	for i, r := range sv.d.recs {
+	for i, r := range d.recs {
 		key = key[:0]
-		for _, v := range sv.d.queries[r.q*m : r.q*m+m] {
+		for _, v := range d.queries[r.q*m : r.q*m+m] {
 			key = binary.LittleEndian.AppendUint64(key, math.Float64bits(v+0)) // −0 as +0
 		}
 		k := string(key)
@@ -530,6 +584,7 @@ func (sv *solver) twinCuts() {
 		}
 		groups[k] = append(groups[k], i)
 	}
+	var rows []twinRow
 	for _, k := range order {
 		G := groups[k]
 		if len(G) < 2 {
@@ -538,19 +593,15 @@ func (sv *solver) twinCuts() {
 		share := map[int]int{}
 		most := 0
 		for _, i := range G {
-			share[sv.d.recs[i].t]++
-			most = max(most, share[sv.d.recs[i].t])
+			share[d.recs[i].t]++
+			most = max(most, share[d.recs[i].t])
 		}
 		if most == len(G) {
 			continue // one true partner for all: they are linked or not together
 		}
-		if len(G) <= twinPairMax {
-			sv.twinPairs(G)
-		}
-		sv.addMasterRow(G, float64(len(G)-most), -1)
-		sv.twinRows = append(sv.twinRows, twinRow{G, len(G) - most})
-		sv.stats.TwinGroups++
+		rows = append(rows, twinRow{G, len(G) - most})
 	}
+	return rows
 }
 
 // twinPairs registers the pairs of members of a twin group with different true partners
@@ -581,14 +632,20 @@ func (sv *solver) consider(theta []float64) bool {
 // considerLinked is consider that also returns the records theta links.
 func (sv *solver) considerLinked(theta []float64) (linked []bool, better bool) {
 	linked, n := sv.linkedSet(theta)
+	return linked, sv.adopt(theta, n)
+}
+
+// adopt is consider of a θ whose links linkedSet has counted already (n): a second pass
+// over the same θ would only count its work again.
+func (sv *solver) adopt(theta []float64, n int) bool {
 	fail := len(sv.d.recs) - n
 	if fail >= sv.bestFail {
-		return linked, false
+		return false
 	}
 	sv.bestFail = fail
 	copy(sv.bestTheta, theta)
 	sv.report(true)
-	return linked, true
+	return true
 }
 
 func (sv *solver) report(force bool) {
@@ -624,6 +681,10 @@ func (sv *solver) polish(theta []float64) {
 	if sv.noLocalSearch {
 		return
 	}
+	// Under a work limit: the passes below and the count of a θ found after them.
+	if !sv.affords(2*sv.workLinked+sv.workWorst, 0) {
+		return
+	}
 	linked, _ := sv.linkedSet(theta)
 	th := append([]float64(nil), theta...)
 	type cand struct {
@@ -646,7 +707,7 @@ func (sv *solver) polish(theta []float64) {
 		stop = now + max(polishMin, time.Duration(polishShare*float64(sv.deadline-now)))
 	}
 	for _, c := range cs {
-		if sv.timeUp() || stop != 0 && sv.clock.now() > stop {
+		if sv.timeUp() || stop != 0 && sv.clock.now() > stop || !sv.affords(sv.workLinked, stop) {
 			return
 		}
 		if linked[c.i] || sv.fixed[c.i] || sv.knownInfeasible(linked, c.i) {
@@ -655,6 +716,10 @@ func (sv *solver) polish(theta []float64) {
 		sv.report(false)
 		L := append([]bool(nil), linked...)
 		L[c.i] = true
+		// Under a work limit: the check of θ on L and, if it links them, its count.
+		if !sv.affords(sv.checkWork(L)+sv.workLinked, stop) {
+			return
+		}
 		sv.activate(L)
 		switch sv.solveSub() {
 		case aborted:
@@ -663,9 +728,10 @@ func (sv *solver) polish(theta []float64) {
 			continue // undecided: try the next record
 		case feasible:
 			copy(th, sv.theta)
-			linked, _ = sv.linkedSet(th)
+			var n int
+			linked, n = sv.linkedSet(th)
+			sv.adopt(th, n)
 			linked[c.i] = true // linked at ε + lpSlack, hence at ε
-			sv.consider(th)
 		case infeasible:
 			if S := sv.iis(); S != nil {
 				sv.addCut(S)
@@ -697,6 +763,10 @@ func (sv *solver) extend(L []bool, K []float64) bool {
 			continue
 		}
 		cur[i] = true
+		// Under a work limit: the check of θ on cur and, if it links them, its count.
+		if !sv.affords(sv.checkWork(cur)+sv.workLinked, 0) {
+			break
+		}
 		sv.activate(cur)
 		switch sv.solveSub() {
 		case aborted:
@@ -704,7 +774,9 @@ func (sv *solver) extend(L []bool, K []float64) bool {
 		case stalled:
 			cur[i] = false // undecided: leave it out and go on
 		case feasible:
-			sv.consider(sv.theta)
+			if sv.affords(sv.workLinked, 0) { // under a work limit, if the pass fits
+				sv.consider(sv.theta)
+			}
 		case infeasible:
 			cur[i] = false
 			fails++
@@ -823,9 +895,13 @@ const checkShare = 0.25
 func (sv *solver) checkAlone() {
 	n := len(sv.d.recs)
 	stopChecks := sv.newBudget(checkShare).end
+	// Under a work limit: the pass below, and one for each check that links its record.
+	if !sv.affords(2*sv.workLinked, stopChecks) {
+		return
+	}
 	linked, _ := sv.linkedSet(sv.bestTheta)
 	for i := range sv.d.recs {
-		if sv.timeUp() || stopChecks != 0 && sv.clock.now() > stopChecks {
+		if sv.timeUp() || stopChecks != 0 && sv.clock.now() > stopChecks || !sv.affords(sv.workLinked, stopChecks) {
 			break
 		}
 		if linked[i] || sv.fixed[i] {
@@ -1134,18 +1210,25 @@ func (sv *solver) farkas(lp limitedLP) ([]float64, bool) {
 // the share of wall time the process has been getting.
 //
 // Under a work limit no cap is in seconds (where a solve stopped would depend on the
-// machine): a CLP model's is the iterations the work left pays for, and the Go LPs run to
-// their own iteration caps; the iterations are counted when a solve returns (resume).
+// machine): a CLP model's is the iterations the work left pays for, a Go LP's (gameLP,
+// packLP, psdGame) the operations it pays for, one more than the work left so that a
+// solve stopped by its cap leaves the search past its limit (timeUp) rather than taken
+// for an undecided one; the work is counted when a solve returns (resume).
 func (sv *solver) limit(lp limitedLP) {
 	if sv.deadline == 0 {
 		return
 	}
 	if sv.clock.counting {
-		// One iteration at least. Uncapped, a Choquet θ-LP of 1,080 records ran on for
-		// twice its operator's share of an audit's work limit.
-		if c, ok := lp.(*clp.Model); ok {
-			left := int64(sv.deadline - sv.clock.now())
-			c.SetMaxIterations(int(min(max(left/max(sv.clpIterationWork(c), 1), 1), math.MaxInt32)))
+		left := int64(sv.deadline - sv.clock.now())
+		switch lp := lp.(type) {
+		case *clp.Model:
+			// One iteration at least. Uncapped, a Choquet θ-LP of 1,080 records ran on for
+			// twice its operator's share of an audit's work limit.
+			lp.SetMaxIterations(int(min(max(left/max(sv.clpIterationWork(lp), 1), 1), math.MaxInt32)))
+		case interface{ SetMaxOps(int64) }:
+			// Uncapped, one PSD game of the bilinear form's tree (CENSUS, 1,080 records)
+			// counted 0.025 work seconds where 0.010 were left.
+			lp.SetMaxOps(max((left-workPerSolve)/workPerOp, 0) + 1)
 		}
 		return
 	}
@@ -1270,7 +1353,8 @@ func (sv *solver) processNode(nd *node) {
 			}
 			return
 		}
-		if sv.consider(sv.theta) {
+		// Under a work limit, θ is counted only if the pass fits before the limit.
+		if sv.affords(sv.workLinked, 0) && sv.consider(sv.theta) {
 			sv.lineSearch(0, climbShare)
 			sv.polish(sv.bestTheta)
 		}

@@ -276,6 +276,14 @@ func (sv *solver) solveSub() outcome {
 			return sv.notDecided(sv.sub)
 		}
 		cuts := sv.settle(sv.sub.Solution(nil))
+		// Under a work limit the pairwise check of θ runs only if its work (violations)
+		// fits before the limit; otherwise the search stops here, as at its limit (on the
+		// bilinear form, with every competitor a row, the check of a whole file's records
+		// is half a margins pass).
+		if !sv.clock.fits(sv.checkWork(sv.active), sv.deadline) {
+			sv.timedOut = true
+			return aborted
+		}
 		ev := sv.d.sp.evaluator(sv.d, sv.theta)
 		var add []rowRef
 		bad := false
@@ -323,6 +331,18 @@ func (sv *solver) settle(x []float64) []famRow {
 	return cuts
 }
 
+// checkWork is the work of the pairwise check (violations) of θ on the records of set: a
+// round of solveSub with them active, besides its LP.
+func (sv *solver) checkWork(set []bool) int64 {
+	var w int64
+	for i, on := range set {
+		if on {
+			w += marginsWork(sv.d, &sv.d.recs[i]) / 2
+		}
+	}
+	return w
+}
+
 // violations is the separation oracle for record i under sv.theta (its evaluator ev), in
 // an LP whose rows are imposed at lo: the candidates not in the LP (inLP) that θ violates
 // (θ·a < lo), at most maxAddPerRecord, most violated first; bad reports a candidate in the
@@ -363,8 +383,18 @@ func (sv *solver) iis() []int {
 	if len(support) == 0 {
 		return nil
 	}
+	// Under a work limit no LP starts once the limit is reached (workSpent): the support,
+	// verified, is the set.
+	if sv.workSpent() {
+		sort.Ints(support)
+		return support
+	}
 	if set := sv.iisSmall(support); set != nil {
 		return set
+	}
+	if sv.workSpent() {
+		sort.Ints(support)
+		return support
 	}
 	for i := range sv.active {
 		sv.setActive(i, false)

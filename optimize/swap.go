@@ -28,8 +28,15 @@ func (sv *solver) swap(theta []float64, stop time.Duration) {
 	if len(sv.twinRows) == 0 || sv.bestFail <= sv.currentLB() {
 		return
 	}
+	// Under a work limit the search starts only if it can pay for moving to its start
+	// and to one better θ (moveTo: its count and its margins), and each try only if it
+	// can pay for its check and that move.
+	passes := sv.workLinked + sv.workWorst
+	if !sv.affords(2*passes, stop) {
+		return
+	}
 	group := sv.twinGroupOf()
-	over := func() bool { return sv.timeUp() || stop != 0 && sv.clock.now() > stop }
+	over := func() bool { return sv.timeUp() || stop != 0 && sv.clock.now() > stop || !sv.affords(passes, stop) }
 
 	cur := slices.Clone(theta)
 	var linked []bool
@@ -70,6 +77,9 @@ func (sv *solver) swap(theta []float64, stop time.Duration) {
 		for _, i := range in {
 			L[i] = true
 		}
+		if !sv.affords(sv.checkWork(L)+passes, stop) {
+			return aborted
+		}
 		sv.report(false)
 		sv.activate(L)
 		res := sv.solveSub()
@@ -77,7 +87,7 @@ func (sv *solver) swap(theta []float64, stop time.Duration) {
 			if lk, n := sv.linkedSet(sv.theta); n > links {
 				copy(cur, sv.theta)
 				sv.stats.Swaps++
-				sv.consider(cur)
+				sv.adopt(cur, n)
 				moveTo(lk, n)
 			}
 		}
