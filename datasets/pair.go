@@ -306,6 +306,26 @@ func (s *Standardized) Score(j int, v float64) float64 {
 	return s.moments[j].z(v)
 }
 
+// Scaled returns v times the power of two by which Standardize scaled numeric column j
+// (an exact product), and ScaledSD the column's sd on that scale: the difference of two
+// scaled values over ScaledSD is their |Δz| with the rounding of one subtraction, where
+// the difference of two scores carries each score's own rounding, so that equal raw
+// differences of integers (ages, amounts) give equal results.
+func (s *Standardized) Scaled(j int, v float64) float64 {
+	if j >= len(s.moments) || s.moments[j].scaledSD == 0 {
+		return v // built by hand: the scale is 1
+	}
+	return v * s.moments[j].scale
+}
+
+// ScaledSD is column j's sd on the scale of Scaled.
+func (s *Standardized) ScaledSD(j int) float64 {
+	if j >= len(s.moments) || s.moments[j].scaledSD == 0 {
+		return s.SD[j]
+	}
+	return s.moments[j].scaledSD
+}
+
 // Select returns the named columns, in this order, with their statistics.
 func (s *Standardized) Select(names []string) (*Standardized, error) {
 	t, err := s.Table.Select(names)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -121,6 +122,9 @@ type prlComparison struct {
 	Quantiles  []float64 `json:"quantiles,omitempty"`
 	Thresholds []float64 `json:"thresholds"`
 	Levels     int       `json:"levels"`
+	// unit is the |Δz| of one unit of the values compared (bands: 1/ScaledSD); the cuts
+	// are reported times it. 0: ranks or categories, reported as they are.
+	unit float64
 }
 
 // prlReport is the JSON of `reid link --method prl`: the fields of `reid link` (reid is
@@ -251,9 +255,14 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	th := res.Thresholds
 	r.Thresholds = prlThresholds{finite(th.Upper), finite(th.Lower), th.Mu, th.Lambda, th.MuAchieved, th.LambdaAchieved}
 	for k, c := range comps {
-		c.Thresholds = res.Cuts[k]
+		c.Thresholds = slices.Clone(res.Cuts[k])
 		if c.Thresholds == nil {
 			c.Thresholds = []float64{}
+		}
+		if c.unit != 0 { // bands: back to |Δz|
+			for t := range c.Thresholds {
+				c.Thresholds[t] *= c.unit
+			}
 		}
 		r.Comparison = append(r.Comparison, c)
 		r.M[c.Attribute], r.U[c.Attribute] = res.Model.M[k], res.Model.U[k]
@@ -405,27 +414,37 @@ func prlProblem(files *pairedFiles, dir linkage.Direction, block []string, quant
 			a.Rule = linkage.Rule{Kind: linkage.RuleEqual}
 			c.Rule, c.Levels = "equal", 2
 		} else {
-			// Both files on the original's scale, (v − mean)/sd of the original from the
-			// masked file's raw values (Score: the original's own bits): a per-file z-score gives equal values of an integer attribute
-			// (ages, counts) a |Δz| that depends on the value whenever the masked file's
-			// mean or sd moved, and a quantile band then split them between "agree" and
-			// "disagree". Ranks are unchanged by the scale.
-			copy(a.Original, oc.Values[:no])
-			rawM := p.Masked.Column(oc.Name)
-			for j := range nm {
-				a.Masked[j] = files.Original.Score(x, rawM.Values[j])
+			// Both files' raw values, scaled by the original's power of two (exact), so
+			// that |Δ| is the raw difference and |Δz| = |Δ|/sd with the original's sd: a
+			// per-file z-score gave equal values of an integer attribute (ages, counts) a
+			// |Δz| that depended on the value whenever the masked file's mean or sd moved,
+			// and even on one scale the difference of two scores carries the rounding of
+			// both, so equal raw differences (rank-swapped amounts 4,000 apart) fell on both
+			// sides of a quantile cut. The bands' thresholds are put on this scale, and
+			// the cuts reported back in |Δz|. Ranks are unchanged by the scale.
+			rawO, rawM := p.Original.Column(oc.Name), p.Masked.Column(oc.Name)
+			for i := range no {
+				a.Original[i] = files.Original.Scaled(x, rawO.Values[i])
 			}
+			for j := range nm {
+				a.Masked[j] = files.Original.Scaled(x, rawM.Values[j])
+			}
+			sd := files.Original.ScaledSD(x)
 			switch {
 			case len(ranks) > 0:
 				a.Rule = linkage.Rule{Kind: linkage.RuleRank, Thresholds: ranks}
 				c.Rule, c.Quantiles = "rank", nil
 				c.Levels = len(ranks) + 1
 			case len(bands) > 0:
-				a.Rule = linkage.Rule{Kind: linkage.RuleBands, Thresholds: bands}
-				c.Rule, c.Levels = "bands", len(bands)+1
+				scaled := make([]float64, len(bands))
+				for k, b := range bands {
+					scaled[k] = b * sd
+				}
+				a.Rule = linkage.Rule{Kind: linkage.RuleBands, Thresholds: scaled}
+				c.Rule, c.Levels, c.unit = "bands", len(bands)+1, 1/sd
 			default:
 				a.Rule = linkage.Rule{Kind: linkage.RuleBands, Quantiles: quantiles}
-				c.Rule, c.Quantiles, c.Levels = "bands", quantiles, len(quantiles)+1
+				c.Rule, c.Quantiles, c.Levels, c.unit = "bands", quantiles, len(quantiles)+1, 1/sd
 			}
 		}
 		if isBlock[oc.Name] {

@@ -466,3 +466,44 @@ func TestDisjointCategoriesWarned(t *testing.T) {
 		t.Errorf("audit warnings %q lack the flag's", ws)
 	}
 }
+
+// TestPRLEqualDifferencesOneLevel: true pairs whose raw values differ by the same amount
+// (5, half of them; 0 the others) fall in one band, also when a quantile cut is exactly
+// that difference: computed as the difference of two z-scores, the 100 pairs 5 apart
+// were split 43/57 across the cut by rounding. The quantile 0.006 lies between the
+// shares of all pairs with |Δx| ≤ 4 (0.004975) and ≤ 5 (0.007475), counted by hand in
+// the comment's terms: its cut is 5, and every true pair is within it.
+func TestPRLEqualDifferencesOneLevel(t *testing.T) {
+	var o, m strings.Builder
+	o.WriteString("x,y\n")
+	m.WriteString("x,y\n")
+	xs, ms := make([]int, 200), make([]int, 200)
+	for i := range xs {
+		xs[i], ms[i] = 7*i, 7*i+5*(i%2)
+		fmt.Fprintf(&o, "%d,%d\n", xs[i], i*37%101)
+		fmt.Fprintf(&m, "%d,%d\n", ms[i], i*37%101)
+	}
+	within := func(d int) float64 {
+		c := 0
+		for _, a := range xs {
+			for _, b := range ms {
+				if max(a-b, b-a) <= d {
+					c++
+				}
+			}
+		}
+		return float64(c) / float64(len(xs)*len(ms))
+	}
+	if lo, hi := within(4), within(5); !(lo < 0.006 && 0.006 < hi) {
+		t.Fatalf("shares %v and %v do not bracket the quantile 0.006", lo, hi)
+	}
+	dir := t.TempDir()
+	orig, masked := writeCSV(t, dir, "o.csv", o.String()), writeCSV(t, dir, "m.csv", m.String())
+	var r struct {
+		M map[string][]float64 `json:"m"`
+	}
+	runJSON(t, &r, "link", "--method", "prl", "--supervised", "--attrs", "x", "--quantiles", "0.006,0.5", "--format", "json", orig, masked)
+	if mx := r.M["x"]; len(mx) != 3 || mx[0] < 1-1e-4 {
+		t.Errorf("m of x = %v: every true pair (|Δx| 0 or 5, the cut) belongs in the first band", mx)
+	}
+}
