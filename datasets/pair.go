@@ -446,25 +446,28 @@ func meanSD(c *Column) moments {
 	// Subnormal values have exponents below −1022: 2^1022 is the largest finite scale, and
 	// it lifts them into the normal range all the same.
 	scale := math.Ldexp(1, -max(e, -1022))
-	var sum float64
+	// Sums correctly rounded (exactSum): the moments depend on the values, not on their
+	// order, so a permutation of a column (rank swapping) has the original's to the bit.
+	var sum exactSum
 	for i, v := range c.Values {
 		if !c.Missing(i) {
-			sum += v * scale
+			sum.add(v * scale)
 		}
 	}
-	mean := sum / float64(n)
+	mean := sum.value() / float64(n)
 	// Second pass with the compensated (corrected two-pass) formula of Chan, Golub &
 	// LeVeque (1983), the one gonum's stat.Variance uses.
-	var ss, comp float64
+	var squares, deviations exactSum
 	for i, v := range c.Values {
 		if c.Missing(i) {
 			continue
 		}
 		d := v*scale - mean
-		ss += d * d
-		comp += d
+		squares.add(d * d)
+		deviations.add(d)
 	}
-	ss -= comp * comp / float64(n)
+	comp := deviations.value()
+	ss := squares.value() - comp*comp/float64(n)
 	// comp/n is the rounding error of the first-pass mean; folding it back makes the
 	// z-scores average to zero to within rounding even with a large offset.
 	m := moments{scale: scale, scaledMean: mean + comp/float64(n), scaledSD: math.Sqrt(ss / float64(n-1)), n: n}
