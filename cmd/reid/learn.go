@@ -596,7 +596,7 @@ func describeParams(r *learnReport, op distances.Operator, attrs []string) {
 // worst case proves at most bound links with margin ≥ eps: the file's true links have
 // margins below ε, which the search does not count (heavy-tailed attributes, z-scored).
 func marginWarning(plain, bound int, eps float64) string {
-	return fmt.Sprintf("plain DBRL re-identifies %d records with a distance of the family, more than the proven bound %d on links with margin ≥ ε = %g: at least %d true links here have margins below ε, which the worst-case search does not count; rerun with a smaller --epsilon (e.g. %.3g) to bound them", plain, bound, eps, plain-bound, eps/1000)
+	return fmt.Sprintf("plain DBRL re-identifies %d records with a distance of the family, more than the proven bound %d on links with margin ≥ ε = %g: at least %d true %s here %s below ε, which the worst-case search does not count; rerun with a smaller --epsilon (e.g. %.3g) to bound them", plain, bound, eps, plain-bound, plural(plain-bound, "link", "links"), plural(plain-bound, "has a margin", "have margins"), eps/1000)
 }
 
 func printLearn(w io.Writer, r *learnReport) error {
@@ -667,4 +667,12 @@ func printLearn(w io.Writer, r *learnReport) error {
 	fmt.Fprintf(w, "search: %d nodes, %d cuts, %d rows generated, %d LP iterations, %.2f work seconds, %.2fs\n",
 		r.Nodes, r.Cuts, r.RowsGenerated, r.LPIterations, r.Work, r.Seconds)
 	return nil
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
