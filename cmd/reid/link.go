@@ -449,7 +449,10 @@ func (j *linkJob) knownLinks() (*knownMemo, error) {
 	if p.OriginalRows != nil || len(p.TrueOriginal) != p.Original.Rows() || p.Original.Rows() != p.Masked.Rows() {
 		// The attack re-runs the masking on the original as the owner did: its records
 		// and their order (MDAV's ties) must be the file's.
-		return nil, usagef("--masking needs the whole original file in its order (no --intruder-ids or --sample)")
+		if p.OriginalRows != nil {
+			return nil, usagef("--masking needs the whole original file in its order (no --intruder-ids or --sample)")
+		}
+		return nil, usagef("--masking needs the original and the masked file to hold the same records (%d and %d here): the attack re-runs the masking on the whole original", p.Original.Rows(), p.Masked.Rows())
 	}
 	om, err := numericColumns(p.Original, nil, 0, knownUse())
 	if err != nil {

@@ -408,3 +408,15 @@ func TestRecordsOutFileRows(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskingNeedsTheSameRecords: --masking on files of different records says so, not
+// that --intruder-ids or --sample were given (they were not); with --sample it names it.
+func TestMaskingNeedsTheSameRecords(t *testing.T) {
+	dir := t.TempDir()
+	orig := writeCSV(t, dir, "o.csv", "id,a,b\n1,1,5\n2,2,3\n3,3,9\n4,7,1\n")
+	masked := writeCSV(t, dir, "m.csv", "id,a,b\n1,1,5\n2,2,3\n3,3,9\n4,7,1\n5,6,6\n")
+	code, _, stderr := runReid(t, "link", "--id", "id", "--masking", "rankswap:p=5", orig, masked)
+	expectInputError(t, code, stderr, "--masking needs the original and the masked file to hold the same records (4 and 5 here)")
+	code, _, stderr = runReid(t, "link", "--sample", "0.5", "--masking", "rankswap:p=5", orig, orig)
+	expectInputError(t, code, stderr, "no --intruder-ids or --sample")
+}
