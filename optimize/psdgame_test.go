@@ -232,18 +232,31 @@ func decideRandomSets(tb testing.TB, attrs int, clpSub bool) []outcome {
 }
 
 // On subsets of real records (CENSUS, six attributes) the search's subproblem decides the
-// same with the PSD game as with CLP and eigenvector cuts (a second implementation).
+// same with the PSD game as with CLP and eigenvector cuts (a second implementation)
+// wherever both decide. Either may end undecided (stalled: its cut rounds or column
+// generation ran out; aborted: the solver failed), which the search treats as no answer:
+// rarely, or the comparison says little. CLP failed on 2 of the 40 sets once the
+// z-scores' last bits changed (correctly rounded moments), where the game proved them
+// infeasible.
 func TestPSDGameAgainstCLP(t *testing.T) {
 	byCLP, byGame := decideRandomSets(t, 6, true), decideRandomSets(t, 6, false)
 	count := map[outcome]int{}
+	stalls := 0
 	for trial, o := range byGame {
 		count[o]++
+		if o == stalled || o == aborted || byCLP[trial] == stalled || byCLP[trial] == aborted {
+			stalls++
+			continue
+		}
 		if o != byCLP[trial] {
 			t.Errorf("set %d: PSD game %v, CLP %v", trial, o, byCLP[trial])
 		}
 	}
 	if count[feasible] < 5 || count[infeasible] < 5 {
 		t.Errorf("outcomes %v: the sets do not exercise both answers", count)
+	}
+	if stalls > len(byGame)/10 {
+		t.Errorf("%d of %d sets undecided by one of the two", stalls, len(byGame))
 	}
 }
 
