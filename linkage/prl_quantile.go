@@ -95,7 +95,9 @@ func (c *comparator) quantileCuts(k int, qs []float64, blocked bool) ([]float64,
 	}
 	for x := 1; x < len(cuts); x++ {
 		if cuts[x] <= cuts[x-1] {
-			return nil, fmt.Errorf("quantiles %v give thresholds %v that are not increasing (too many equal |Δz|): give fewer or explicit thresholds", qs, cuts)
+			// No cut values in the message: they are in the units of the values compared,
+			// which a caller may have scaled (reid: raw values times a power of two).
+			return nil, fmt.Errorf("quantiles %v give thresholds that are not increasing (too many equal differences): give fewer quantiles or explicit thresholds", qs)
 		}
 	}
 	return cuts, nil

@@ -137,7 +137,8 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 				}
 				unlock, err := lockOutDir(*out)
 				if err != nil {
-					removeMade()
+					// Not removeMade: the audit holding the lock may have made the same
+					// directories a moment before (both saw them missing).
 					return err
 				}
 				defer unlock()

@@ -122,9 +122,12 @@ type prlComparison struct {
 	Quantiles  []float64 `json:"quantiles,omitempty"`
 	Thresholds []float64 `json:"thresholds"`
 	Levels     int       `json:"levels"`
-	// unit is the |Δz| of one unit of the values compared (bands: 1/ScaledSD); the cuts
-	// are reported times it. 0: ranks or categories, reported as they are.
-	unit float64
+	// sd is the sd of the values compared, on their scale (ScaledSD), for quantile
+	// bands: their cuts are reported divided by it, in |Δz|. 0: fixed bands (reported as
+	// given: b·sd/sd would not always give b back), ranks, categories.
+	sd float64
+	// given, for fixed bands: the thresholds as the user gave them.
+	given []float64
 }
 
 // prlReport is the JSON of `reid link --method prl`: the fields of `reid link` (reid is
@@ -259,9 +262,12 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 		if c.Thresholds == nil {
 			c.Thresholds = []float64{}
 		}
-		if c.unit != 0 { // bands: back to |Δz|
+		switch {
+		case c.given != nil:
+			c.Thresholds = slices.Clone(c.given)
+		case c.sd != 0: // quantile bands: back to |Δz|
 			for t := range c.Thresholds {
-				c.Thresholds[t] *= c.unit
+				c.Thresholds[t] /= c.sd
 			}
 		}
 		r.Comparison = append(r.Comparison, c)
@@ -441,10 +447,10 @@ func prlProblem(files *pairedFiles, dir linkage.Direction, block []string, quant
 					scaled[k] = b * sd
 				}
 				a.Rule = linkage.Rule{Kind: linkage.RuleBands, Thresholds: scaled}
-				c.Rule, c.Levels, c.unit = "bands", len(bands)+1, 1/sd
+				c.Rule, c.Levels, c.given = "bands", len(bands)+1, bands
 			default:
 				a.Rule = linkage.Rule{Kind: linkage.RuleBands, Quantiles: quantiles}
-				c.Rule, c.Quantiles, c.Levels, c.unit = "bands", quantiles, len(quantiles)+1, 1/sd
+				c.Rule, c.Quantiles, c.Levels, c.sd = "bands", quantiles, len(quantiles)+1, sd
 			}
 		}
 		if isBlock[oc.Name] {

@@ -500,10 +500,32 @@ func TestPRLEqualDifferencesOneLevel(t *testing.T) {
 	dir := t.TempDir()
 	orig, masked := writeCSV(t, dir, "o.csv", o.String()), writeCSV(t, dir, "m.csv", m.String())
 	var r struct {
-		M map[string][]float64 `json:"m"`
+		M          map[string][]float64 `json:"m"`
+		Comparison []struct {
+			Thresholds []float64 `json:"thresholds"`
+		} `json:"comparison"`
 	}
 	runJSON(t, &r, "link", "--method", "prl", "--supervised", "--attrs", "x", "--quantiles", "0.006,0.5", "--format", "json", orig, masked)
 	if mx := r.M["x"]; len(mx) != 3 || mx[0] < 1-1e-4 {
 		t.Errorf("m of x = %v: every true pair (|Δx| 0 or 5, the cut) belongs in the first band", mx)
+	}
+	// The cut is reported in |Δz|: 5 over the original's sample sd.
+	var sum, ss float64
+	for _, x := range xs {
+		sum += float64(x)
+	}
+	mean := sum / float64(len(xs))
+	for _, x := range xs {
+		ss += (float64(x) - mean) * (float64(x) - mean)
+	}
+	sd := math.Sqrt(ss / float64(len(xs)-1))
+	if got := r.Comparison[0].Thresholds; len(got) != 2 || math.Abs(got[0]-5/sd) > 1e-12*5/sd {
+		t.Errorf("thresholds %v, want the first 5/sd = %v", got, 5/sd)
+	}
+	// Fixed bands are reported as given (b·sd/sd need not give b back).
+	bands := []float64{0.1, 0.3, 0.7}
+	runJSON(t, &r, "link", "--method", "prl", "--attrs", "x", "--bands", "0.1,0.3,0.7", "--format", "json", orig, masked)
+	if got := r.Comparison[0].Thresholds; !slices.Equal(got, bands) {
+		t.Errorf("--bands 0.1,0.3,0.7 reported as %v", got)
 	}
 }
