@@ -19,8 +19,9 @@ import (
 type RuleKind int
 
 const (
-	// RuleBands compares numeric values by bands on |Δz|: level l when
-	// t_l < |Δz| ≤ t_{l+1} (t_0 = −∞, the last level is |Δz| > t_last).
+	// RuleBands compares numeric values by bands on their difference |Δ| (|Δz| when
+	// the values are z-scores; reid gives raw values on a common scale): level l when
+	// t_l < |Δ| ≤ t_{l+1} (t_0 = −∞, the last level is |Δ| > t_last).
 	RuleBands RuleKind = iota
 	// RuleRank is the rank-window rule for rank-swapped files: the gap between the ranks
 	// of the two values (each in its own file, a tie block taken as an interval of ranks)
@@ -47,16 +48,16 @@ func (k RuleKind) String() string {
 // Rule is the comparison of one attribute.
 type Rule struct {
 	Kind RuleKind
-	// Thresholds: for RuleBands the |Δz| cut points, ascending; for RuleRank the windows
+	// Thresholds: for RuleBands the |Δ| cut points, in the values' units, ascending; for RuleRank the windows
 	// in percent of n, ascending. len(Thresholds)+1 levels.
 	Thresholds []float64
 	// Quantiles (RuleBands only, used when Thresholds is nil): the cut points are these
-	// exact quantiles of |Δz| over all compared pairs.
+	// exact quantiles of |Δ| over all compared pairs.
 	Quantiles []float64
 }
 
 // PRLAttribute is one attribute of a probabilistic record linkage, with the values of
-// both files: z-scores for numeric rules, codes of a dictionary common to both files for
+// both files: numbers on one scale for numeric rules (z-scores, or raw values), codes of a dictionary common to both files for
 // RuleEqual.
 type PRLAttribute struct {
 	// Name names the attribute in errors.

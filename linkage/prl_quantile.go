@@ -7,7 +7,7 @@ import (
 	"slices"
 )
 
-// quantileCuts returns, for each q in qs, the exact q-quantile of |Δz| of attribute k over
+// quantileCuts returns, for each q in qs, the exact q-quantile of |Δ| of attribute k over
 // every compared pair where neither value is missing (blocked false: over all pairs,
 // whatever the blocking): the ⌈q·P⌉-th smallest of the P values (the inverse of the
 // empirical distribution function, type 1 of Hyndman & Fan).
