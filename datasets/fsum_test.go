@@ -67,24 +67,11 @@ func TestStandardizePermutationSameBits(t *testing.T) {
 		v[i] = math.Round(rng.ExpFloat64()*30000) + 0.1*float64(rng.IntN(10))
 	}
 	w := append([]float64(nil), v...)
-	differ := 0
+	a := meanSD(&Column{Kind: Numeric, Values: v})
 	for range 20 {
 		rng.Shuffle(n, func(i, j int) { w[i], w[j] = w[j], w[i] })
-		a := meanSD(&Column{Kind: Numeric, Values: v})
-		b := meanSD(&Column{Kind: Numeric, Values: w})
-		if a != b {
+		if b := meanSD(&Column{Kind: Numeric, Values: w}); a != b {
 			t.Fatalf("moments %+v and %+v of the same values in another order", a, b)
 		}
-		var plainV, plainW float64
-		for i := range v {
-			plainV += v[i]
-			plainW += w[i]
-		}
-		if plainV != plainW {
-			differ++
-		}
-	}
-	if differ == 0 {
-		t.Logf("plain summation happened to agree in every order (the test still checks the moments)")
 	}
 }

@@ -143,8 +143,7 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 				}
 				defer unlock()
 				if err := prepareOutDir(*out, append(pf.inputs(args), *population, *policyFile)); err != nil {
-					unlock()
-					removeMade()
+					removeMade() // the lock (an open descriptor) does not keep a directory
 					return err
 				}
 				a := auditJob{pf: pf, knowledge: know, maskingSpec: *masking, keys: splitList(*keys), population: *population,
@@ -159,8 +158,7 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 				held := holdSignals(e)
 				sig := release()
 				if sig != nil || err != nil {
-					held()
-					held = func() os.Signal { return nil }
+					held() // released at once: a later call reports nothing
 				}
 				if err != nil {
 					removeMade()

@@ -298,9 +298,10 @@ func interruptible(e *env, cmd string) (ctx context.Context, release func() os.S
 }
 
 // holdSignals defers SIGINT and SIGTERM (when the process takes them, see
-// notifyInterrupts) until the returned function is called, which returns the first one
-// that came, or nil: for writing outputs that belong together, which a signal must not
-// cut in two. Without e.notify (tests that send none), nothing is held.
+// notifyInterrupts) until the returned function is first called, which returns the first
+// one that came, or nil (as do later calls): for writing outputs that belong together,
+// which a signal must not cut in two. Without e.notify (tests that send none), nothing
+// is held.
 func holdSignals(e *env) (release func() os.Signal) {
 	if e.notify == nil {
 		return func() os.Signal { return nil }
@@ -313,7 +314,7 @@ func holdSignals(e *env) (release func() os.Signal) {
 		case s := <-c:
 			return s
 		default:
-			return nil
+			return nil // nothing came, or the first call took it
 		}
 	}
 }

@@ -149,7 +149,7 @@ func parsePolicy(data []byte) (*policy, error) {
 	dec.DisallowUnknownFields()
 	var p policy
 	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("policy: %w (known keys: max_reid, max_worst_case_reid, worst_case_by, max_k_reid, max_p_pu_given_su, min_k)", err)
+		return nil, fmt.Errorf("policy: %w (known keys: %s)", err, strings.Join(policyKeys(), ", "))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("policy: trailing data after the JSON object")
