@@ -10,7 +10,8 @@
 //
 // the convention of the record-linkage literature (e.g. Domingo-Ferrer & Torra, "Distance-based
 // and probabilistic record linkage for re-identification of records with categorical variables",
-// 2002) and of the reference figures reid is checked against.
+// 2002) and of the reference figures reid is checked against. StandardizeLike puts a file
+// that is a sample of another's records on the other's scale instead.
 //
 // Errors name the file and, where it applies, the column and the 1-based data row (the header
 // is not counted) so that a user can find the offending value; see InputError.

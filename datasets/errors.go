@@ -21,6 +21,9 @@ var (
 	ErrDuplicateColumn = errors.New("column named more than once")
 	ErrNoSuchColumn    = errors.New("no such column")
 	ErrDuplicateID     = errors.New("duplicate id")
+	// ErrNoCommonID: no id of the original occurs in the masked file (the wrong id
+	// column, or ids written differently in the two files).
+	ErrNoCommonID      = errors.New("no id in common with the original")
 	ErrUnknownFormat   = errors.New("unknown file format")
 	ErrCorrupt         = errors.New("corrupt or truncated file")
 	ErrSchemaMismatch  = errors.New("the files have different attributes")

@@ -66,11 +66,16 @@ func (e *IntruderIDError) Unwrap() error { return e.Err }
 type Pairing struct {
 	Original, Masked *Table
 	Attributes       []string
-	// TrueMasked[i] is the row of Masked that is the masked version of Original row i.
+	// TrueMasked[i] is the row of Masked that is the masked version of Original row i,
+	// or -1 when the masked file lacks that record (LeftOut).
 	TrueMasked []int
 	// TrueOriginal[j] is the row of Original that masked row j comes from, or -1 when
 	// that record is not in the (possibly subsetted) original.
 	TrueOriginal []int
+	// LeftOut counts the records of the whole original file whose id the masked file
+	// lacks: the release is a sample of the original's records (0 when linked by row
+	// order, or when the masked file has every original id).
+	LeftOut int
 	// OriginalRows[i] is the 0-based row in the original file of Original's row i when
 	// Original is not the file's records in file order (intruder ids, a sample), nil
 	// otherwise: errors about Original's values name the file's rows with it.
@@ -81,7 +86,9 @@ type Pairing struct {
 //
 // Attributes are matched by name; an error lists the attributes missing from either file.
 // With an id column the ids must be unique in each file (an error names the duplicated
-// value and both rows) and every original id must occur in the masked file.
+// value and both rows). An original id missing from the masked file (a record the release
+// left out) has no true partner: TrueMasked −1; no original id in the masked file at all
+// is ErrNoCommonID.
 func Pair(original, masked *Table, opts PairOptions) (*Pairing, error) {
 	if opts.IntruderIDs != nil && opts.SampleFraction != 0 {
 		return nil, ErrIntruderIDsAndSample
@@ -206,6 +213,15 @@ func idIndex(t *Table, id string) (map[string]int, error) {
 	return idx, nil
 }
 
+// firstID is the quoted id of t's first row, or "no row" for an empty table: an example
+// for ErrNoCommonID's message.
+func firstID(t *Table, id string) string {
+	if t.Rows() == 0 {
+		return "no row"
+	}
+	return strconv.Quote(t.Column(id).String(0))
+}
+
 func (p *Pairing) linkByID(original, masked *Table, opts PairOptions) error {
 	oIdx, err := idIndex(original, opts.ID)
 	if err != nil {
@@ -237,15 +253,34 @@ func (p *Pairing) linkByID(original, masked *Table, opts PairOptions) error {
 			keep = append(keep, r)
 		}
 	}
+	// An original id absent from the masked file is a record the release left out
+	// (record suppression, a released sample): it has no true partner (−1), and linkage
+	// counts it in neither direction's Reid. No id in common is the wrong column.
 	ids := original.Column(opts.ID)
 	p.TrueMasked = make([]int, len(keep))
+	partners := 0
 	for i, r := range keep {
 		j, ok := mIdx[ids.String(r)]
 		if !ok {
-			return &InputError{File: masked.Source, Column: opts.ID, Err: errors.New("id of the original missing from the masked file"),
-				Detail: fmt.Sprintf("%s (row %d of %s)", strconv.Quote(ids.String(r)), r+1, original.Source)}
+			j = -1
+		} else {
+			partners++
 		}
 		p.TrueMasked[i] = j
+	}
+	if partners == 0 && len(keep) > 0 {
+		whose := "ids of " + original.Source
+		if opts.IntruderIDs != nil {
+			whose = "intruder ids in " + original.Source
+		}
+		return &InputError{File: masked.Source, Column: opts.ID, Err: ErrNoCommonID,
+			Detail: fmt.Sprintf("none of the %d %s occurs here (its row %d reads %s, this file's row 1 %s)",
+				len(keep), whose, keep[0]+1, strconv.Quote(ids.String(keep[0])), firstID(masked, opts.ID))}
+	}
+	for r := 0; r < original.Rows(); r++ {
+		if _, ok := mIdx[ids.String(r)]; !ok {
+			p.LeftOut++
+		}
 	}
 	// The intruder's records in the list's order: a list of every id in another order
 	// reorders the original too (TrueMasked follows keep).
@@ -258,7 +293,9 @@ func (p *Pairing) linkByID(original, masked *Table, opts PairOptions) error {
 		p.TrueOriginal[j] = -1
 	}
 	for i, j := range p.TrueMasked {
-		p.TrueOriginal[j] = i
+		if j >= 0 {
+			p.TrueOriginal[j] = i
+		}
 	}
 	return nil
 }
@@ -279,7 +316,9 @@ func (p *Pairing) sample(fraction float64, seed uint64) {
 	}
 	for i, r := range keep {
 		trueMasked[i] = p.TrueMasked[r]
-		p.TrueOriginal[trueMasked[i]] = i
+		if trueMasked[i] >= 0 {
+			p.TrueOriginal[trueMasked[i]] = i
+		}
 	}
 	p.TrueMasked = trueMasked
 }
@@ -344,6 +383,52 @@ func (s *Standardized) Select(names []string) (*Standardized, error) {
 	return out, nil
 }
 
+// StandardizeLike puts t's numeric columns on the scales of s's columns of the same
+// names (Score: the bits s gives its own values), where Standardize would use t's own
+// means and sds. It is for a file that is a sample of the records s was standardised
+// over: a sample's own moments differ from the whole's by chance, and z-scores on them
+// would move a record that is unchanged away from itself. A column that s lacks (dropped
+// there as constant) is dropped here too; categorical columns pass through.
+func StandardizeLike(t *Table, s *Standardized) (*Standardized, error) {
+	out := &Standardized{Table: &Table{Source: t.Source}}
+	for _, c := range t.Columns {
+		j := s.Table.Index(c.Name)
+		if j < 0 {
+			out.Dropped = append(out.Dropped, c.Name)
+			continue
+		}
+		if c.Kind != Numeric {
+			out.add(c, 0, 0, moments{})
+			continue
+		}
+		if s.Table.Columns[j].Kind != Numeric {
+			return nil, &InputError{File: t.Source, Column: c.Name, Err: ErrSchemaMismatch,
+				Detail: fmt.Sprintf("numeric here, categorical in %s", s.Table.Source)}
+		}
+		z := make([]float64, len(c.Values))
+		for i, v := range c.Values {
+			if !c.Missing(i) {
+				z[i] = s.Score(j, v)
+			}
+		}
+		c.Values = z
+		st := moments{}
+		if j < len(s.moments) {
+			st = s.moments[j]
+		}
+		out.add(c, s.Mean[j], s.SD[j], st)
+	}
+	return out, nil
+}
+
+// add appends column c with its statistics.
+func (s *Standardized) add(c Column, mean, sd float64, st moments) {
+	s.Table.Columns = append(s.Table.Columns, c)
+	s.Mean = append(s.Mean, mean)
+	s.SD = append(s.SD, sd)
+	s.moments = append(s.moments, st)
+}
+
 // StandardizeOptions tunes Standardize.
 type StandardizeOptions struct {
 	// DropConstant removes constant numeric columns instead of failing.
@@ -363,10 +448,7 @@ func Standardize(t *Table, opts StandardizeOptions) (*Standardized, error) {
 	for j := range t.Columns {
 		c := t.Columns[j]
 		if c.Kind != Numeric {
-			out.Table.Columns = append(out.Table.Columns, c)
-			out.Mean = append(out.Mean, 0)
-			out.SD = append(out.SD, 0)
-			out.moments = append(out.moments, moments{})
+			out.add(c, 0, 0, moments{})
 			continue
 		}
 		st := meanSD(&c)
@@ -388,10 +470,7 @@ func Standardize(t *Table, opts StandardizeOptions) (*Standardized, error) {
 			}
 		}
 		c.Values = z
-		out.Table.Columns = append(out.Table.Columns, c)
-		out.Mean = append(out.Mean, st.mean)
-		out.SD = append(out.SD, st.sd)
-		out.moments = append(out.moments, st)
+		out.add(c, st.mean, st.sd, st)
 	}
 	if len(out.Table.Columns) == 0 {
 		return nil, &InputError{File: t.Source, Err: errors.New("no attributes left after dropping constant columns")}

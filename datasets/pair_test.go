@@ -211,6 +211,64 @@ func TestPairByID(t *testing.T) {
 	}
 }
 
+// TestPairReleasedSample: a masked file that lacks some original ids (records the release
+// left out) pairs, those originals having no partner (−1); a listed intruder id the
+// release left out, and a sample drawn over such an original, keep −1; no id in common
+// is an error naming both files' first ids.
+func TestPairReleasedSample(t *testing.T) {
+	o := &Table{Source: "o.csv", Columns: []Column{catColumn("id", "p", "q", "r", "s"), {Name: "a", Kind: Numeric, Values: []float64{10, 20, 30, 40}}}}
+	// q and s were left out; the rest in another order.
+	m := &Table{Source: "m.csv", Columns: []Column{catColumn("id", "r", "p"), {Name: "a", Kind: Numeric, Values: []float64{31, 11}}}}
+	p, err := Pair(o, m, PairOptions{ID: "id"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// By hand: p→1, q none, r→0, s none; masked r←2, p←0.
+	if want := []int{1, -1, 0, -1}; !equalInts(p.TrueMasked, want) {
+		t.Errorf("TrueMasked %v, want %v", p.TrueMasked, want)
+	}
+	if want := []int{2, 0}; !equalInts(p.TrueOriginal, want) {
+		t.Errorf("TrueOriginal %v, want %v", p.TrueOriginal, want)
+	}
+	p, err = Pair(o, m, PairOptions{ID: "id", IntruderIDs: []string{"s", "r"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equalInts(p.TrueMasked, []int{-1, 0}) || !equalInts(p.TrueOriginal, []int{1, -1}) {
+		t.Errorf("intruder ids s, r: TrueMasked %v TrueOriginal %v, want [-1 0] [1 -1]", p.TrueMasked, p.TrueOriginal)
+	}
+	// Every sample of 2 of the 4 keeps the truth consistent: a kept original's partner
+	// points back to it, and no masked record points to an original not kept.
+	for seed := uint64(0); seed < 20; seed++ {
+		p, err = Pair(o, m, PairOptions{ID: "id", SampleFraction: 0.5, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := 0
+		for i, j := range p.TrueMasked {
+			if j >= 0 {
+				back++
+				if p.TrueOriginal[j] != i {
+					t.Fatalf("seed %d: original %d → masked %d → original %d", seed, i, j, p.TrueOriginal[j])
+				}
+			}
+		}
+		for _, i := range p.TrueOriginal {
+			if i >= 0 {
+				back--
+			}
+		}
+		if back != 0 {
+			t.Fatalf("seed %d: TrueMasked %v and TrueOriginal %v disagree", seed, p.TrueMasked, p.TrueOriginal)
+		}
+	}
+	other := &Table{Source: "x.csv", Columns: []Column{catColumn("id", "u", "v"), {Name: "a", Kind: Numeric, Values: []float64{1, 2}}}}
+	_, err = Pair(o, other, PairOptions{ID: "id"})
+	if !errors.Is(err, ErrNoCommonID) || err.Error() != `x.csv: column "id": no id in common with the original: none of the 4 ids of o.csv occurs here (its row 1 reads "p", this file's row 1 "u")` {
+		t.Errorf("no id in common: %v", err)
+	}
+}
+
 // Bad intruder id lists: the first bad entry is reported with its position, a repeated
 // id with the position of its first listing; sampling the ids is refused.
 func TestPairIntruderIDErrors(t *testing.T) {

@@ -227,17 +227,21 @@ type auditOptions struct {
 	PRLQuantiles []float64 `json:"prl_quantiles"`
 	// Intruder is the subset of the original the intruder holds (absent: all of it).
 	Intruder *intruderSubset `json:"intruder,omitempty"`
+	// ReleasedSample: the masked file lacks some of the original's records.
+	ReleasedSample *releasedSample `json:"released_sample,omitempty"`
 }
 
 // auditLinkage is one linkage run (DBRL or PRL, one direction).
 type auditLinkage struct {
-	ID         string             `json:"id"`
-	Method     string             `json:"method"`
-	Direction  string             `json:"direction"`
-	Operator   string             `json:"operator"`
-	Supervised bool               `json:"supervised,omitempty"`
-	Comparison string             `json:"comparison,omitempty"`
-	N          int                `json:"n"`
+	ID         string `json:"id"`
+	Method     string `json:"method"`
+	Direction  string `json:"direction"`
+	Operator   string `json:"operator"`
+	Supervised bool   `json:"supervised,omitempty"`
+	Comparison string `json:"comparison,omitempty"`
+	N          int    `json:"n"`
+	// Unmatched counts the query records without a true partner, in no Reid.
+	Unmatched  int                `json:"unmatched,omitempty"`
 	Correct    int                `json:"correct"`
 	Reid       float64            `json:"reid"`
 	ReidSets   float64            `json:"reid_sets"`
@@ -415,7 +419,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		},
 		Options: auditOptions{Attributes: files.Pairing.Attributes, DistanceAttributes: dist.Pairing.Attributes, ID: *pf.id, Keys: a.keys, Masking: a.maskingSpec,
 			TimeLimit: a.timeLimit.String(), WorkLimit: a.workLimit, Epsilon: a.epsilon, Records: a.records, PRLQuantiles: prlQuantiles,
-			Intruder: files.Intruder},
+			Intruder: files.Intruder, ReleasedSample: files.releasedSample()},
 		Seed:      *pf.seed,
 		Linkage:   []auditLinkage{},
 		WorstCase: []auditWorstCase{},
@@ -437,6 +441,9 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("DBRL and the worst case link on the numeric attributes only (%d of %d); the categorical ones (%s) are compared by PRL", len(dist.Pairing.Attributes), len(files.Pairing.Attributes), strings.Join(categorical, ", ")))
 	}
 	r.Warnings = append(r.Warnings, disjointWarnings(files.Pairing)...)
+	if w := leftOutWarning(files); w != "" {
+		r.Warnings = append(r.Warnings, w)
+	}
 
 	// Uniqueness of the masked file on the keys, first: its inputs (--keys, --population)
 	// are checked here, before minutes of worst-case search.
@@ -663,8 +670,29 @@ func fromLinkReport(method string, supervised bool, lr *linkReport) auditLinkage
 		id = "prl/" + map[bool]string{false: "em", true: "supervised"}[supervised] + "/" + lr.Direction
 	}
 	return auditLinkage{ID: id, Method: method, Direction: lr.Direction, Operator: lr.Operator, Supervised: supervised,
-		N: lr.N, Correct: lr.Correct, Reid: lr.Reid, ReidSets: lr.ReidSets, ReidAtK: lr.ReidAtK, KReid: lr.KReid,
+		N: lr.N, Unmatched: lr.Unmatched, Correct: lr.Correct, Reid: lr.Reid, ReidSets: lr.ReidSets, ReidAtK: lr.ReidAtK, KReid: lr.KReid,
 		KnownLinks: lr.KnownLinks, KnownLinksWrong: lr.KnownLinksWrong, Knowledge: lr.Knowledge, SetSizes: nonNilCounts(lr.SetSizes), RankCounts: nonNilCounts(lr.RankCounts)}
+}
+
+// leftOutWarning says that the masked file is a sample of the original's records (ids
+// the release left out), standardised on the original's scale, and how many of the
+// intruder's records the original-to-masked Reids count; empty when it has them all.
+func leftOutWarning(f *pairedFiles) string {
+	p := f.Pairing
+	if p.LeftOut == 0 {
+		return ""
+	}
+	w := fmt.Sprintf("%s holds a sample of the original's records (%d of %d left out): it is standardised with the original's means and sds", p.Masked.Source, p.LeftOut, f.OriginalRecords)
+	partners := 0
+	for _, j := range p.TrueMasked {
+		if j >= 0 {
+			partners++
+		}
+	}
+	if partners < len(p.TrueMasked) {
+		w += fmt.Sprintf(", and the original-to-masked Reids count the %d of the intruder's %d records that it has", partners, len(p.TrueMasked))
+	}
+	return w
 }
 
 func nonNilCounts(c []linkage.Count) []linkage.Count {
@@ -706,7 +734,7 @@ func (a *auditJob) prl(ctx context.Context, e *env, files, dist *pairedFiles, su
 		}
 	}
 	ms := res.Measures
-	lr := &linkReport{runInputs: runInputs{N: ms.N}, Direction: dir.String(), Operator: "prl", Reid: ms.Reid, Correct: ms.Correct, ReidSets: ms.ReidSets,
+	lr := &linkReport{runInputs: runInputs{N: ms.N}, Unmatched: ms.Unmatched, Direction: dir.String(), Operator: "prl", Reid: ms.Reid, Correct: ms.Correct, ReidSets: ms.ReidSets,
 		ReidAtK: map[string]float64{}, Knowledge: a.knowledge.String(), SetSizes: ms.SetSizes, RankCounts: ms.RankCounts}
 	for k, v := range ms.ReidAtK {
 		lr.ReidAtK[strconv.Itoa(k)] = v

@@ -1154,6 +1154,54 @@ func TestAuditIntruderSubset(t *testing.T) {
 	}
 }
 
+// TestAuditReleasedSample: a masked file holding 30 of the original's 40 records (by id)
+// is audited: the report validates, says how many were left out, the original-to-masked
+// linkage counts the 30 with a partner and 10 unmatched, and a warning says so.
+func TestAuditReleasedSample(t *testing.T) {
+	dir := t.TempDir()
+	var o, m strings.Builder
+	o.WriteString("id,a,c\n")
+	m.WriteString("id,a,c\n")
+	for i := range 40 {
+		row := fmt.Sprintf("%d,%d,%d\n", i+1, (i*7)%13+i, (i*5)%11)
+		o.WriteString(row)
+		if i%4 != 1 { // ids 2, 6, …, 38 left out
+			m.WriteString(row)
+		}
+	}
+	orig := writeCSV(t, dir, "o.csv", o.String())
+	masked := writeCSV(t, dir, "m.csv", m.String())
+	doc := map[string]any{}
+	if err := json.Unmarshal(auditJSON(t, filepath.Join(dir, "out"), "--id", "id", "--work-limit", "0.2", orig, masked), &doc); err != nil {
+		t.Fatal(err)
+	}
+	schema := loadSchema(t)
+	if errs := validate(schema, schema, doc, "$"); len(errs) > 0 {
+		t.Fatalf("report does not validate:\n%s", strings.Join(errs, "\n"))
+	}
+	rs, _ := doc["options"].(map[string]any)["released_sample"].(map[string]any)
+	if rs == nil || rs["original_records_left_out"] != 10.0 {
+		t.Errorf("options.released_sample = %v, want 10 left out", rs)
+	}
+	found := 0
+	for _, l := range doc["linkage"].([]any) {
+		l := l.(map[string]any)
+		if l["id"] == "dbrl/euclidean/original-to-masked" {
+			found++
+			// Unmasked records on one scale: each of the 30 is its partner's exact copy.
+			if l["n"] != 30.0 || l["unmatched"] != 10.0 || l["reid"] != 1.0 {
+				t.Errorf("original-to-masked: n %v unmatched %v reid %v, want 30 10 1", l["n"], l["unmatched"], l["reid"])
+			}
+		}
+	}
+	if found != 1 {
+		t.Errorf("%d original-to-masked DBRL entries", found)
+	}
+	if ws := fmt.Sprint(doc["warnings"]); !strings.Contains(ws, "m.csv holds a sample of the original's records (10 of 40 left out)") {
+		t.Errorf("warnings %s", ws)
+	}
+}
+
 // Every warning of report.json is in report.md and report.html too: the page the audit
 // points its reader to said nothing of them (e.g. plain DBRL above a proven bound).
 func TestAuditReportsShowWarnings(t *testing.T) {

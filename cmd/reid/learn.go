@@ -185,6 +185,7 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 				r.Original = inputFile{*pf.original, files.OriginalSHA256}
 				r.Masked = inputFile{*pf.masked, files.MaskedSHA256}
 				r.Intruder = files.Intruder
+				r.ReleasedSample = files.releasedSample()
 				results := func(w io.Writer) error {
 					if *format == "json" {
 						return writeJSON(w, r)
@@ -217,6 +218,8 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 // scripts: add fields, never rename. Only seconds depends on the run.
 type learnReport struct {
 	runInputs
+	// Unmatched counts the query records without a true partner, left out of the search.
+	Unmatched    int       `json:"unmatched,omitempty"`
 	Direction    string    `json:"direction"`
 	Operator     string    `json:"operator"`
 	Params       []float64 `json:"params"`
@@ -505,6 +508,7 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 	}
 	r := &learnReport{
 		runInputs:             runInputs{Engine: "reid " + version, Attributes: p.Attributes, N: res.N},
+		Unmatched:             len(truth) - res.N,
 		Direction:             j.direction.String(),
 		Operator:              j.family.String(),
 		Params:                res.Params,
@@ -600,8 +604,8 @@ func marginWarning(plain, bound int, eps float64) string {
 }
 
 func printLearn(w io.Writer, r *learnReport) error {
-	fmt.Fprintf(w, "worst-case %s distance (exact MILP), %s, %d records on %d attributes, ε = %g\n",
-		r.Operator, r.Direction, r.N, len(r.Attributes), r.Epsilon)
+	fmt.Fprintf(w, "worst-case %s distance (exact MILP), %s, %d records on %d attributes%s, ε = %g\n",
+		r.Operator, r.Direction, r.N, len(r.Attributes), unmatchedNote(r.Unmatched), r.Epsilon)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "status\t%s\t\n", r.Status)
 	fmt.Fprintf(tw, "correct links\t%d\t(margin ≥ ε; Reid %.4f)\n", r.CorrectLinks, r.Reid)

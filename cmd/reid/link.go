@@ -125,6 +125,7 @@ linked record:` + recordsOutHelp + prlHelp,
 				report.Original = inputFile{*pf.original, files.OriginalSHA256}
 				report.Masked = inputFile{*pf.masked, files.MaskedSHA256}
 				report.Intruder = files.Intruder
+				report.ReleasedSample = files.releasedSample()
 				return writeResults(e, *out, func(w io.Writer) error {
 					if *format == "json" {
 						return writeJSON(w, report)
@@ -206,12 +207,31 @@ type inputFile struct {
 // runInputs opens the JSON documents of link, PRL and learn: the engine, the files, the
 // intruder's subset of the original, the attributes and the number of records linked.
 type runInputs struct {
-	Engine     string          `json:"engine"`
-	Original   inputFile       `json:"original"`
-	Masked     inputFile       `json:"masked"`
-	Intruder   *intruderSubset `json:"intruder,omitempty"`
-	Attributes []string        `json:"attributes"`
-	N          int             `json:"n"`
+	Engine   string          `json:"engine"`
+	Original inputFile       `json:"original"`
+	Masked   inputFile       `json:"masked"`
+	Intruder *intruderSubset `json:"intruder,omitempty"`
+	// ReleasedSample is set when the masked file lacks some of the original's records.
+	ReleasedSample *releasedSample `json:"released_sample,omitempty"`
+	Attributes     []string        `json:"attributes"`
+	N              int             `json:"n"`
+}
+
+// releasedSample says that the masked file holds a sample of the original's records (by
+// id) and how its attributes were put on a scale (standardizeMasked): the figures differ
+// from those of a file holding every record.
+type releasedSample struct {
+	LeftOut     int    `json:"original_records_left_out"`
+	MaskedScale string `json:"masked_scale"`
+}
+
+// releasedSample is the runs' description of a masked file that is a sample of the
+// original's records, nil when it holds them all.
+func (f *pairedFiles) releasedSample() *releasedSample {
+	if f.Pairing.LeftOut == 0 {
+		return nil
+	}
+	return &releasedSample{LeftOut: f.Pairing.LeftOut, MaskedScale: "the original's means and sds"}
 }
 
 // linkReport is the JSON document of `reid link`. Field names are a contract with users'
@@ -614,9 +634,19 @@ func perRecordTable(res *linkage.Result, knownOf []int, rows fileRows) *datasets
 	return &datasets.Table{Source: "records", Columns: cols}
 }
 
+// unmatchedNote is the headline's mention of query records without a true partner (an
+// intruder's record the release left out, a masked record outside the intruder's
+// subset), which no Reid counts; empty when there are none.
+func unmatchedNote(unmatched int) string {
+	if unmatched == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d more without a true partner in the other file, not counted)", unmatched)
+}
+
 func printLink(w io.Writer, r *linkReport) error {
-	fmt.Fprintf(w, "distance-based record linkage, %s, %s distance, %d records on %d attributes\n",
-		r.Direction, r.Operator, r.N, len(r.Attributes))
+	fmt.Fprintf(w, "distance-based record linkage, %s, %s distance, %d records on %d attributes%s\n",
+		r.Direction, r.Operator, r.N, len(r.Attributes), unmatchedNote(r.Unmatched))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Reid\t%.4f\t(%d unique correct links)\n", r.Reid, r.Correct)
 	fmt.Fprintf(tw, "Reid with anonymity sets\t%.4f\t\n", r.ReidSets)

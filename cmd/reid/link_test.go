@@ -420,3 +420,39 @@ func TestMaskingNeedsTheSameRecords(t *testing.T) {
 	code, _, stderr = runReid(t, "link", "--sample", "0.5", "--masking", "rankswap:p=5", orig, orig)
 	expectInputError(t, code, stderr, "no --intruder-ids or --sample")
 }
+
+// TestLinkReleasedSample: a masked file holding 3 of the original's 5 records, unmasked
+// (ids 2, 4, 5; values 2, 4, 5 of 1…5). On the original's scale every released record is
+// at distance 0 from its original and nowhere else: Reid 1 both ways, counted over the 3
+// (the 2 left out are unmatched). On its own mean 11/3 and sd √(7/3) the sample's z-scores
+// would be −1.091, 0.218, 0.873 against the original's −1.265, −0.632, 0, 0.632, 1.265:
+// each nearest a wrong record, Reid 0.
+func TestLinkReleasedSample(t *testing.T) {
+	dir := t.TempDir()
+	orig := writeCSV(t, dir, "o.csv", "id,a\n1,1\n2,2\n3,3\n4,4\n5,5\n")
+	masked := writeCSV(t, dir, "m.csv", "id,a\n5,5\n2,2\n4,4\n")
+	for _, dir := range []string{"masked-to-original", "original-to-masked"} {
+		code, out, stderr := runReid(t, "link", "--id", "id", "--direction", dir, "--format", "json", orig, masked)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", dir, code, stderr)
+		}
+		var doc struct {
+			N              int     `json:"n"`
+			Unmatched      int     `json:"unmatched"`
+			Reid           float64 `json:"reid"`
+			ReleasedSample *struct {
+				LeftOut int `json:"original_records_left_out"`
+			} `json:"released_sample"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		wantUnmatched := map[string]int{"masked-to-original": 0, "original-to-masked": 2}[dir]
+		if doc.N != 3 || doc.Unmatched != wantUnmatched || doc.Reid != 1 || doc.ReleasedSample == nil || doc.ReleasedSample.LeftOut != 2 {
+			t.Errorf("%s: n %d unmatched %d reid %v released %+v, want 3 %d 1 and 2 left out", dir, doc.N, doc.Unmatched, doc.Reid, doc.ReleasedSample, wantUnmatched)
+		}
+	}
+	other := writeCSV(t, dir, "x.csv", "id,a\n7,5\n8,2\n")
+	code, _, stderr := runReid(t, "link", "--id", "id", orig, other)
+	expectInputError(t, code, stderr, `x.csv: column "id": no id in common with the original`)
+}
