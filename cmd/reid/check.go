@@ -602,9 +602,9 @@ func printCheck(e *env, pf *pairFlags, f *pairedFiles, format string) error {
 	fmt.Fprintln(w, "\nattribute\ttype\toriginal mean\toriginal sd\tmasked mean\tmasked sd")
 	for _, a := range r.Attributes {
 		if a.Type == "numeric" {
-			fmt.Fprintf(w, "%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\n", a.Name, a.Type, a.OriginalMean, a.OriginalSD, a.MaskedMean, a.MaskedSD)
+			fmt.Fprintf(w, "%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\n", cell(a.Name), a.Type, a.OriginalMean, a.OriginalSD, a.MaskedMean, a.MaskedSD)
 		} else {
-			fmt.Fprintf(w, "%s\t%s\t\t\t\t\n", a.Name, a.Type)
+			fmt.Fprintf(w, "%s\t%s\t\t\t\t\n", cell(a.Name), a.Type)
 		}
 	}
 	return w.Flush()

@@ -53,11 +53,11 @@ naming its row); a name that is no column of the file is an error.`,
 				for _, c := range d.Columns {
 					switch {
 					case c.Categories != nil:
-						fmt.Fprintf(w, "%s\t%s\t%d\t\t\t\t\t%d\t\n", c.Name, c.Type, c.Missing, *c.Categories)
+						fmt.Fprintf(w, "%s\t%s\t%d\t\t\t\t\t%d\t\n", cell(c.Name), c.Type, c.Missing, *c.Categories)
 					case c.Mean == nil: // numeric, every value missing
-						fmt.Fprintf(w, "%s\t%s\t%d\t-\t-\t-\t-\t\t\n", c.Name, c.Type, c.Missing)
+						fmt.Fprintf(w, "%s\t%s\t%d\t-\t-\t-\t-\t\t\n", cell(c.Name), c.Type, c.Missing)
 					default:
-						fmt.Fprintf(w, "%s\t%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t\t\n", c.Name, c.Type, c.Missing, *c.Mean, *c.SD, *c.Min, *c.Max)
+						fmt.Fprintf(w, "%s\t%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t\t\n", cell(c.Name), c.Type, c.Missing, *c.Mean, *c.SD, *c.Min, *c.Max)
 					}
 				}
 				return w.Flush()

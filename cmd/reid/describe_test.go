@@ -123,3 +123,35 @@ func TestDescribeAllMissing(t *testing.T) {
 		t.Errorf("text table:\n%s", text)
 	}
 }
+
+// TestTextTablesQuoteControlCharacters: a column name or category holding a newline or a
+// tab is shown quoted, so the text tables keep one row per column or class and their
+// columns (describe had a row broken in two, check too, uniqueness a class's key shifted
+// into the next column).
+func TestTextTablesQuoteControlCharacters(t *testing.T) {
+	dir := t.TempDir()
+	file := writeCSV(t, dir, "f.csv", "\"a\nb\",\"c\td\",k\n1,2,\"x\ty\"\n3,5,z\n4,4,z\n")
+	code, out, stderr := runReid(t, "describe", file)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// A title, a header and one row per column.
+	if lines := strings.Split(strings.TrimRight(out, "\n"), "\n"); len(lines) != 5 ||
+		!strings.Contains(lines[2], `"a\nb"`) || !strings.Contains(lines[3], `"c\td"`) {
+		t.Errorf("describe:\n%s", out)
+	}
+	code, out, stderr = runReid(t, "check", "--attrs", "a\nb,c\td", file, file)
+	if code != exitOK {
+		t.Fatalf("check: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "\n\"a\\nb\"  ") || !strings.Contains(out, "\n\"c\\td\"  ") {
+		t.Errorf("check:\n%s", out)
+	}
+	code, out, stderr = runReid(t, "uniqueness", "--keys", "k", "--k", "2", file)
+	if code != exitOK {
+		t.Fatalf("uniqueness: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, `  1     "x\ty"`) {
+		t.Errorf("uniqueness: the failing class is not one quoted cell:\n%s", out)
+	}
+}

@@ -657,7 +657,7 @@ func printLearn(w io.Writer, r *learnReport) error {
 		sort.SliceStable(sh, func(a, b int) bool { return sh[a].Value > sh[b].Value })
 		parts := make([]string, len(sh))
 		for k, v := range sh {
-			parts[k] = fmt.Sprintf("%s=%.3f", v.Attribute, v.Value)
+			parts[k] = fmt.Sprintf("%s=%.3f", cell(v.Attribute), v.Value)
 		}
 		fmt.Fprintf(w, "Shapley values: %s\n", strings.Join(parts, " "))
 		in := append([]pairValue(nil), r.Interaction...)

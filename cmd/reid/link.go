@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/reid-sdc/reid/datasets"
 	"github.com/reid-sdc/reid/distances"
@@ -671,6 +672,16 @@ func printLink(w io.Writer, r *linkReport) error {
 	printWarnings(w, r.Warnings)
 	fmt.Fprintf(w, "time: %.2fs\n", r.Seconds)
 	return nil
+}
+
+// cell is s as a text table shows it: quoted when it holds a control character (a tab
+// or newline in a column name or category would break the table's columns or rows),
+// as it is otherwise.
+func cell(s string) string {
+	if strings.ContainsFunc(s, unicode.IsControl) {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // printWarnings prints a text report's warnings (link's, PRL's), one line each.

@@ -600,7 +600,7 @@ func printPRL(w io.Writer, r *prlReport) error {
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "attribute\trule\tthresholds\tm\tu")
 	for _, c := range r.Comparison {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Attribute, c.Rule, floats(c.Thresholds), floats(r.M[c.Attribute]), floats(r.U[c.Attribute]))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cell(c.Attribute), c.Rule, floats(c.Thresholds), floats(r.M[c.Attribute]), floats(r.U[c.Attribute]))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

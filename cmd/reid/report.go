@@ -18,7 +18,7 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	if p := r.Inputs.Population; p != nil {
 		fmt.Fprintf(&b, "- population: `%s` (%d records, sha256 `%s`)\n", p.File, p.Records, p.SHA256)
 	}
-	fmt.Fprintf(&b, "- attributes: %s\n", strings.Join(r.Options.Attributes, ", "))
+	fmt.Fprintf(&b, "- attributes: %s\n", cellList(r.Options.Attributes))
 	if d, ok := distanceAttributes(r.Options); ok {
 		fmt.Fprintf(&b, "- numeric attributes (DBRL and the worst case; PRL compares all): %s\n", d)
 	}
@@ -62,7 +62,7 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	b.WriteString("\n")
 	if u := r.Uniqueness; u != nil {
 		b.WriteString("\n## Uniqueness\n\n")
-		fmt.Fprintf(&b, "Keys %s; model %s (%s).\n\n", strings.Join(r.Options.Keys, ", "), u.Model, u.ModelDefinition)
+		fmt.Fprintf(&b, "Keys %s; model %s (%s).\n\n", cellList(r.Options.Keys), u.Model, u.ModelDefinition)
 		b.WriteString("| measure | value |\n|---|---:|\n")
 		fmt.Fprintf(&b, "| key classes | %d |\n| sample uniques | %d |\n| P(PU\\|SU) | %s |\n| expected re-identifications | %.4g |\n| re-identification rate | %.4f |\n| max record risk | %.4f |\n| k_min | %d |\n",
 			u.Classes, u.SampleUniques, optF(u.PPUGivenSU), u.ExpectedReidentifications, u.ReidentificationRate, u.MaxRecordRisk, u.KMin)
@@ -82,6 +82,15 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	fmt.Fprintf(&b, "\nTotal time %.2fs.\n", r.Timings.TotalSeconds)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// cellList is names joined by commas, each as cell shows it.
+func cellList(names []string) string {
+	shown := make([]string, len(names))
+	for i, n := range names {
+		shown[i] = cell(n)
+	}
+	return strings.Join(shown, ", ")
 }
 
 // searchLimit says what bounded the worst-case searches and whether their figures repeat.
@@ -184,5 +193,5 @@ func share(k, n int) float64 {
 // distanceAttributes lists the numeric attributes the distances linked on ("none"), and
 // reports whether they are fewer than the attributes PRL compared.
 func distanceAttributes(o auditOptions) (string, bool) {
-	return cmp.Or(strings.Join(o.DistanceAttributes, ", "), "none"), len(o.DistanceAttributes) != len(o.Attributes)
+	return cmp.Or(cellList(o.DistanceAttributes), "none"), len(o.DistanceAttributes) != len(o.Attributes)
 }
