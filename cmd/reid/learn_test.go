@@ -378,3 +378,49 @@ func TestLearnWorkLimitRepeats(t *testing.T) {
 		t.Errorf("both limits: exit %d, %q; want a usage error", code, stderr)
 	}
 }
+
+// TestLearnProofsAgreeAcrossWorkLimits: whatever the work limit, a search that says
+// "optimal" has found the family's optimum, so every optimal run on the same records
+// reports the same number of links, and no run's proven bound is below the links any
+// run found. With --work-limit 1 on 400 CENSUS records (rank swapping, p = 5 %), the
+// bilinear search closed its root when the work left could not pay for counting a W
+// that linked all 400, and said "optimal" at 395 (0.9 and 1.1 found 400).
+func TestLearnProofsAgreeAcrossWorkLimits(t *testing.T) {
+	dir := "../../../shared/datasets/census"
+	orig, masked := filepath.Join(dir, "original.csv"), filepath.Join(dir, "masked", "rankswap_p5.csv")
+	if _, err := os.Stat(masked); err != nil {
+		t.Skipf("CENSUS not available (%s): %v", masked, err)
+	}
+	type run struct {
+		limit        string
+		status       string
+		links, bound int
+	}
+	var runs []run
+	for _, limit := range []string{"0.6", "0.8", "0.9", "1", "1.1", "1.3"} {
+		code, out, stderr := runReid(t, "learn", "--operator", "bilinear", "--records", "400", "--work-limit", limit,
+			"--format", "json", orig, masked)
+		if code != exitOK {
+			t.Fatalf("--work-limit %s: exit %d: %s", limit, code, stderr)
+		}
+		var doc struct {
+			Status       string `json:"status"`
+			CorrectLinks int    `json:"correct_links"`
+			Bound        int    `json:"bound"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, run{limit, doc.Status, doc.CorrectLinks, doc.Bound})
+	}
+	for _, a := range runs {
+		for _, b := range runs {
+			if a.bound < b.links {
+				t.Errorf("--work-limit %s proves at most %d links (%s), --work-limit %s found %d", a.limit, a.bound, a.status, b.limit, b.links)
+			}
+			if a.status == "optimal" && b.status == "optimal" && a.links != b.links {
+				t.Errorf("optimal at %d links with --work-limit %s, at %d with %s", a.links, a.limit, b.links, b.limit)
+			}
+		}
+	}
+}
