@@ -138,6 +138,12 @@ func Pair(original, masked *Table, opts PairOptions) (*Pairing, error) {
 	}
 	if opts.SampleFraction > 0 && opts.SampleFraction < 1 {
 		p.sample(opts.SampleFraction, opts.Seed)
+		if !slices.ContainsFunc(p.TrueMasked, func(j int) bool { return j >= 0 }) {
+			// Every record drawn is one the release left out: nothing to link.
+			return nil, &InputError{File: masked.Source, Column: opts.ID, Err: ErrNoCommonID,
+				Detail: fmt.Sprintf("the sample fraction %g (seed %d) drew %d of the records of %s, and this file has none of them; draw more, or with another seed",
+					opts.SampleFraction, opts.Seed, len(p.TrueMasked), original.Source)}
+		}
 	}
 	return p, nil
 }
@@ -192,8 +198,9 @@ func checkAttributes(original, masked *Table, attrs []string, id string) error {
 	return &InputError{File: masked.Source, Err: ErrSchemaMismatch, Detail: strings.Join(parts, "; ")}
 }
 
-// idIndex maps each id to its row, failing on a duplicate or a missing id.
-func idIndex(t *Table, id string) (map[string]int, error) {
+// idIndex maps each id of t's column to its row (by idKey), failing on a duplicate or a
+// missing id; peerNumeric says whether the other file's id column is numeric.
+func idIndex(t *Table, id string, peerNumeric bool) (map[string]int, error) {
 	c := t.Column(id)
 	if c == nil {
 		return nil, &InputError{File: t.Source, Column: id, Err: ErrNoSuchColumn, Detail: "id column"}
@@ -203,14 +210,29 @@ func idIndex(t *Table, id string) (map[string]int, error) {
 		if c.Missing(i) {
 			return nil, &InputError{File: t.Source, Column: id, Row: i + 1, Err: ErrMissingValue, Detail: "missing id"}
 		}
-		v := c.String(i)
+		v := idKey(c, i, peerNumeric)
 		if first, dup := idx[v]; dup {
 			return nil, &InputError{File: t.Source, Column: id, Row: i + 1, Err: ErrDuplicateID,
-				Detail: fmt.Sprintf("%s also in row %d", strconv.Quote(v), first+1)}
+				Detail: fmt.Sprintf("%s also in row %d", strconv.Quote(c.String(i)), first+1)}
 		}
 		idx[v] = i
 	}
 	return idx, nil
+}
+
+// idKey is the key by which row i's id is matched with the other file's: c.String(i)
+// (a numeric column's value as a number, so 1.0 and 001 are 1), except that the label
+// of a categorical id column that reads as a number is that number when the other
+// file's id column is numeric (a column read as text in one file only, for a
+// non-numeric id somewhere in it, still matches 1.0 there with 1 here).
+func idKey(c *Column, i int, peerNumeric bool) string {
+	v := c.String(i)
+	if c.Kind != Numeric && peerNumeric {
+		if x, ok := parseNumber(v); ok {
+			return formatFloat(x)
+		}
+	}
+	return v
 }
 
 // firstID is the quoted id of t's first row, or "no row" for an empty table: an example
@@ -223,19 +245,22 @@ func firstID(t *Table, id string) string {
 }
 
 func (p *Pairing) linkByID(original, masked *Table, opts PairOptions) error {
-	oIdx, err := idIndex(original, opts.ID)
+	numericID := func(t *Table) bool { c := t.Column(opts.ID); return c != nil && c.Kind == Numeric }
+	oIdx, err := idIndex(original, opts.ID, numericID(masked))
 	if err != nil {
 		return err
 	}
-	mIdx, err := idIndex(masked, opts.ID)
+	mIdx, err := idIndex(masked, opts.ID, numericID(original))
 	if err != nil {
 		return err
 	}
+	maskedNumeric := numericID(masked)
 	keep := identity(original.Rows())
 	if opts.IntruderIDs != nil {
 		keep = keep[:0]
 		listed := make(map[int]int, len(opts.IntruderIDs)) // original row → its entry
-		numeric := original.Column(opts.ID).Kind == Numeric
+		// Keys are numbers where either file's id column is numeric (idKey).
+		numeric := numericID(original) || maskedNumeric
 		for k, v := range opts.IntruderIDs {
 			r, ok := oIdx[v]
 			if x, isNumber := parseNumber(v); !ok && numeric && isNumber {
@@ -260,7 +285,7 @@ func (p *Pairing) linkByID(original, masked *Table, opts PairOptions) error {
 	p.TrueMasked = make([]int, len(keep))
 	partners := 0
 	for i, r := range keep {
-		j, ok := mIdx[ids.String(r)]
+		j, ok := mIdx[idKey(ids, r, maskedNumeric)]
 		if !ok {
 			j = -1
 		} else {
@@ -278,7 +303,7 @@ func (p *Pairing) linkByID(original, masked *Table, opts PairOptions) error {
 				len(keep), whose, keep[0]+1, strconv.Quote(ids.String(keep[0])), firstID(masked, opts.ID))}
 	}
 	for r := 0; r < original.Rows(); r++ {
-		if _, ok := mIdx[ids.String(r)]; !ok {
+		if _, ok := mIdx[idKey(ids, r, maskedNumeric)]; !ok {
 			p.LeftOut++
 		}
 	}

@@ -238,9 +238,13 @@ func TestPairReleasedSample(t *testing.T) {
 		t.Errorf("intruder ids s, r: TrueMasked %v TrueOriginal %v, want [-1 0] [1 -1]", p.TrueMasked, p.TrueOriginal)
 	}
 	// Every sample of 2 of the 4 keeps the truth consistent: a kept original's partner
-	// points back to it, and no masked record points to an original not kept.
+	// points back to it, and no masked record points to an original not kept (a sample of
+	// q and s, both left out, is refused: see below).
 	for seed := uint64(0); seed < 20; seed++ {
 		p, err = Pair(o, m, PairOptions{ID: "id", SampleFraction: 0.5, Seed: seed})
+		if errors.Is(err, ErrNoCommonID) {
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,10 +266,69 @@ func TestPairReleasedSample(t *testing.T) {
 			t.Fatalf("seed %d: TrueMasked %v and TrueOriginal %v disagree", seed, p.TrueMasked, p.TrueOriginal)
 		}
 	}
+	// A sample that draws only records the release left out has nothing to link: which
+	// record a seed draws is read from the same draw against a file with every id.
+	full := &Table{Source: "f.csv", Columns: []Column{catColumn("id", "s", "r", "q", "p"), {Name: "a", Kind: Numeric, Values: []float64{1, 2, 3, 4}}}}
+	onlyP := &Table{Source: "m1.csv", Columns: []Column{catColumn("id", "p"), {Name: "a", Kind: Numeric, Values: []float64{1}}}}
+	drewP, drewOther := false, false
+	for seed := uint64(0); seed < 20; seed++ {
+		ref, err := Pair(o, full, PairOptions{ID: "id", SampleFraction: 0.25, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Pair(o, onlyP, PairOptions{ID: "id", SampleFraction: 0.25, Seed: seed})
+		if isP := ref.OriginalRows[0] == 0; isP != (err == nil) || !isP && !errors.Is(err, ErrNoCommonID) {
+			t.Errorf("seed %d drew original row %d: err %v", seed, ref.OriginalRows[0], err)
+		} else {
+			drewP, drewOther = drewP || isP, drewOther || !isP
+		}
+	}
+	if !drewP || !drewOther {
+		t.Errorf("20 seeds drew p: %v, another: %v; the case is not exercised", drewP, drewOther)
+	}
 	other := &Table{Source: "x.csv", Columns: []Column{catColumn("id", "u", "v"), {Name: "a", Kind: Numeric, Values: []float64{1, 2}}}}
 	_, err = Pair(o, other, PairOptions{ID: "id"})
 	if !errors.Is(err, ErrNoCommonID) || err.Error() != `x.csv: column "id": no id in common with the original: none of the 4 ids of o.csv occurs here (its row 1 reads "p", this file's row 1 "u")` {
 		t.Errorf("no id in common: %v", err)
+	}
+}
+
+// TestPairIDsOfDifferentKinds: an id column read as numbers in one file and as text in
+// the other (a non-numeric id there) matches by value where a label reads as a number
+// (1.0 and 003 there are 1 and 3 here); two text columns match by label only.
+func TestPairIDsOfDifferentKinds(t *testing.T) {
+	num := func(src string, ids ...float64) *Table {
+		a := make([]float64, len(ids))
+		return &Table{Source: src, Columns: []Column{{Name: "id", Kind: Numeric, Values: ids}, {Name: "a", Kind: Numeric, Values: a}}}
+	}
+	text := func(src string, ids ...string) *Table {
+		return &Table{Source: src, Columns: []Column{catColumn("id", ids...), {Name: "a", Kind: Numeric, Values: make([]float64, len(ids))}}}
+	}
+	cases := []struct {
+		name             string
+		original, masked *Table
+		intruder         []string
+		trueMasked       []int
+	}{
+		{"numeric original, text masked", num("o", 1, 2, 3, 4), text("m", "1.0", "x", "003"), nil, []int{0, -1, 2, -1}},
+		{"text original, numeric masked", text("o", "x", "3.0", "1"), num("m", 1, 3), nil, []int{-1, 1, 0}},
+		{"text both: labels", text("o", "1", "003"), text("m", "1.0", "003"), nil, []int{-1, 1}},
+		{"intruder ids by value", text("o", "x", "3.0", "1"), num("m", 1, 3), []string{"003", "1"}, []int{1, 0}},
+	}
+	for _, tc := range cases {
+		p, err := Pair(tc.original, tc.masked, PairOptions{ID: "id", IntruderIDs: tc.intruder})
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if !equalInts(p.TrueMasked, tc.trueMasked) {
+			t.Errorf("%s: TrueMasked %v, want %v", tc.name, p.TrueMasked, tc.trueMasked)
+		}
+	}
+	// By value, 1 and 1.0 in a text column facing a numeric one are one id twice.
+	_, err := Pair(num("o", 1, 2), text("m", "1", "1.0"), PairOptions{ID: "id"})
+	if !errors.Is(err, ErrDuplicateID) || !strings.Contains(err.Error(), `"1.0" also in row 1`) {
+		t.Errorf("1 and 1.0: %v", err)
 	}
 }
 

@@ -831,7 +831,11 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 	} else {
 		m.Status = fmt.Sprintf("optimal over the top %d candidates per record; not certified over all pairs", k)
 	}
-	if m.Unassigned > 0 {
+	switch {
+	case m.Unassigned > 0 && c.nq > c.nr && m.Unassigned == c.nq-c.nr:
+		// More queries than references: some are left over whatever the weights.
+		m.Status += fmt.Sprintf("; %d unassigned (%d records to assign to %d of the other file: as many records as possible are assigned)", m.Unassigned, c.nq, c.nr)
+	case m.Unassigned > 0:
 		m.Status += fmt.Sprintf("; %d unassigned (no one-to-one assignment gives every record a partner among its candidates: as many records as possible are assigned)", m.Unassigned)
 	}
 	return m, rounds, !certified

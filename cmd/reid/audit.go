@@ -441,7 +441,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("DBRL and the worst case link on the numeric attributes only (%d of %d); the categorical ones (%s) are compared by PRL", len(dist.Pairing.Attributes), len(files.Pairing.Attributes), strings.Join(categorical, ", ")))
 	}
 	r.Warnings = append(r.Warnings, disjointWarnings(files.Pairing)...)
-	if w := leftOutWarning(files); w != "" {
+	if w := leftOutWarning(files, a.records); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}
 
@@ -677,20 +677,25 @@ func fromLinkReport(method string, supervised bool, lr *linkReport) auditLinkage
 // leftOutWarning says that the masked file is a sample of the original's records (ids
 // the release left out), standardised on the original's scale, and how many of the
 // intruder's records the original-to-masked Reids count; empty when it has them all.
-func leftOutWarning(f *pairedFiles) string {
+// Under --records (records > 0) the count is of the first records of each file, as the
+// Reids' is.
+func leftOutWarning(f *pairedFiles, records int) string {
 	p := f.Pairing
 	if p.LeftOut == 0 {
 		return ""
 	}
 	w := fmt.Sprintf("%s holds a sample of the original's records (%d of %d left out): it is standardised with the original's means and sds", p.Masked.Source, p.LeftOut, f.OriginalRecords)
-	partners := 0
-	for _, j := range p.TrueMasked {
-		if j >= 0 {
+	intruder, partners := len(p.TrueMasked), 0
+	if records > 0 {
+		intruder = min(intruder, records)
+	}
+	for _, j := range p.TrueMasked[:intruder] {
+		if j >= 0 && (records <= 0 || j < records) {
 			partners++
 		}
 	}
-	if partners < len(p.TrueMasked) {
-		w += fmt.Sprintf(", and the original-to-masked Reids count the %d of the intruder's %d records that it has", partners, len(p.TrueMasked))
+	if partners < intruder {
+		w += fmt.Sprintf(", and the original-to-masked Reids count the %d of the intruder's %d records that it has", partners, intruder)
 	}
 	return w
 }

@@ -1200,6 +1200,21 @@ func TestAuditReleasedSample(t *testing.T) {
 	if ws := fmt.Sprint(doc["warnings"]); !strings.Contains(ws, "m.csv holds a sample of the original's records (10 of 40 left out)") {
 		t.Errorf("warnings %s", ws)
 	}
+	// --records 20: originals 1…20 (2, 6, 10, 14, 18 left out) against the first 20 masked
+	// rows (ids 1, 3, 4, 5, 7, …, 27), which hold the other 15: the warning counts as the
+	// table does.
+	doc = map[string]any{}
+	if err := json.Unmarshal(auditJSON(t, filepath.Join(dir, "out20"), "--id", "id", "--records", "20", "--work-limit", "0.2", orig, masked), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range doc["linkage"].([]any) {
+		if l := l.(map[string]any); l["id"] == "dbrl/euclidean/original-to-masked" && (l["n"] != 15.0 || l["unmatched"] != 5.0) {
+			t.Errorf("--records 20: n %v unmatched %v, want 15 and 5", l["n"], l["unmatched"])
+		}
+	}
+	if ws := fmt.Sprint(doc["warnings"]); !strings.Contains(ws, "the original-to-masked Reids count the 15 of the intruder's 20 records") {
+		t.Errorf("--records 20: warnings %s", ws)
+	}
 }
 
 // Every warning of report.json is in report.md and report.html too: the page the audit

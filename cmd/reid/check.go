@@ -577,6 +577,15 @@ func printCheck(e *env, pf *pairFlags, f *pairedFiles, format string) error {
 				// Standardised on the original's scale: still show the sample's own moments.
 				if k := own.Table.Index(c.Name); k >= 0 {
 					a.MaskedMean, a.MaskedSD = own.Mean[k], own.SD[k]
+				} else if col := p.Masked.Column(c.Name); col != nil {
+					// Constant in the sample (dropped from own): its value, sd 0.
+					a.MaskedMean, a.MaskedSD = 0, 0
+					for i := range col.Len() {
+						if !col.Missing(i) {
+							a.MaskedMean = col.Values[i]
+							break
+						}
+					}
 				}
 			}
 		}

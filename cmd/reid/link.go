@@ -467,11 +467,15 @@ func (j *linkJob) knownLinks() (*knownMemo, error) {
 	if m := j.files.known; m != nil && m.knowledge == j.knowledge {
 		return m, nil
 	}
-	if p.OriginalRows != nil || len(p.TrueOriginal) != p.Original.Rows() || p.Original.Rows() != p.Masked.Rows() {
+	if p.OriginalRows != nil || len(p.TrueOriginal) != p.Original.Rows() || p.Original.Rows() != p.Masked.Rows() || p.LeftOut > 0 {
 		// The attack re-runs the masking on the original as the owner did: its records
 		// and their order (MDAV's ties) must be the file's.
 		if p.OriginalRows != nil {
 			return nil, usagef("--masking needs the whole original file in its order (no --intruder-ids or --sample)")
+		}
+		if p.LeftOut > 0 && p.Original.Rows() == p.Masked.Rows() {
+			// As many records, not the same ones: ids of each file the other lacks.
+			return nil, usagef("--masking needs the original and the masked file to hold the same records (%d of the original's %d ids are not in the masked file): the attack re-runs the masking on the whole original", p.LeftOut, p.Original.Rows())
 		}
 		return nil, usagef("--masking needs the original and the masked file to hold the same records (%d and %d here): the attack re-runs the masking on the whole original", p.Original.Rows(), p.Masked.Rows())
 	}
@@ -645,9 +649,18 @@ func unmatchedNote(unmatched int) string {
 	return fmt.Sprintf(" (%d more without a true partner in the other file, not counted)", unmatched)
 }
 
+// printReleasedSample prints the text reports' line on a masked file that holds a
+// sample of the original's records (nothing when it holds them all).
+func printReleasedSample(w io.Writer, rs *releasedSample) {
+	if rs != nil {
+		fmt.Fprintf(w, "the masked file holds a sample of the original's records (%d left out), standardised with %s\n", rs.LeftOut, rs.MaskedScale)
+	}
+}
+
 func printLink(w io.Writer, r *linkReport) error {
 	fmt.Fprintf(w, "distance-based record linkage, %s, %s distance, %d records on %d attributes%s\n",
 		r.Direction, r.Operator, r.N, len(r.Attributes), unmatchedNote(r.Unmatched))
+	printReleasedSample(w, r.ReleasedSample)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Reid\t%.4f\t(%d unique correct links)\n", r.Reid, r.Correct)
 	fmt.Fprintf(tw, "Reid with anonymity sets\t%.4f\t\n", r.ReidSets)

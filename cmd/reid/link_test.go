@@ -419,6 +419,15 @@ func TestMaskingNeedsTheSameRecords(t *testing.T) {
 	expectInputError(t, code, stderr, "--masking needs the original and the masked file to hold the same records (4 and 5 here)")
 	code, _, stderr = runReid(t, "link", "--sample", "0.5", "--masking", "rankswap:p=5", orig, orig)
 	expectInputError(t, code, stderr, "no --intruder-ids or --sample")
+	// As many records, not the same: id 4 left out, id 9 not the original's (a panic).
+	other := writeCSV(t, dir, "x.csv", "id,a,b\n1,1,5\n2,2,3\n3,3,9\n9,7,1\n")
+	for _, args := range [][]string{{"link"}, {"link", "--method", "prl", "--bands", "0.1,0.5"}, {"audit", "--out", filepath.Join(dir, "audit")}} {
+		code, _, stderr = runReid(t, append(args, "--id", "id", "--masking", "rankswap:p=5", orig, other)...)
+		expectInputError(t, code, stderr, "--masking needs the original and the masked file to hold the same records (1 of the original's 4 ids are not in the masked file)")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "audit")); !os.IsNotExist(err) {
+		t.Errorf("the refused audit left its --out directory: %v", err)
+	}
 }
 
 // TestLinkReleasedSample: a masked file holding 3 of the original's 5 records, unmasked

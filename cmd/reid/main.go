@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -106,6 +107,15 @@ func commands() []*command {
 }
 
 func main() {
+	// A panic on the command's own goroutine is a bug: exit 3 (internal error) with the
+	// stack, not Go's exit 2, which scripts read as an input error. (A panic on a worker
+	// goroutine still ends the process with Go's exit 2.)
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(os.Stderr, "reid: internal error (a bug: please report it with the command line): %v\n%s", r, debug.Stack())
+			os.Exit(exitInternal)
+		}
+	}()
 	e := &env{stdout: os.Stdout, stderr: os.Stderr, interactive: stderrIsTerminal(),
 		notify: notifyInterrupts}
 	os.Exit(run(os.Args[1:], e))
