@@ -223,7 +223,7 @@ func prl(ctx context.Context, p PRLProblem, s PRLSettings) (*PRLResult, error) {
 			}
 			prop = float64(pc.TruePairs) / float64(pc.Pairs)
 		}
-		res.Model, err = EM(tab, EMSettings{P: prop, EstimateP: s.EstimateP, MaxIterations: s.MaxIterations, Tolerance: s.Tolerance})
+		res.Model, err = EM(tab, EMSettings{P: prop, EstimateP: s.EstimateP, MaxIterations: s.MaxIterations, Tolerance: s.Tolerance, Threads: s.Threads})
 	}
 	if err != nil {
 		return nil, err

@@ -273,11 +273,28 @@ func newComparator(p *PRLProblem, threads int) (*comparator, error) {
 			return nil, c.blockingError("no pair to compare: no record shares its blocking key with a record of the other file", nil)
 		}
 	}
-	// Quantile thresholds need the blocks, so they are resolved last.
+	// Quantile thresholds need the blocks, so they are resolved last: each attribute's on
+	// its own (a search over the thresholds' bits, 60 counts of the pairs within one),
+	// several at once, the first error in attribute order reported.
+	cutsOf, errOf := make([][]float64, len(p.Attributes)), make([]error, len(p.Attributes))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(c.threads, len(p.Attributes)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := int(next.Add(1) - 1); k < len(p.Attributes); k = int(next.Add(1) - 1) {
+				if a := p.Attributes[k]; a.Rule.Kind == RuleBands && a.Rule.Thresholds == nil {
+					cutsOf[k], errOf[k] = c.quantileCuts(k, a.Rule.Quantiles, true)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 	for k, a := range p.Attributes {
 		ac := &c.attrs[k]
 		if a.Rule.Kind == RuleBands && a.Rule.Thresholds == nil {
-			cuts, err := c.quantileCuts(k, a.Rule.Quantiles, true)
+			cuts, err := cutsOf[k], errOf[k]
 			if err != nil {
 				// The blocking's fault when the same quantiles work on all pairs.
 				if c.qblock != nil {

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 )
 
 // PatternTable is the input of EM: agreement patterns and how many pairs show each.
@@ -29,6 +32,9 @@ type EMSettings struct {
 	// (0: 1e-12; negative: run exactly MaxIterations).
 	MaxIterations int
 	Tolerance     float64
+	// Threads bounds the cores of each E-step (0: GOMAXPROCS); the answer does not
+	// depend on it.
+	Threads int
 	// Start, when set, is the starting m and u. Otherwise EM runs from two starts and
 	// keeps the better oriented fit (see EM): m favouring agreement geometrically with u
 	// the marginal distribution of the levels, and the closest pairs taken as the matches.
@@ -302,15 +308,12 @@ func (t *PatternTable) run(m, u [][]float64, p float64, s EMSettings) EMResult {
 	if tol == 0 {
 		tol = 1e-12
 	}
-	lm, lu := make([][]float64, K), make([][]float64, K)
-	sm, su := make([][]float64, K), make([][]float64, K)
-	for k, L := range t.Levels {
-		lm[k], lu[k], sm[k], su[k] = make([]float64, L), make([]float64, L), make([]float64, L), make([]float64, L)
-	}
+	sm, su := t.perLevel(), t.perLevel()
 	res := EMResult{}
 	prev := math.Inf(-1)
+	e := newEStep(t, s.Threads)
 	for it := 0; it < maxIt; it++ {
-		ll, nm, total := t.estep(m, u, p, lm, lu, sm, su)
+		ll, nm, total := e.run(m, u, p, sm, su)
 		if it > 0 && tol > 0 && math.Abs(ll-prev) <= tol*math.Abs(prev) {
 			res.Converged = true
 			break
@@ -331,56 +334,153 @@ func (t *PatternTable) run(m, u [][]float64, p float64, s EMSettings) EMResult {
 		res.Iterations++
 	}
 	res.M, res.U, res.P = m, u, p
-	res.LogLikelihood, _, _ = t.estep(m, u, p, lm, lu, sm, su)
+	res.LogLikelihood, _, _ = e.run(m, u, p, sm, su)
 	return res
 }
 
 // logLikelihood is the observed-data log-likelihood at (m, u, p).
 func (t *PatternTable) logLikelihood(m, u [][]float64, p float64) float64 {
-	scratch := func() [][]float64 {
-		x := make([][]float64, len(t.Levels))
-		for k, L := range t.Levels {
-			x[k] = make([]float64, L)
-		}
-		return x
-	}
-	ll, _, _ := t.estep(m, u, p, scratch(), scratch(), scratch(), scratch())
+	ll, _, _ := newEStep(t, 0).run(m, u, p, t.perLevel(), t.perLevel())
 	return ll
 }
 
-// estep computes the log-likelihood at (m, u, p) and accumulates the expected counts
-// Σ n g [γ_k = l] into sm and Σ n (1−g) [γ_k = l] into su; it also returns Σ n g and Σ n.
-func (t *PatternTable) estep(m, u [][]float64, p float64, lm, lu, sm, su [][]float64) (ll, nm, total float64) {
+// perLevel returns a zero array per attribute, of its number of levels.
+func (t *PatternTable) perLevel() [][]float64 {
+	x := make([][]float64, len(t.Levels))
+	for k, L := range t.Levels {
+		x[k] = make([]float64, L)
+	}
+	return x
+}
+
+// eStep is the E-step laid out flat: the level of attribute k in pattern x is slot
+// slot[x*K+k] of one array of all attributes' levels end to end (attribute k's first at
+// off[k]); a missing level is the last slot, whose log-probabilities are 0 and whose
+// expected counts are dropped. The patterns are taken in chunks of eStepChunk, on the
+// cores EMSettings.Threads allows, and the chunks' sums added in chunk order: the same bits on
+// any number of cores. (The nested per-attribute arrays cost twice the time: CENSUS
+// noise_additive_10, 23,312 patterns, EM's two starts took 118 ms.)
+type eStep struct {
+	t      *PatternTable
+	K      int
+	off    []int
+	slot   []int32
+	lm, lu []float64
+	parts  []eStepPart
+	// threads is the number of goroutines that sum the chunks.
+	threads int
+}
+
+// eStepPart is one chunk's sums.
+type eStepPart struct {
+	ll, nm, total float64
+	sm, su        []float64
+}
+
+// eStepChunk is the number of patterns of a chunk.
+const eStepChunk = 4096
+
+func newEStep(t *PatternTable, threads int) *eStep {
 	K := len(t.Levels)
-	for k := range K {
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	e := &eStep{t: t, K: K, off: make([]int, K), threads: threads}
+	slots := 0
+	for k, L := range t.Levels {
+		e.off[k] = slots
+		slots += L
+	}
+	e.lm, e.lu = make([]float64, slots+1), make([]float64, slots+1)
+	e.slot = make([]int32, len(t.Pattern))
+	for x, l := range t.Pattern {
+		if l >= 0 {
+			e.slot[x] = int32(e.off[x%K] + int(l))
+		} else {
+			e.slot[x] = int32(slots)
+		}
+	}
+	chunks := (len(t.Count) + eStepChunk - 1) / eStepChunk
+	e.parts = make([]eStepPart, chunks)
+	for c := range e.parts {
+		e.parts[c].sm, e.parts[c].su = make([]float64, slots+1), make([]float64, slots+1)
+	}
+	return e
+}
+
+// run computes the log-likelihood at (m, u, p) and the expected counts Σ n g [γ_k = l]
+// into sm and Σ n (1−g) [γ_k = l] into su (per attribute, as m and u); it also returns
+// Σ n g and Σ n.
+func (e *eStep) run(m, u [][]float64, p float64, sm, su [][]float64) (ll, nm, total float64) {
+	for k := range e.K {
 		for l := range m[k] {
-			lm[k][l], lu[k][l] = math.Log(m[k][l]), math.Log(u[k][l])
-			sm[k][l], su[k][l] = 0, 0
+			e.lm[e.off[k]+l], e.lu[e.off[k]+l] = math.Log(m[k][l]), math.Log(u[k][l])
 		}
 	}
 	lp, lq := math.Log(p), math.Log1p(-p)
-	for x, n := range t.Count {
-		pat := t.Pattern[x*K : x*K+K]
-		a, b := lp, lq
-		for k, l := range pat {
-			if l >= 0 {
-				a += lm[k][l]
-				b += lu[k][l]
-			}
+	workers := min(e.threads, len(e.parts))
+	if workers <= 1 {
+		for c := range e.parts {
+			e.chunk(c, lp, lq)
 		}
-		g, lse := posterior(a, b)
-		ll += n * lse
-		ng, nu := n*g, n*(1-g)
-		nm += ng
-		total += n
-		for k, l := range pat {
-			if l >= 0 {
-				sm[k][l] += ng
-				su[k][l] += nu
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for c := int(next.Add(1) - 1); c < len(e.parts); c = int(next.Add(1) - 1) {
+					e.chunk(c, lp, lq)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	for k := range e.K {
+		clear(sm[k])
+		clear(su[k])
+	}
+	for c := range e.parts {
+		pt := &e.parts[c]
+		ll += pt.ll
+		nm += pt.nm
+		total += pt.total
+		for k := range e.K {
+			for l := range sm[k] {
+				sm[k][l] += pt.sm[e.off[k]+l]
+				su[k][l] += pt.su[e.off[k]+l]
 			}
 		}
 	}
 	return ll, nm, total
+}
+
+// chunk sums chunk c's patterns into e.parts[c].
+func (e *eStep) chunk(c int, lp, lq float64) {
+	pt := &e.parts[c]
+	clear(pt.sm)
+	clear(pt.su)
+	pt.ll, pt.nm, pt.total = 0, 0, 0
+	K, lm, lu, sm, su := e.K, e.lm, e.lu, pt.sm, pt.su
+	lo, hi := c*eStepChunk, min((c+1)*eStepChunk, len(e.t.Count))
+	for x, n := range e.t.Count[lo:hi] {
+		slots := e.slot[(lo+x)*K : (lo+x)*K+K]
+		a, b := lp, lq
+		for _, s := range slots {
+			a += lm[s]
+			b += lu[s]
+		}
+		g, lse := posterior(a, b)
+		pt.ll += n * lse
+		ng, nu := n*g, n*(1-g)
+		pt.nm += ng
+		pt.total += n
+		for _, s := range slots {
+			sm[s] += ng
+			su[s] += nu
+		}
+	}
 }
 
 // posterior returns e^a/(e^a+e^b) and log(e^a+e^b) without overflow.
@@ -456,11 +556,6 @@ func Supervised(t PatternTable, trueCount []float64) (EMResult, error) {
 		floor(u[k])
 	}
 	r := EMResult{M: m, U: u, P: clampP(nt / n), Supervised: true, Converged: true}
-	lm, lu := make([][]float64, K), make([][]float64, K)
-	sm, su := make([][]float64, K), make([][]float64, K)
-	for k, L := range t.Levels {
-		lm[k], lu[k], sm[k], su[k] = make([]float64, L), make([]float64, L), make([]float64, L), make([]float64, L)
-	}
-	r.LogLikelihood, _, _ = t.estep(m, u, r.P, lm, lu, sm, su)
+	r.LogLikelihood = t.logLikelihood(m, u, r.P)
 	return r, nil
 }

@@ -663,6 +663,43 @@ func TestPRLThreads(t *testing.T) {
 	}
 }
 
+// TestEMSameBitsOnAnyThreads: the E-step sums its patterns in fixed chunks, in order, so
+// EM's answer is the same bits whatever the number of cores (a table of 10,000 patterns,
+// three chunks; a missing level among them).
+func TestEMSameBitsOnAnyThreads(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	const K = 8
+	tab := PatternTable{Levels: []int{3, 3, 3, 3, 2, 2, 4, 3}}
+	seen := map[string]bool{}
+	for len(tab.Count) < 10_000 {
+		pat := make([]int8, K)
+		for k := range K {
+			pat[k] = int8(rng.IntN(tab.Levels[k]+1)) - 1 // −1: missing
+		}
+		if seen[fmt.Sprint(pat)] {
+			continue
+		}
+		seen[fmt.Sprint(pat)] = true
+		tab.Pattern = append(tab.Pattern, pat...)
+		tab.Count = append(tab.Count, float64(1+rng.IntN(50)))
+	}
+	var first EMResult
+	for x, th := range []int{1, 2, 5} {
+		r, err := EM(tab, EMSettings{P: 0.01, EstimateP: true, MaxIterations: 30, Threads: th})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x == 0 {
+			first = r
+		} else if !reflect.DeepEqual(first, r) {
+			t.Fatalf("threads %d: %+v, threads 1: %+v", th, r, first)
+		}
+	}
+	if first.Iterations < 2 {
+		t.Fatalf("%d iterations: the case is not exercised", first.Iterations)
+	}
+}
+
 // TestFSThresholds: a hand example. Weights 5, 3, 1, −2 with u-masses .001, .01, .1, .889
 // and m-masses .6, .3, .08, .02: μ = 0.011 admits the first two patterns (u-mass .011), so
 // the upper threshold is 3; λ = 0.05 admits the last pattern (m-mass .02), lower = −2.

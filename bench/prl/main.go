@@ -152,8 +152,7 @@ func peer(python, data string) {
 			continue
 		}
 		t0 := time.Now()
-		o := load(orig)
-		m := load(masked)
+		o, m := loadPair(orig, masked)
 		p := problem(o, m, []float64{0.01, 0.1})
 		pc, cuts, err := linkage.CountPatterns(p, 0)
 		check(err)
@@ -186,14 +185,23 @@ func peer(python, data string) {
 	fmt.Println()
 }
 
-func load(path string) [][]float64 {
-	tab, err := datasets.Load(path, datasets.LoadOptions{})
+// loadPair loads an original and a masked file and z-scores both with the original's
+// means and sds: reid link --method prl compares numeric attributes on the original's
+// scale (|dz| the raw difference over the original's sd), and so does the peer.
+func loadPair(origPath, maskedPath string) (o, m [][]float64) {
+	ot, err := datasets.Load(origPath, datasets.LoadOptions{})
 	check(err)
-	z, err := datasets.Standardize(tab, datasets.StandardizeOptions{})
+	mt, err := datasets.Load(maskedPath, datasets.LoadOptions{})
 	check(err)
-	x, err := z.Table.NumericMatrix()
+	zo, err := datasets.Standardize(ot, datasets.StandardizeOptions{})
 	check(err)
-	return x
+	zm, err := datasets.StandardizeLike(mt, zo)
+	check(err)
+	o, err = zo.Table.NumericMatrix()
+	check(err)
+	m, err = zm.Table.NumericMatrix()
+	check(err)
+	return o, m
 }
 
 func check(err error) {

@@ -1,7 +1,7 @@
 """Per-pair Fellegi-Sunter EM in numpy: the peer of `go run ./bench/prl`.
 
 usage: peer.py ORIGINAL MASKED QUANTILES ITERATIONS
-Loads both CSV files, z-scores each column (ddof=1), sets band thresholds at the exact
+Loads both CSV files, z-scores each column with the original's mean and sd (ddof=1), sets band thresholds at the exact
 quantiles of |dz| over all pairs (the ceil(q*P)-th smallest, by np.partition), builds the
 comparison vector of every pair (int8, pairs x attributes), and runs ITERATIONS EM steps
 pair by pair with m, u floored at 1e-6 and the match proportion fixed at 1/n. Prints JSON.
@@ -15,7 +15,7 @@ def main():
     o = np.loadtxt(orig, delimiter=",", skiprows=1, ndmin=2)
     m = np.loadtxt(masked, delimiter=",", skiprows=1, ndmin=2)
     zo = (o - o.mean(0)) / o.std(0, ddof=1)
-    zm = (m - m.mean(0)) / m.std(0, ddof=1)
+    zm = (m - o.mean(0)) / o.std(0, ddof=1)  # the original's scale, as reid's PRL
     n, K = zo.shape
     P = zm.shape[0] * n
     L = len(qs) + 1
