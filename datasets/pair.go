@@ -76,6 +76,9 @@ type Pairing struct {
 	// lacks: the release is a sample of the original's records (0 when linked by row
 	// order, or when the masked file has every original id).
 	LeftOut int
+	// MaskedOnly counts the masked file's records whose id the whole original lacks
+	// (records added, or ids written differently in the two files).
+	MaskedOnly int
 	// OriginalRows[i] is the 0-based row in the original file of Original's row i when
 	// Original is not the file's records in file order (intruder ids, a sample), nil
 	// otherwise: errors about Original's values name the file's rows with it.
@@ -305,6 +308,12 @@ func (p *Pairing) linkByID(original, masked *Table, opts PairOptions) error {
 	for r := 0; r < original.Rows(); r++ {
 		if _, ok := mIdx[idKey(ids, r, maskedNumeric)]; !ok {
 			p.LeftOut++
+		}
+	}
+	mids, originalNumeric := masked.Column(opts.ID), numericID(original)
+	for j := 0; j < masked.Rows(); j++ {
+		if _, ok := oIdx[idKey(mids, j, originalNumeric)]; !ok {
+			p.MaskedOnly++
 		}
 	}
 	// The intruder's records in the list's order: a list of every id in another order

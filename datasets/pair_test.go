@@ -439,3 +439,48 @@ func TestDisjointCategories(t *testing.T) {
 		t.Errorf("DisjointCategories = %q, want [flag]", got)
 	}
 }
+
+// TestStandardizeLike: a sample's values put on the whole file's scale get the bits the
+// whole file's own z-scores give the same values, and its mean and sd; a column the
+// whole dropped as constant is dropped, a categorical one passes through, a missing value
+// stays missing; the hand case: 2 and 5 of 1…5 (mean 3, sd √2.5) are −1/√2.5 and 2/√2.5.
+func TestStandardizeLike(t *testing.T) {
+	whole := &Table{Source: "o.csv", Columns: []Column{
+		{Name: "a", Kind: Numeric, Values: []float64{1, 2, 3, 4, 5}},
+		{Name: "k", Kind: Numeric, Values: []float64{7, 7, 7, 7, 7}},
+		catColumn("c", "x", "y", "x", "y", "z"),
+	}}
+	zw, err := Standardize(whole, StandardizeOptions{DropConstant: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample := &Table{Source: "m.csv", Columns: []Column{
+		{Name: "a", Kind: Numeric, Values: []float64{5, 0, 2}, Valid: []bool{true, false, true}},
+		{Name: "k", Kind: Numeric, Values: []float64{7, 8, 9}},
+		catColumn("c", "z", "x", "w"),
+	}}
+	zs, err := StandardizeLike(sample, zw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(zs.Dropped, []string{"k"}) || zs.Table.Index("k") >= 0 {
+		t.Errorf("dropped %v, columns %v: k was dropped by the whole", zs.Dropped, zs.Table.Names())
+	}
+	a := zs.Table.Column("a")
+	if a.Values[0] != zw.Table.Column("a").Values[4] || a.Values[2] != zw.Table.Column("a").Values[1] {
+		t.Errorf("a: %v, the whole's z of 5 and 2: %v, %v", a.Values, zw.Table.Column("a").Values[4], zw.Table.Column("a").Values[1])
+	}
+	sd := math.Sqrt(2.5)
+	if math.Abs(a.Values[0]-2/sd) > 1e-15 || math.Abs(a.Values[2]+1/sd) > 1e-15 || !a.Missing(1) {
+		t.Errorf("a: %v (missing %v), want 2/√2.5, missing, −1/√2.5", a.Values, a.Missing(1))
+	}
+	if j := zs.Table.Index("a"); zs.Mean[j] != 3 || math.Abs(zs.SD[j]-sd) > 1e-15 {
+		t.Errorf("mean %v sd %v, want the whole's 3 and √2.5", zs.Mean[j], zs.SD[j])
+	}
+	if c := zs.Table.Column("c"); c.Kind != Categorical || c.Levels[c.Codes[2]] != "w" {
+		t.Errorf("c: %+v", c)
+	}
+	if got := zs.Score(zs.Table.Index("a"), 4); got != zw.Table.Column("a").Values[3] {
+		t.Errorf("Score(4) = %v, the whole's z of 4 is %v", got, zw.Table.Column("a").Values[3])
+	}
+}

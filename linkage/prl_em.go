@@ -97,6 +97,17 @@ func EM(t PatternTable, s EMSettings) (EMResult, error) {
 		return EMResult{}, fmt.Errorf("linkage: match proportion %v is not in (0, 1)", s.P)
 	}
 	if s.StartM != nil && s.StartU != nil {
+		// The flat E-step would read a longer row into the next attribute's levels.
+		for _, start := range [][][]float64{s.StartM, s.StartU} {
+			if len(start) != len(t.Levels) {
+				return EMResult{}, fmt.Errorf("%w: a start of %d attributes for %d", ErrShapePRL, len(start), len(t.Levels))
+			}
+			for k, row := range start {
+				if len(row) != t.Levels[k] {
+					return EMResult{}, fmt.Errorf("%w: a start of %d levels for attribute %d of %d", ErrShapePRL, len(row), k, t.Levels[k])
+				}
+			}
+		}
 		r := t.fit(cloneProbs(s.StartM), cloneProbs(s.StartU), s)
 		r.Start = "given"
 		return r, nil
@@ -137,7 +148,7 @@ func (t *PatternTable) fit(m, u [][]float64, s EMSettings) EMResult {
 				r.Iterations += it
 			} else {
 				r.P, r.Converged = s.P, false
-				r.LogLikelihood = t.logLikelihood(r.M, r.U, r.P)
+				r.LogLikelihood = t.logLikelihood(r.M, r.U, r.P, s.Threads)
 			}
 			r.LabelSwitched = true
 		}
@@ -338,9 +349,10 @@ func (t *PatternTable) run(m, u [][]float64, p float64, s EMSettings) EMResult {
 	return res
 }
 
-// logLikelihood is the observed-data log-likelihood at (m, u, p).
-func (t *PatternTable) logLikelihood(m, u [][]float64, p float64) float64 {
-	ll, _, _ := newEStep(t, 0).run(m, u, p, t.perLevel(), t.perLevel())
+// logLikelihood is the observed-data log-likelihood at (m, u, p), summed on up to threads
+// cores (≤ 0: GOMAXPROCS; the same bits on any number).
+func (t *PatternTable) logLikelihood(m, u [][]float64, p float64, threads int) float64 {
+	ll, _, _ := newEStep(t, threads).run(m, u, p, t.perLevel(), t.perLevel())
 	return ll
 }
 
@@ -556,6 +568,6 @@ func Supervised(t PatternTable, trueCount []float64) (EMResult, error) {
 		floor(u[k])
 	}
 	r := EMResult{M: m, U: u, P: clampP(nt / n), Supervised: true, Converged: true}
-	r.LogLikelihood = t.logLikelihood(m, u, r.P)
+	r.LogLikelihood = t.logLikelihood(m, u, r.P, 0) // one E-step: GOMAXPROCS
 	return r, nil
 }

@@ -1,6 +1,7 @@
 package linkage
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -697,6 +698,28 @@ func TestEMSameBitsOnAnyThreads(t *testing.T) {
 	}
 	if first.Iterations < 2 {
 		t.Fatalf("%d iterations: the case is not exercised", first.Iterations)
+	}
+}
+
+// TestEMStartShape: a start whose rows do not have the attributes' numbers of levels is
+// ErrShapePRL (the flat E-step would read it into the next attribute's levels).
+func TestEMStartShape(t *testing.T) {
+	tab := PatternTable{Levels: []int{2, 3}, Pattern: []int8{0, 0, 1, 2}, Count: []float64{5, 50}}
+	good := [][]float64{{0.5, 0.5}, {0.2, 0.3, 0.5}}
+	for _, bad := range [][][]float64{
+		{{0.2, 0.3, 0.5}, {0.5, 0.5}},     // rows swapped
+		{{0.5, 0.5}},                      // an attribute short
+		{{0.5, 0.5}, {0.2, 0.3, 0.4, .1}}, // a level too many
+	} {
+		if _, err := EM(tab, EMSettings{P: 0.1, StartM: bad, StartU: good}); !errors.Is(err, ErrShapePRL) {
+			t.Errorf("StartM %v: err %v", bad, err)
+		}
+		if _, err := EM(tab, EMSettings{P: 0.1, StartM: good, StartU: bad}); !errors.Is(err, ErrShapePRL) {
+			t.Errorf("StartU %v: err %v", bad, err)
+		}
+	}
+	if _, err := EM(tab, EMSettings{P: 0.1, StartM: good, StartU: good}); err != nil {
+		t.Errorf("a start of the right shape: %v", err)
 	}
 }
 

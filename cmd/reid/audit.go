@@ -229,6 +229,8 @@ type auditOptions struct {
 	Intruder *intruderSubset `json:"intruder,omitempty"`
 	// ReleasedSample: the masked file lacks some of the original's records.
 	ReleasedSample *releasedSample `json:"released_sample,omitempty"`
+	// MaskedScale is --masked-scale: own or original (DBRL and the worst case).
+	MaskedScale string `json:"masked_scale"`
 }
 
 // auditLinkage is one linkage run (DBRL or PRL, one direction).
@@ -419,7 +421,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		},
 		Options: auditOptions{Attributes: files.Pairing.Attributes, DistanceAttributes: dist.Pairing.Attributes, ID: *pf.id, Keys: a.keys, Masking: a.maskingSpec,
 			TimeLimit: a.timeLimit.String(), WorkLimit: a.workLimit, Epsilon: a.epsilon, Records: a.records, PRLQuantiles: prlQuantiles,
-			Intruder: files.Intruder, ReleasedSample: files.releasedSample()},
+			Intruder: files.Intruder, ReleasedSample: files.releasedSample(), MaskedScale: files.MaskedScale},
 		Seed:      *pf.seed,
 		Linkage:   []auditLinkage{},
 		WorstCase: []auditWorstCase{},
@@ -453,6 +455,11 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 			return nil, err
 		}
 		step("uniqueness", t)
+		if a.population == "" && files.Pairing.LeftOut > 0 {
+			// Without a population file the masked file is taken as the population
+			// (F_j = f_j); a sample of the original has its population at hand.
+			r.Warnings = append(r.Warnings, fmt.Sprintf("uniqueness: %s holds a sample of the original's records, and without --population each key class of it counts as the population's; --population %s counts them in the original (when the keys were not masked)", files.Pairing.Masked.Source, *a.pf.original))
+		}
 	}
 
 	// DBRL, Euclidean, both directions, with K.Reid.
@@ -674,17 +681,16 @@ func fromLinkReport(method string, supervised bool, lr *linkReport) auditLinkage
 		KnownLinks: lr.KnownLinks, KnownLinksWrong: lr.KnownLinksWrong, Knowledge: lr.Knowledge, SetSizes: nonNilCounts(lr.SetSizes), RankCounts: nonNilCounts(lr.RankCounts)}
 }
 
-// leftOutWarning says that the masked file is a sample of the original's records (ids
-// the release left out), standardised on the original's scale, and how many of the
-// intruder's records the original-to-masked Reids count; empty when it has them all.
-// Under --records (records > 0) the count is of the first records of each file, as the
-// Reids' is.
+// leftOutWarning is releasedSampleText for the audit, with how many of the intruder's
+// records the original-to-masked Reids count; empty when the masked file has every
+// original record. Under --records (records > 0) the Reids count the first records of
+// the original whose partner is among the first records of the masked file.
 func leftOutWarning(f *pairedFiles, records int) string {
 	p := f.Pairing
-	if p.LeftOut == 0 {
+	w := releasedSampleText(f.releasedSample(), p.Masked.Source)
+	if w == "" {
 		return ""
 	}
-	w := fmt.Sprintf("%s holds a sample of the original's records (%d of %d left out): it is standardised with the original's means and sds", p.Masked.Source, p.LeftOut, f.OriginalRecords)
 	intruder, partners := len(p.TrueMasked), 0
 	if records > 0 {
 		intruder = min(intruder, records)
@@ -694,8 +700,11 @@ func leftOutWarning(f *pairedFiles, records int) string {
 			partners++
 		}
 	}
-	if partners < intruder {
-		w += fmt.Sprintf(", and the original-to-masked Reids count the %d of the intruder's %d records that it has", partners, intruder)
+	switch {
+	case partners < intruder && records > 0:
+		w += fmt.Sprintf("; the original-to-masked Reids count the %d of the intruder's first %d records whose partner is among the first %d masked records", partners, intruder, records)
+	case partners < intruder:
+		w += fmt.Sprintf("; the original-to-masked Reids count the %d of the intruder's %d records that it has", partners, intruder)
 	}
 	return w
 }

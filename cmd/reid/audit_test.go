@@ -1172,7 +1172,7 @@ func TestAuditReleasedSample(t *testing.T) {
 	orig := writeCSV(t, dir, "o.csv", o.String())
 	masked := writeCSV(t, dir, "m.csv", m.String())
 	doc := map[string]any{}
-	if err := json.Unmarshal(auditJSON(t, filepath.Join(dir, "out"), "--id", "id", "--work-limit", "0.2", orig, masked), &doc); err != nil {
+	if err := json.Unmarshal(auditJSON(t, filepath.Join(dir, "out"), "--id", "id", "--masked-scale", "original", "--keys", "c", "--work-limit", "0.2", orig, masked), &doc); err != nil {
 		t.Fatal(err)
 	}
 	schema := loadSchema(t)
@@ -1180,8 +1180,8 @@ func TestAuditReleasedSample(t *testing.T) {
 		t.Fatalf("report does not validate:\n%s", strings.Join(errs, "\n"))
 	}
 	rs, _ := doc["options"].(map[string]any)["released_sample"].(map[string]any)
-	if rs == nil || rs["original_records_left_out"] != 10.0 {
-		t.Errorf("options.released_sample = %v, want 10 left out", rs)
+	if rs == nil || rs["original_records_left_out"] != 10.0 || rs["masked_scale"] != "original" || doc["options"].(map[string]any)["masked_scale"] != "original" {
+		t.Errorf("options %v, want 10 left out and the original's scale", doc["options"])
 	}
 	found := 0
 	for _, l := range doc["linkage"].([]any) {
@@ -1197,14 +1197,15 @@ func TestAuditReleasedSample(t *testing.T) {
 	if found != 1 {
 		t.Errorf("%d original-to-masked DBRL entries", found)
 	}
-	if ws := fmt.Sprint(doc["warnings"]); !strings.Contains(ws, "m.csv holds a sample of the original's records (10 of 40 left out)") {
+	if ws := fmt.Sprint(doc["warnings"]); !strings.Contains(ws, "m.csv lacks 10 of the original's records (a released sample); its z-scores use the original's means and sds") ||
+		!strings.Contains(ws, "uniqueness: "+masked+" holds a sample of the original's records, and without --population") {
 		t.Errorf("warnings %s", ws)
 	}
 	// --records 20: originals 1…20 (2, 6, 10, 14, 18 left out) against the first 20 masked
 	// rows (ids 1, 3, 4, 5, 7, …, 27), which hold the other 15: the warning counts as the
 	// table does.
 	doc = map[string]any{}
-	if err := json.Unmarshal(auditJSON(t, filepath.Join(dir, "out20"), "--id", "id", "--records", "20", "--work-limit", "0.2", orig, masked), &doc); err != nil {
+	if err := json.Unmarshal(auditJSON(t, filepath.Join(dir, "out20"), "--id", "id", "--masked-scale", "original", "--records", "20", "--work-limit", "0.2", orig, masked), &doc); err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range doc["linkage"].([]any) {
@@ -1212,7 +1213,7 @@ func TestAuditReleasedSample(t *testing.T) {
 			t.Errorf("--records 20: n %v unmatched %v, want 15 and 5", l["n"], l["unmatched"])
 		}
 	}
-	if ws := fmt.Sprint(doc["warnings"]); !strings.Contains(ws, "the original-to-masked Reids count the 15 of the intruder's 20 records") {
+	if ws := fmt.Sprint(doc["warnings"]); !strings.Contains(ws, "the original-to-masked Reids count the 15 of the intruder's first 20 records whose partner is among the first 20 masked records") {
 		t.Errorf("--records 20: warnings %s", ws)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/reid-sdc/reid/datasets"
 	"github.com/reid-sdc/reid/linkage"
+	"gonum.org/v1/gonum/stat"
 )
 
 // pairFlags are the flags of every command that reads an original and a masked file.
@@ -28,6 +29,7 @@ type pairFlags struct {
 	sampleGiven      func() bool // an explicit --sample 0 is out of range, not "unset"
 	seed             *uint64
 	dropConstant     *bool
+	maskedScale      *string
 	load             *loadFlags
 	// attrList, when set, is the attributes chosen by the command itself (the audit's
 	// default) instead of --attrs: names as the files spell them, commas and spaces
@@ -46,6 +48,7 @@ func addPairFlags(fs *flag.FlagSet) *pairFlags {
 		sampleGiven:  func() bool { return flagGiven(fs, "sample") },
 		seed:         fs.Uint64("seed", 1, "random seed (for --sample; learn, audit: the local search's kicks)"),
 		dropConstant: fs.Bool("drop-constant", false, "drop constant attributes instead of failing"),
+		maskedScale:  fs.String("masked-scale", "own", "`scale` of the masked file's z-scores for distances: own (its own means and sds, the record-linkage literature's convention) or original (the original's, as an intruder who holds it can use; for a masked file holding a sample of the original's records, whose own moments differ from the whole's by chance)"),
 		load:         addLoadFlags(fs),
 	}
 }
@@ -58,6 +61,8 @@ type pairedFiles struct {
 	OriginalRecords, MaskedRecords int
 	// Intruder is the subset of the original the intruder holds (nil: all of it).
 	Intruder *intruderSubset
+	// MaskedScale is --masked-scale: "own" or "original" (standardizeMasked).
+	MaskedScale string
 	// known is the last transparency attack run on these files (linkJob.knownLinks):
 	// the audit asks for it four times (DBRL both ways, PRL twice), and it re-runs the
 	// masking on the whole original.
@@ -117,6 +122,9 @@ func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
 	if p.sampleGiven() && !(*p.sample > 0 && *p.sample <= 1) {
 		return nil, usagef("--sample must be a fraction in (0, 1], got %g", *p.sample)
 	}
+	if *p.maskedScale != "own" && *p.maskedScale != "original" {
+		return nil, usagef("--masked-scale must be own or original, not %q", *p.maskedScale)
+	}
 	var ids []string
 	var idLines []int
 	var idsSHA256 string
@@ -168,7 +176,7 @@ func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
 	if err != nil {
 		return nil, err
 	}
-	zm, err := standardizeMasked(pairing, zo, so)
+	zm, err := standardizeMasked(pairing, zo, so, *p.maskedScale)
 	if err != nil {
 		return nil, err
 	}
@@ -182,13 +190,13 @@ func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
 			}
 		}
 		if len(drop) > 0 {
-			if zo, zm, err = dropBoth(original, pairing, drop, so); err != nil {
+			if zo, zm, err = dropBoth(original, pairing, drop, so, *p.maskedScale); err != nil {
 				return nil, err
 			}
 		}
 	}
 	pf := &pairedFiles{Pairing: pairing, Original: zo, Masked: zm,
-		OriginalRecords: original.Rows(), MaskedRecords: masked.Rows()}
+		OriginalRecords: original.Rows(), MaskedRecords: masked.Rows(), MaskedScale: *p.maskedScale}
 	if pf.OriginalSHA256, err = fileSHA256(*p.original); err != nil {
 		return nil, err
 	}
@@ -361,7 +369,7 @@ func firstMissing(t *datasets.Table, rows int) (row int, column string, ok bool)
 	return row, column, row >= 0
 }
 
-func dropBoth(original *datasets.Table, p *datasets.Pairing, drop []string, so datasets.StandardizeOptions) (*datasets.Standardized, *datasets.Standardized, error) {
+func dropBoth(original *datasets.Table, p *datasets.Pairing, drop []string, so datasets.StandardizeOptions, scale string) (*datasets.Standardized, *datasets.Standardized, error) {
 	var keep []string
 	for _, a := range p.Attributes {
 		dropped := false
@@ -385,7 +393,7 @@ func dropBoth(original *datasets.Table, p *datasets.Pairing, drop []string, so d
 	if err != nil {
 		return nil, nil, err
 	}
-	zm, err := standardizeMasked(p, zo, so)
+	zm, err := standardizeMasked(p, zo, so, scale)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -525,10 +533,12 @@ type checkReport struct {
 	// intruder_records when the release left records out).
 	IntruderWithPartner int `json:"intruder_records_with_partner"`
 	// ReleasedSample is set when the masked file lacks some of the original's records.
-	ReleasedSample *releasedSample  `json:"released_sample,omitempty"`
-	Attributes     []checkAttribute `json:"attributes"`
-	Dropped        []string         `json:"dropped,omitempty"`
-	Warnings       []string         `json:"warnings,omitempty"`
+	ReleasedSample *releasedSample `json:"released_sample,omitempty"`
+	// MaskedScale is --masked-scale: own or original.
+	MaskedScale string           `json:"masked_scale"`
+	Attributes  []checkAttribute `json:"attributes"`
+	Dropped     []string         `json:"dropped,omitempty"`
+	Warnings    []string         `json:"warnings,omitempty"`
 }
 
 // disjointWarnings says, for each categorical attribute on which the two files share no
@@ -564,29 +574,16 @@ func printCheck(e *env, pf *pairFlags, f *pairedFiles, format string) error {
 			r.IntruderWithPartner++
 		}
 	}
-	var own *datasets.Standardized
-	if r.ReleasedSample = f.releasedSample(); r.ReleasedSample != nil {
-		own, _ = datasets.Standardize(p.Masked, datasets.StandardizeOptions{DropConstant: true})
-	}
+	r.ReleasedSample, r.MaskedScale = f.releasedSample(), f.MaskedScale
 	for j, c := range f.Original.Table.Columns {
 		a := checkAttribute{Name: c.Name, Type: c.Kind.String()}
 		if c.Kind == datasets.Numeric {
 			a.OriginalMean, a.OriginalSD = f.Original.Mean[j], f.Original.SD[j]
 			a.MaskedMean, a.MaskedSD = f.Masked.Mean[j], f.Masked.SD[j]
-			if own != nil {
-				// Standardised on the original's scale: still show the sample's own moments.
-				if k := own.Table.Index(c.Name); k >= 0 {
-					a.MaskedMean, a.MaskedSD = own.Mean[k], own.SD[k]
-				} else if col := p.Masked.Column(c.Name); col != nil {
-					// Constant in the sample (dropped from own): its value, sd 0.
-					a.MaskedMean, a.MaskedSD = 0, 0
-					for i := range col.Len() {
-						if !col.Missing(i) {
-							a.MaskedMean = col.Values[i]
-							break
-						}
-					}
-				}
+			if f.MaskedScale == "original" {
+				// On the original's scale: still show the masked file's own moments,
+				// column by column (a constant or all-missing one has its own).
+				a.MaskedMean, a.MaskedSD = columnMoments(p.Masked.Column(c.Name))
 			}
 		}
 		r.Attributes = append(r.Attributes, a)
@@ -600,8 +597,9 @@ func printCheck(e *env, pf *pairFlags, f *pairedFiles, format string) error {
 		withPartner = fmt.Sprintf(" (%d with their masked record, %d left out of the release)", r.IntruderWithPartner, r.IntruderRecords-r.IntruderWithPartner)
 	}
 	fmt.Fprintf(e.stdout, "true link by %s: %d intruder records%s, %d masked records with their original\n", r.Link, r.IntruderRecords, withPartner, r.MaskedWithOrigin)
-	if r.ReleasedSample != nil {
-		fmt.Fprintf(e.stdout, "the masked file holds a sample of the original's records (%d left out): standardised with %s, not its own (shown below)\n", r.ReleasedSample.LeftOut, r.ReleasedSample.MaskedScale)
+	printReleasedSample(e.stdout, r.ReleasedSample)
+	if r.MaskedScale == "original" {
+		fmt.Fprintln(e.stdout, "distances put the masked file on the original's means and sds (--masked-scale original); its own are shown below")
 	}
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(e.stdout, "dropped constant attributes: %s\n", strings.Join(r.Dropped, ", "))
@@ -640,16 +638,41 @@ func standardizeOriginal(original *datasets.Table, p *datasets.Pairing, so datas
 	return z, nil
 }
 
+// columnMoments is the mean and sample sd of c's present values (0 and 0 with none; sd 0
+// with one), for display.
+func columnMoments(c *datasets.Column) (mean, sd float64) {
+	if c == nil {
+		return 0, 0
+	}
+	var vals []float64
+	for i := range c.Len() {
+		if !c.Missing(i) {
+			vals = append(vals, c.Values[i])
+		}
+	}
+	if len(vals) == 0 {
+		return 0, 0
+	}
+	mean = stat.Mean(vals, nil)
+	if len(vals) > 1 {
+		sd = stat.StdDev(vals, nil)
+	}
+	return mean, sd
+}
+
 // standardizeMasked z-scores the pairing's masked attributes within the masked file, the
-// literature's convention, unless the masked file is a sample of the original's records
-// (ids left out, Pairing.LeftOut): then with the whole original's means and sds (zo's),
-// as the intruder's subsets are (standardizeOriginal). A sample's own moments move its
+// literature's convention (scale "own"), or with the whole original's means and sds (zo's;
+// scale "original", --masked-scale), as the intruder's subsets always are
+// (standardizeOriginal). The choice is the user's, not the data's: taken from the data
+// (the original's when the masked file lacks a record) it made one suppressed record
+// move Reid by the change of convention (CENSUS noise_additive_50, DBRL: 375 links on the
+// whole file, 401 without its first record, 373 on that file's own moments). For a
+// released sample the original's scale keeps the sample's chance moments from moving its
 // records: on CENSUS rank-swapped with p = 5 % and 700 of its 1,080 records released,
-// Euclidean DBRL linked 89.1 % of them on the sample's own moments and 90.4 % on the
-// original's, 90.1 % being the whole file's Reid; an unmasked sample of 3 records out of
-// 5 (values 2, 4, 5 of 1…5) linked none on its own moments.
-func standardizeMasked(p *datasets.Pairing, zo *datasets.Standardized, so datasets.StandardizeOptions) (*datasets.Standardized, error) {
-	if p.LeftOut == 0 {
+// Euclidean DBRL linked 89.1 % on the sample's own moments and 90.4 % on the original's,
+// the whole file 90.1 %.
+func standardizeMasked(p *datasets.Pairing, zo *datasets.Standardized, so datasets.StandardizeOptions, scale string) (*datasets.Standardized, error) {
+	if scale != "original" {
 		return datasets.Standardize(p.Masked, so)
 	}
 	return datasets.StandardizeLike(p.Masked, zo)

@@ -186,6 +186,7 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 				r.Masked = inputFile{*pf.masked, files.MaskedSHA256}
 				r.Intruder = files.Intruder
 				r.ReleasedSample = files.releasedSample()
+				r.MaskedScale = files.maskedScaleInput()
 				results := func(w io.Writer) error {
 					if *format == "json" {
 						return writeJSON(w, r)
@@ -642,7 +643,7 @@ func printLearn(w io.Writer, r *learnReport) error {
 		for k, v := range r.Params {
 			name := fmt.Sprintf("w%d", k+1)
 			if r.Operator == "wm" && k < len(r.Attributes) {
-				name = r.Attributes[k]
+				name = cell(r.Attributes[k])
 			}
 			params[k] = fmt.Sprintf("%s=%.4g", name, v)
 		}
@@ -665,7 +666,7 @@ func printLearn(w io.Writer, r *learnReport) error {
 		sort.SliceStable(in, func(a, b int) bool { return math.Abs(in[a].Value) > math.Abs(in[b].Value) })
 		parts = parts[:0]
 		for _, v := range in[:min(5, len(in))] {
-			parts = append(parts, fmt.Sprintf("%s×%s=%+.3f", v.Attributes[0], v.Attributes[1], v.Value))
+			parts = append(parts, fmt.Sprintf("%s×%s=%+.3f", cell(v.Attributes[0]), cell(v.Attributes[1]), v.Value))
 		}
 		fmt.Fprintf(w, "strongest interactions: %s\n", strings.Join(parts, " "))
 	}

@@ -127,6 +127,7 @@ linked record:` + recordsOutHelp + prlHelp,
 				report.Masked = inputFile{*pf.masked, files.MaskedSHA256}
 				report.Intruder = files.Intruder
 				report.ReleasedSample = files.releasedSample()
+				report.MaskedScale = files.maskedScaleInput()
 				return writeResults(e, *out, func(w io.Writer) error {
 					if *format == "json" {
 						return writeJSON(w, report)
@@ -214,25 +215,57 @@ type runInputs struct {
 	Intruder *intruderSubset `json:"intruder,omitempty"`
 	// ReleasedSample is set when the masked file lacks some of the original's records.
 	ReleasedSample *releasedSample `json:"released_sample,omitempty"`
-	Attributes     []string        `json:"attributes"`
-	N              int             `json:"n"`
+	// MaskedScale is "original" under --masked-scale original (distances on the
+	// original's means and sds), absent for the default, the masked file's own.
+	MaskedScale string   `json:"masked_scale,omitempty"`
+	Attributes  []string `json:"attributes"`
+	N           int      `json:"n"`
 }
 
-// releasedSample says that the masked file holds a sample of the original's records (by
-// id) and how its attributes were put on a scale (standardizeMasked): the figures differ
-// from those of a file holding every record.
+// releasedSample says that the masked file lacks some of the original's records (by
+// id): how many, how many of its own the original lacks (ids written differently in the
+// two files look like that), and the scale of its z-scores (--masked-scale: "own" or
+// "original"); the figures differ from those of a file holding every record.
 type releasedSample struct {
 	LeftOut     int    `json:"original_records_left_out"`
+	MaskedOnly  int    `json:"masked_records_not_in_original,omitempty"`
 	MaskedScale string `json:"masked_scale"`
 }
 
-// releasedSample is the runs' description of a masked file that is a sample of the
+// releasedSample is the runs' description of a masked file that lacks some of the
 // original's records, nil when it holds them all.
 func (f *pairedFiles) releasedSample() *releasedSample {
 	if f.Pairing.LeftOut == 0 {
 		return nil
 	}
-	return &releasedSample{LeftOut: f.Pairing.LeftOut, MaskedScale: "the original's means and sds"}
+	return &releasedSample{LeftOut: f.Pairing.LeftOut, MaskedOnly: f.Pairing.MaskedOnly, MaskedScale: f.MaskedScale}
+}
+
+// maskedScaleInput is runInputs.MaskedScale: "original" under --masked-scale original,
+// "" (absent) for the default.
+func (f *pairedFiles) maskedScaleInput() string {
+	if f.MaskedScale == "original" {
+		return "original"
+	}
+	return ""
+}
+
+// releasedSampleText says in one sentence what releasedSample says, for text reports and
+// warnings ("" for nil).
+func releasedSampleText(rs *releasedSample, masked string) string {
+	if rs == nil {
+		return ""
+	}
+	w := fmt.Sprintf("%s lacks %d of the original's records", masked, rs.LeftOut)
+	if rs.MaskedOnly > 0 {
+		w += fmt.Sprintf(" and holds %d whose id the original lacks (ids written differently in the two files?)", rs.MaskedOnly)
+	} else {
+		w += " (a released sample)"
+	}
+	if rs.MaskedScale == "original" {
+		return w + "; its z-scores use the original's means and sds (--masked-scale original)"
+	}
+	return w + "; its z-scores use its own means and sds, which in a sample differ from the whole's by chance (--masked-scale original uses the original's)"
 }
 
 // linkReport is the JSON document of `reid link`. Field names are a contract with users'
@@ -653,7 +686,16 @@ func unmatchedNote(unmatched int) string {
 // sample of the original's records (nothing when it holds them all).
 func printReleasedSample(w io.Writer, rs *releasedSample) {
 	if rs != nil {
-		fmt.Fprintf(w, "the masked file holds a sample of the original's records (%d left out), standardised with %s\n", rs.LeftOut, rs.MaskedScale)
+		fmt.Fprintf(w, "%s\n", releasedSampleText(rs, "the masked file"))
+	}
+}
+
+// printReleasedSamplePRL is printReleasedSample for PRL, which compares numeric values on
+// the original's scale whatever --masked-scale says.
+func printReleasedSamplePRL(w io.Writer, rs *releasedSample) {
+	if rs != nil {
+		text := releasedSampleText(rs, "the masked file")
+		fmt.Fprintf(w, "%s\n", text[:strings.Index(text, ";")])
 	}
 }
 

@@ -431,37 +431,58 @@ func TestMaskingNeedsTheSameRecords(t *testing.T) {
 }
 
 // TestLinkReleasedSample: a masked file holding 3 of the original's 5 records, unmasked
-// (ids 2, 4, 5; values 2, 4, 5 of 1…5). On the original's scale every released record is
-// at distance 0 from its original and nowhere else: Reid 1 both ways, counted over the 3
-// (the 2 left out are unmatched). On its own mean 11/3 and sd √(7/3) the sample's z-scores
-// would be −1.091, 0.218, 0.873 against the original's −1.265, −0.632, 0, 0.632, 1.265:
-// each nearest a wrong record, Reid 0.
+// (ids 2, 4, 5; values 2, 4, 5 of 1…5), counted over the 3 (the 2 left out are unmatched
+// original-to-masked). By hand: the original's z-scores are −1.265, −0.632, 0, 0.632,
+// 1.265. On the sample's own mean 11/3 and sd √(7/3) (the default) its z-scores are
+// −1.091 (id 2), 0.218 (id 4), 0.873 (id 5): masked-to-original each is nearest a wrong
+// record (ids 1, 3, 4), Reid 0; original-to-masked ids 2 and 5 find their partners and
+// id 4 (0.632) finds id 5 (0.873), Reid 2/3. With --masked-scale original every released
+// record is at distance 0 from its original only: Reid 1 both ways.
 func TestLinkReleasedSample(t *testing.T) {
 	dir := t.TempDir()
 	orig := writeCSV(t, dir, "o.csv", "id,a\n1,1\n2,2\n3,3\n4,4\n5,5\n")
 	masked := writeCSV(t, dir, "m.csv", "id,a\n5,5\n2,2\n4,4\n")
-	for _, dir := range []string{"masked-to-original", "original-to-masked"} {
-		code, out, stderr := runReid(t, "link", "--id", "id", "--direction", dir, "--format", "json", orig, masked)
+	cases := []struct {
+		scale, direction string
+		unmatched        int
+		reid             float64
+	}{
+		{"own", "masked-to-original", 0, 0},
+		{"own", "original-to-masked", 2, 2.0 / 3},
+		{"original", "masked-to-original", 0, 1},
+		{"original", "original-to-masked", 2, 1},
+	}
+	for _, tc := range cases {
+		code, out, stderr := runReid(t, "link", "--id", "id", "--masked-scale", tc.scale, "--direction", tc.direction, "--format", "json", orig, masked)
 		if code != exitOK {
-			t.Fatalf("%s: exit %d: %s", dir, code, stderr)
+			t.Fatalf("%+v: exit %d: %s", tc, code, stderr)
 		}
 		var doc struct {
 			N              int     `json:"n"`
 			Unmatched      int     `json:"unmatched"`
 			Reid           float64 `json:"reid"`
+			MaskedScale    string  `json:"masked_scale"`
 			ReleasedSample *struct {
-				LeftOut int `json:"original_records_left_out"`
+				LeftOut     int    `json:"original_records_left_out"`
+				MaskedScale string `json:"masked_scale"`
 			} `json:"released_sample"`
 		}
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatal(err)
 		}
-		wantUnmatched := map[string]int{"masked-to-original": 0, "original-to-masked": 2}[dir]
-		if doc.N != 3 || doc.Unmatched != wantUnmatched || doc.Reid != 1 || doc.ReleasedSample == nil || doc.ReleasedSample.LeftOut != 2 {
-			t.Errorf("%s: n %d unmatched %d reid %v released %+v, want 3 %d 1 and 2 left out", dir, doc.N, doc.Unmatched, doc.Reid, doc.ReleasedSample, wantUnmatched)
+		wantInput := map[string]string{"own": "", "original": "original"}[tc.scale]
+		if doc.N != 3 || doc.Unmatched != tc.unmatched || math.Abs(doc.Reid-tc.reid) > 1e-15 || doc.MaskedScale != wantInput ||
+			doc.ReleasedSample == nil || doc.ReleasedSample.LeftOut != 2 || doc.ReleasedSample.MaskedScale != tc.scale {
+			t.Errorf("%+v: n %d unmatched %d reid %v masked_scale %q released %+v", tc, doc.N, doc.Unmatched, doc.Reid, doc.MaskedScale, doc.ReleasedSample)
 		}
 	}
 	other := writeCSV(t, dir, "x.csv", "id,a\n7,5\n8,2\n")
 	code, _, stderr := runReid(t, "link", "--id", "id", orig, other)
 	expectInputError(t, code, stderr, `x.csv: column "id": no id in common with the original`)
+	// The same records under other ids (4 and 5 written 40 and 50): not a sample.
+	renamed := writeCSV(t, dir, "r.csv", "id,a\n1,1\n2,2\n3,3\n40,4\n50,5\n")
+	code, out, stderr := runReid(t, "link", "--id", "id", orig, renamed)
+	if code != exitOK || !strings.Contains(out, "the masked file lacks 2 of the original's records and holds 2 whose id the original lacks (ids written differently in the two files?)") {
+		t.Errorf("ids written differently: exit %d\n%s%s", code, out, stderr)
+	}
 }

@@ -283,6 +283,16 @@ func interruptible(e *env, cmd string) (ctx context.Context, release func() os.S
 		fmt.Fprintf(e.stderr, "reid %s: %v: stopping with the best results found (the same signal again aborts)\n", cmd, s)
 		cancel()
 	}
+	select {
+	case s := <-c:
+		// A signal already relayed (one at the start; a test's, sent by notify itself)
+		// takes effect before the work starts, not whenever the goroutine below would
+		// run: under load the audit's DBRL had started first.
+		handle(s)
+		close(done)
+		return ctx, func() os.Signal { cancel(); return got }
+	default:
+	}
 	go func() {
 		defer close(done)
 		select {

@@ -589,7 +589,7 @@ func printUniqueness(w io.Writer, r *uniquenessReport) error {
 	}
 	for _, l := range r.LDiversity {
 		fmt.Fprintf(w, "\nl-diversity of %s (l = %g): smallest distinct l %d, smallest entropy l %.4g; %d classes fail distinct, %d entropy\n",
-			l.Attribute, l.L, l.MinDistinct, l.MinEntropy, l.FailingDistinct, l.FailingEntropy)
+			cell(l.Attribute), l.L, l.MinDistinct, l.MinEntropy, l.FailingDistinct, l.FailingEntropy)
 		if len(l.Failing) > 0 {
 			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(tw, "  distinct\tentropy\tsize\t%s\n", header)
@@ -604,7 +604,7 @@ func printUniqueness(w io.Writer, r *uniquenessReport) error {
 	}
 	for _, t := range r.TCloseness {
 		fmt.Fprintf(w, "\nt-closeness of %s (t = %g, %s distance): largest distance %.4g; %d classes above t\n",
-			t.Attribute, t.T, t.Distance, t.MaxDistance, t.ClassesAbove)
+			cell(t.Attribute), t.T, t.Distance, t.MaxDistance, t.ClassesAbove)
 		if len(t.Failing) > 0 {
 			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(tw, "  distance\tsize\t%s\n", header)
