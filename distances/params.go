@@ -59,6 +59,9 @@ const operatorNames = "euclidean, wm, owa, bilinear, choquet"
 //   - "mu": for choquet, instead of "measure": μ by bitmask in attribute order (attribute
 //     i is bit i−1), either the 2^m − 1 non-empty subsets (masks 1 … 2^m − 1, the order
 //     of Choquet.Params) or all 2^m with μ(∅) = 0 first.
+//   - "masked_scale" (optional): "own" or "original", the scale of the masked file's
+//     z-scores the parameters were learned on (reid's --masked-scale); the operator does
+//     not use it, ParamsScale reads it so that a caller can compare it with its own.
 //
 // Any other field, a field that does not belong to the operator, an unknown or repeated
 // attribute or subset, a missing one, or a violated constraint is an error wrapping
@@ -104,6 +107,9 @@ func ParseOperator(name string, params io.Reader, attrs []string) (Operator, err
 	if err != nil {
 		return nil, err
 	}
+	if f.MaskedScale != "" && f.MaskedScale != "own" && f.MaskedScale != "original" {
+		return nil, invalidf(`params: "masked_scale" is %q (want own or original)`, f.MaskedScale)
+	}
 	switch {
 	case f.Operator == "" && name == "":
 		return nil, invalidf(`params: missing "operator" (want one of %s)`, operatorNames)
@@ -123,6 +129,8 @@ type paramsFile struct {
 	Matrix     json.RawMessage `json:"matrix"`
 	Measure    json.RawMessage `json:"measure"`
 	Mu         json.RawMessage `json:"mu"`
+	// MaskedScale is "masked_scale": "own", "original" or absent.
+	MaskedScale string `json:"masked_scale"`
 }
 
 // present reports whether a field was given (and not null).
@@ -670,6 +678,23 @@ func subsetKey(mask int, names []string) string {
 // the shortest form that reads back to the same float64, so ReadParams(WriteParams(op))
 // gives the same operator. Operators of other types are an error.
 func WriteParams(w io.Writer, op Operator, attrs []string) error {
+	return WriteParamsScale(w, op, attrs, "")
+}
+
+// ParamsScale returns a parameter file's "masked_scale" ("" when absent); the file is
+// not otherwise checked (ReadParams does that).
+func ParamsScale(data []byte) string {
+	var f struct {
+		MaskedScale string `json:"masked_scale"`
+	}
+	if json.Unmarshal(data, &f) != nil {
+		return ""
+	}
+	return f.MaskedScale
+}
+
+// WriteParamsScale is WriteParams with the file's "masked_scale" (omitted when "").
+func WriteParamsScale(w io.Writer, op Operator, attrs []string, maskedScale string) error {
 	m := op.Attributes()
 	if len(attrs) == 0 {
 		attrs = nil
@@ -752,6 +777,10 @@ func WriteParams(w io.Writer, op Operator, attrs []string) error {
 		}
 	default:
 		return fmt.Errorf("params: cannot write the %s operator (%T)", op.Name(), op)
+	}
+	if maskedScale != "" {
+		field("masked_scale")
+		b.Write(jsonString(maskedScale))
 	}
 	b.WriteString("\n}\n")
 	_, err := w.Write(b.Bytes())

@@ -98,6 +98,35 @@ func TestParamsRoundTrip(t *testing.T) {
 	}
 }
 
+// TestParamsMaskedScale: "masked_scale" is written when given, read back by ParamsScale,
+// ignored by the operator, and refused when it is neither own nor original.
+func TestParamsMaskedScale(t *testing.T) {
+	op := distances.NewEuclidean(2)
+	wm, err := distances.NewWeightedMean([]float64{0.25, 0.75})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []distances.Operator{op, wm} {
+		for _, scale := range []string{"", "own", "original"} {
+			var buf bytes.Buffer
+			if err := distances.WriteParamsScale(&buf, o, []string{"a", "b"}, scale); err != nil {
+				t.Fatal(err)
+			}
+			if got := distances.ParamsScale(buf.Bytes()); got != scale {
+				t.Errorf("%s, scale %q: ParamsScale %q\n%s", o.Name(), scale, got, buf.Bytes())
+			}
+			back, err := distances.ReadParams(bytes.NewReader(buf.Bytes()), []string{"a", "b"})
+			if err != nil || !slices.Equal(back.Params(), o.Params()) {
+				t.Errorf("%s, scale %q: read back %v, %v", o.Name(), scale, back, err)
+			}
+		}
+	}
+	_, err = distances.ReadParams(strings.NewReader(`{"operator": "euclidean", "masked_scale": "z"}`), []string{"a"})
+	if !errors.Is(err, distances.ErrInvalidParams) || !strings.Contains(err.Error(), `"masked_scale" is "z"`) {
+		t.Errorf("masked_scale z: %v", err)
+	}
+}
+
 // TestParamsAttributeOrder reads one file whose "attributes" are in another order than
 // the data's: the operator must be the same function of the attributes, by name.
 func TestParamsAttributeOrder(t *testing.T) {

@@ -706,6 +706,23 @@ func leftOutWarning(f *pairedFiles, records int) string {
 	case partners < intruder:
 		w += fmt.Sprintf("; the original-to-masked Reids count the %d of the intruder's %d records that it has", partners, intruder)
 	}
+	// The masked side: records the original lacks, or (--records) whose original is past
+	// the first records, count in no masked-to-original Reid either.
+	queries, withOrigin := len(p.TrueOriginal), 0
+	if records > 0 {
+		queries = min(queries, records)
+	}
+	for _, i := range p.TrueOriginal[:queries] {
+		if i >= 0 && (records <= 0 || i < records) {
+			withOrigin++
+		}
+	}
+	switch {
+	case withOrigin < queries && records > 0:
+		w += fmt.Sprintf("; the masked-to-original Reids count the %d of its first %d records whose original is among the intruder's first %d", withOrigin, queries, records)
+	case withOrigin < queries:
+		w += fmt.Sprintf("; the masked-to-original Reids count the %d of its %d records whose original the intruder has", withOrigin, queries)
+	}
 	return w
 }
 

@@ -1213,7 +1213,13 @@ func TestAuditReleasedSample(t *testing.T) {
 			t.Errorf("--records 20: n %v unmatched %v, want 15 and 5", l["n"], l["unmatched"])
 		}
 	}
-	if ws := fmt.Sprint(doc["warnings"]); !strings.Contains(ws, "the original-to-masked Reids count the 15 of the intruder's first 20 records whose partner is among the first 20 masked records") {
+	for _, l := range doc["linkage"].([]any) {
+		if l := l.(map[string]any); l["id"] == "dbrl/euclidean/masked-to-original" && (l["n"] != 15.0 || l["unmatched"] != 5.0) {
+			t.Errorf("--records 20, masked-to-original: n %v unmatched %v, want 15 and 5 (ids 21, 23, 24, 25, 27 past the first 20 originals)", l["n"], l["unmatched"])
+		}
+	}
+	if ws := fmt.Sprint(doc["warnings"]); !strings.Contains(ws, "the original-to-masked Reids count the 15 of the intruder's first 20 records whose partner is among the first 20 masked records") ||
+		!strings.Contains(ws, "the masked-to-original Reids count the 15 of its first 20 records whose original is among the intruder's first 20") {
 		t.Errorf("--records 20: warnings %s", ws)
 	}
 }

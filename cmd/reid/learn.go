@@ -201,7 +201,7 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 					}
 				}
 				params := outFile{*paramsOut, func(f *os.File) error {
-					return distances.WriteParams(f, op, files.Pairing.Attributes)
+					return distances.WriteParamsScale(f, op, files.Pairing.Attributes, files.MaskedScale)
 				}}
 				if err := writeResults(e, *out, results, model, params); err != nil {
 					return err

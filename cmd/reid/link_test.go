@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/reid-sdc/reid/datasets"
+	"github.com/reid-sdc/reid/distances"
 	"github.com/reid-sdc/reid/linkage"
 )
 
@@ -484,5 +485,53 @@ func TestLinkReleasedSample(t *testing.T) {
 	code, out, stderr := runReid(t, "link", "--id", "id", orig, renamed)
 	if code != exitOK || !strings.Contains(out, "the masked file lacks 2 of the original's records and holds 2 whose id the original lacks (ids written differently in the two files?)") {
 		t.Errorf("ids written differently: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// TestParamsRememberTheScale: learn's --params-out records --masked-scale, and link with
+// those parameters on the other scale warns (the same weights may link other records
+// there), while on the same scale it links at least learn's count (margin ≥ ε).
+func TestParamsRememberTheScale(t *testing.T) {
+	dir := t.TempDir()
+	orig := writeCSV(t, dir, "o.csv", "id,a,b\n1,1,9\n2,2,7\n3,3,8\n4,4,1\n5,5,2\n6,6,5\n")
+	masked := writeCSV(t, dir, "m.csv", "id,a,b\n1,1.4,8.5\n3,3.2,8.1\n4,3.9,1.6\n6,6.3,4.4\n")
+	params := filepath.Join(dir, "p.json")
+	code, out, stderr := runReid(t, "learn", "--operator", "wm", "--id", "id", "--masked-scale", "original", "--work-limit", "0.5",
+		"--params-out", params, "--format", "json", orig, masked)
+	if code != exitOK {
+		t.Fatalf("learn: exit %d: %s", code, stderr)
+	}
+	var learned struct {
+		CorrectLinks int `json:"correct_links"`
+	}
+	if err := json.Unmarshal([]byte(out), &learned); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := distances.ParamsScale(data); got != "original" {
+		t.Fatalf("params file's masked_scale %q:\n%s", got, data)
+	}
+	for _, scale := range []string{"original", "own"} {
+		code, out, stderr := runReid(t, "link", "--operator", "wm", "--params", params, "--id", "id", "--masked-scale", scale, "--format", "json", orig, masked)
+		if code != exitOK {
+			t.Fatalf("link %s: exit %d: %s", scale, code, stderr)
+		}
+		var doc struct {
+			Correct  int      `json:"correct"`
+			Warnings []string `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		warned := strings.Contains(strings.Join(doc.Warnings, "\n"), "was learned with --masked-scale original and this run uses own")
+		if warned != (scale == "own") {
+			t.Errorf("link --masked-scale %s: warnings %v", scale, doc.Warnings)
+		}
+		if scale == "original" && doc.Correct < learned.CorrectLinks {
+			t.Errorf("link on the learned scale: %d links, learn counted %d (margin ≥ ε)", doc.Correct, learned.CorrectLinks)
+		}
 	}
 }

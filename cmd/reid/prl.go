@@ -304,7 +304,9 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	r.Original = inputFile{*pf.original, files.OriginalSHA256}
 	r.Masked = inputFile{*pf.masked, files.MaskedSHA256}
 	r.Intruder = files.Intruder
-	r.ReleasedSample = files.releasedSample()
+	if r.ReleasedSample = files.releasedSample(); r.ReleasedSample != nil {
+		r.ReleasedSample.MaskedScale = "original" // PRL's |dz| is over the original's sd, whatever --masked-scale says
+	}
 	r.Seconds = time.Since(start).Seconds()
 	return writeResults(e, o.out, func(w io.Writer) error {
 		if o.format == "json" {
