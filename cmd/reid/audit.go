@@ -691,15 +691,7 @@ func leftOutWarning(f *pairedFiles, records int) string {
 	if w == "" {
 		return ""
 	}
-	intruder, partners := len(p.TrueMasked), 0
-	if records > 0 {
-		intruder = min(intruder, records)
-	}
-	for _, j := range p.TrueMasked[:intruder] {
-		if j >= 0 && (records <= 0 || j < records) {
-			partners++
-		}
-	}
+	intruder, partners := countedQueries(p.TrueMasked, records)
 	switch {
 	case partners < intruder && records > 0:
 		w += fmt.Sprintf("; the original-to-masked Reids count the %d of the intruder's first %d records whose partner is among the first %d masked records", partners, intruder, records)
@@ -708,15 +700,7 @@ func leftOutWarning(f *pairedFiles, records int) string {
 	}
 	// The masked side: records the original lacks, or (--records) whose original is past
 	// the first records, count in no masked-to-original Reid either.
-	queries, withOrigin := len(p.TrueOriginal), 0
-	if records > 0 {
-		queries = min(queries, records)
-	}
-	for _, i := range p.TrueOriginal[:queries] {
-		if i >= 0 && (records <= 0 || i < records) {
-			withOrigin++
-		}
-	}
+	queries, withOrigin := countedQueries(p.TrueOriginal, records)
 	switch {
 	case withOrigin < queries && records > 0:
 		w += fmt.Sprintf("; the masked-to-original Reids count the %d of its first %d records whose original is among the intruder's first %d", withOrigin, queries, records)
@@ -724,6 +708,22 @@ func leftOutWarning(f *pairedFiles, records int) string {
 		w += fmt.Sprintf("; the masked-to-original Reids count the %d of its %d records whose original the intruder has", withOrigin, queries)
 	}
 	return w
+}
+
+// countedQueries returns the query records of one direction under --records (records > 0:
+// the first ones) and how many of them have their true partner among the other file's
+// records linked (truth[i] ≥ 0, and below records when it is set): the Reids' n.
+func countedQueries(truth []int, records int) (queries, counted int) {
+	queries = len(truth)
+	if records > 0 {
+		queries = min(queries, records)
+	}
+	for _, t := range truth[:queries] {
+		if t >= 0 && (records <= 0 || t < records) {
+			counted++
+		}
+	}
+	return queries, counted
 }
 
 func nonNilCounts(c []linkage.Count) []linkage.Count {
