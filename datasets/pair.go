@@ -249,21 +249,21 @@ func firstID(t *Table, id string) string {
 
 func (p *Pairing) linkByID(original, masked *Table, opts PairOptions) error {
 	numericID := func(t *Table) bool { c := t.Column(opts.ID); return c != nil && c.Kind == Numeric }
-	oIdx, err := idIndex(original, opts.ID, numericID(masked))
+	originalNumeric, maskedNumeric := numericID(original), numericID(masked)
+	oIdx, err := idIndex(original, opts.ID, maskedNumeric)
 	if err != nil {
 		return err
 	}
-	mIdx, err := idIndex(masked, opts.ID, numericID(original))
+	mIdx, err := idIndex(masked, opts.ID, originalNumeric)
 	if err != nil {
 		return err
 	}
-	maskedNumeric := numericID(masked)
 	keep := identity(original.Rows())
 	if opts.IntruderIDs != nil {
 		keep = keep[:0]
 		listed := make(map[int]int, len(opts.IntruderIDs)) // original row → its entry
 		// Keys are numbers where either file's id column is numeric (idKey).
-		numeric := numericID(original) || maskedNumeric
+		numeric := originalNumeric || maskedNumeric
 		for k, v := range opts.IntruderIDs {
 			r, ok := oIdx[v]
 			if x, isNumber := parseNumber(v); !ok && numeric && isNumber {
@@ -310,7 +310,7 @@ func (p *Pairing) linkByID(original, masked *Table, opts PairOptions) error {
 			p.LeftOut++
 		}
 	}
-	mids, originalNumeric := masked.Column(opts.ID), numericID(original)
+	mids := masked.Column(opts.ID)
 	for j := 0; j < masked.Rows(); j++ {
 		if _, ok := oIdx[idKey(mids, j, originalNumeric)]; !ok {
 			p.MaskedOnly++

@@ -277,20 +277,11 @@ func newComparator(p *PRLProblem, threads int) (*comparator, error) {
 	// its own (a search over the thresholds' bits, 60 counts of the pairs within one),
 	// several at once, the first error in attribute order reported.
 	cutsOf, errOf := make([][]float64, len(p.Attributes)), make([]error, len(p.Attributes))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(c.threads, len(p.Attributes)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := int(next.Add(1) - 1); k < len(p.Attributes); k = int(next.Add(1) - 1) {
-				if a := p.Attributes[k]; a.Rule.Kind == RuleBands && a.Rule.Thresholds == nil {
-					cutsOf[k], errOf[k] = c.quantileCuts(k, a.Rule.Quantiles, true)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	inParallel(len(p.Attributes), c.threads, func(k int) {
+		if a := p.Attributes[k]; a.Rule.Kind == RuleBands && a.Rule.Thresholds == nil {
+			cutsOf[k], errOf[k] = c.quantileCuts(k, a.Rule.Quantiles, true)
+		}
+	})
 	for k, a := range p.Attributes {
 		ac := &c.attrs[k]
 		if a.Rule.Kind == RuleBands && a.Rule.Thresholds == nil {
@@ -551,6 +542,29 @@ func (c *comparator) decode(code uint64, lv []int8) {
 
 // stopped reports whether the caller's context is done.
 func (c *comparator) stopped() bool { return c.ctx != nil && c.ctx.Err() != nil }
+
+// inParallel calls f(i) for i = 0 … n−1 on up to threads goroutines, each taking the
+// next i (on the caller's goroutine alone when one is enough): for work items whose
+// results go to their own places, so that the order they run in does not matter.
+func inParallel(n, threads int, f func(i int)) {
+	workers := max(1, min(threads, n))
+	if workers == 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
 
 // forEachQuery runs f on every query, in blocks taken by the goroutines in any order;
 // each goroutine gets its own state from newState.

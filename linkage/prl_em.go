@@ -7,8 +7,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 )
 
 // PatternTable is the input of EM: agreement patterns and how many pairs show each.
@@ -430,25 +428,7 @@ func (e *eStep) run(m, u [][]float64, p float64, sm, su [][]float64) (ll, nm, to
 		}
 	}
 	lp, lq := math.Log(p), math.Log1p(-p)
-	workers := min(e.threads, len(e.parts))
-	if workers <= 1 {
-		for c := range e.parts {
-			e.chunk(c, lp, lq)
-		}
-	} else {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for c := int(next.Add(1) - 1); c < len(e.parts); c = int(next.Add(1) - 1) {
-					e.chunk(c, lp, lq)
-				}
-			}()
-		}
-		wg.Wait()
-	}
+	inParallel(len(e.parts), e.threads, func(c int) { e.chunk(c, lp, lq) })
 	for k := range e.K {
 		clear(sm[k])
 		clear(su[k])

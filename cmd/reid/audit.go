@@ -687,7 +687,7 @@ func fromLinkReport(method string, supervised bool, lr *linkReport) auditLinkage
 // the original whose partner is among the first records of the masked file.
 func leftOutWarning(f *pairedFiles, records int) string {
 	p := f.Pairing
-	w := releasedSampleText(f.releasedSample(), p.Masked.Source)
+	w := releasedSampleText(f.releasedSample(), p.Masked.Source, true)
 	if w == "" {
 		return ""
 	}
@@ -708,22 +708,6 @@ func leftOutWarning(f *pairedFiles, records int) string {
 		w += fmt.Sprintf("; the masked-to-original Reids count the %d of its %d records whose original the intruder has", withOrigin, queries)
 	}
 	return w
-}
-
-// countedQueries returns the query records of one direction under --records (records > 0:
-// the first ones) and how many of them have their true partner among the other file's
-// records linked (truth[i] ≥ 0, and below records when it is set): the Reids' n.
-func countedQueries(truth []int, records int) (queries, counted int) {
-	queries = len(truth)
-	if records > 0 {
-		queries = min(queries, records)
-	}
-	for _, t := range truth[:queries] {
-		if t >= 0 && (records <= 0 || t < records) {
-			counted++
-		}
-	}
-	return queries, counted
 }
 
 func nonNilCounts(c []linkage.Count) []linkage.Count {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/reid-sdc/reid/datasets"
 	"github.com/reid-sdc/reid/linkage"
-	"gonum.org/v1/gonum/stat"
 )
 
 // pairFlags are the flags of every command that reads an original and a masked file.
@@ -564,16 +563,8 @@ func printCheck(e *env, pf *pairFlags, f *pairedFiles, format string) error {
 	if *pf.id != "" {
 		r.Link = "id column " + *pf.id
 	}
-	for _, j := range p.TrueOriginal {
-		if j >= 0 {
-			r.MaskedWithOrigin++
-		}
-	}
-	for _, j := range p.TrueMasked {
-		if j >= 0 {
-			r.IntruderWithPartner++
-		}
-	}
+	_, r.MaskedWithOrigin = countedQueries(p.TrueOriginal, 0)
+	_, r.IntruderWithPartner = countedQueries(p.TrueMasked, 0)
 	r.ReleasedSample, r.MaskedScale = f.releasedSample(), f.MaskedScale
 	for j, c := range f.Original.Table.Columns {
 		a := checkAttribute{Name: c.Name, Type: c.Kind.String()}
@@ -583,7 +574,7 @@ func printCheck(e *env, pf *pairFlags, f *pairedFiles, format string) error {
 			if f.MaskedScale == "original" {
 				// On the original's scale: still show the masked file's own moments,
 				// column by column (a constant or all-missing one has its own).
-				a.MaskedMean, a.MaskedSD = columnMoments(p.Masked.Column(c.Name))
+				a.MaskedMean, a.MaskedSD, _ = columnMeanSD(p.Masked.Column(c.Name))
 			}
 		}
 		r.Attributes = append(r.Attributes, a)
@@ -597,7 +588,7 @@ func printCheck(e *env, pf *pairFlags, f *pairedFiles, format string) error {
 		withPartner = fmt.Sprintf(" (%d with their masked record, %d left out of the release)", r.IntruderWithPartner, r.IntruderRecords-r.IntruderWithPartner)
 	}
 	fmt.Fprintf(e.stdout, "true link by %s: %d intruder records%s, %d masked records with their original\n", r.Link, r.IntruderRecords, withPartner, r.MaskedWithOrigin)
-	printReleasedSample(e.stdout, r.ReleasedSample)
+	printReleasedSample(e.stdout, r.ReleasedSample, true)
 	if r.MaskedScale == "original" {
 		fmt.Fprintln(e.stdout, "distances put the masked file on the original's means and sds (--masked-scale original); its own are shown below")
 	}
@@ -636,28 +627,6 @@ func standardizeOriginal(original *datasets.Table, p *datasets.Pairing, so datas
 	}
 	z.Table = z.Table.Subset(p.OriginalRows)
 	return z, nil
-}
-
-// columnMoments is the mean and sample sd of c's present values (0 and 0 with none; sd 0
-// with one), for display.
-func columnMoments(c *datasets.Column) (mean, sd float64) {
-	if c == nil {
-		return 0, 0
-	}
-	var vals []float64
-	for i := range c.Len() {
-		if !c.Missing(i) {
-			vals = append(vals, c.Values[i])
-		}
-	}
-	if len(vals) == 0 {
-		return 0, 0
-	}
-	mean = stat.Mean(vals, nil)
-	if len(vals) > 1 {
-		sd = stat.StdDev(vals, nil)
-	}
-	return mean, sd
 }
 
 // standardizeMasked z-scores the pairing's masked attributes within the masked file, the
@@ -711,6 +680,22 @@ func (f *pairedFiles) numericView() (*pairedFiles, []string, error) {
 		return nil, nil, err
 	}
 	return &view, left, nil
+}
+
+// countedQueries returns the query records of one direction under --records (records > 0:
+// the first ones) and how many of them have their true partner among the other file's
+// records linked (truth[i] ≥ 0, and below records when it is set): the Reids' n.
+func countedQueries(truth []int, records int) (queries, counted int) {
+	queries = len(truth)
+	if records > 0 {
+		queries = min(queries, records)
+	}
+	for _, t := range truth[:queries] {
+		if t >= 0 && (records <= 0 || t < records) {
+			counted++
+		}
+	}
+	return queries, counted
 }
 
 // firstRecordsPaired refuses a --records N whose first N original and first N masked

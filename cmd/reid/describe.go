@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/reid-sdc/reid/datasets"
@@ -85,6 +86,24 @@ type fileDescription struct {
 	Columns []columnDescription `json:"columns"`
 }
 
+// columnMeanSD is the mean and sample sd of a numeric column's present values as
+// Standardize computes them (correctly rounded sums); a column of one distinct value has
+// that value and sd 0; ok is false when no value is present.
+func columnMeanSD(c *datasets.Column) (mean, sd float64, ok bool) {
+	first := 0 // the first present value
+	if c.Valid != nil {
+		first = slices.Index(c.Valid, true)
+	}
+	if first < 0 || c.Len() == 0 {
+		return 0, 0, false
+	}
+	one := &datasets.Table{Columns: []datasets.Column{*c}}
+	if s, err := datasets.Standardize(one, datasets.StandardizeOptions{}); err == nil {
+		return s.Mean[0], s.SD[0], true
+	}
+	return c.Values[first], 0, true // constant (or a single value): no sd to divide by
+}
+
 func describe(t *datasets.Table) fileDescription {
 	d := fileDescription{File: t.Source, Records: t.Rows()}
 	for j := range t.Columns {
@@ -96,7 +115,6 @@ func describe(t *datasets.Table) fileDescription {
 			}
 		}
 		if c.Kind == datasets.Numeric {
-			one := &datasets.Table{Columns: []datasets.Column{*c}}
 			lo, hi := 0.0, 0.0
 			first := true
 			for i, v := range c.Values {
@@ -115,12 +133,7 @@ func describe(t *datasets.Table) fileDescription {
 				d.Columns = append(d.Columns, cd) // no value: no mean, sd, min or max (not 0)
 				continue
 			}
-			mean, sd := 0.0, 0.0
-			if s, err := datasets.Standardize(one, datasets.StandardizeOptions{}); err == nil {
-				mean, sd = s.Mean[0], s.SD[0]
-			} else {
-				mean = lo // constant column: every value is lo
-			}
+			mean, sd, _ := columnMeanSD(c)
 			cd.Mean, cd.SD, cd.Min, cd.Max = &mean, &sd, &lo, &hi
 		} else {
 			n := len(c.Levels)

@@ -607,7 +607,7 @@ func marginWarning(plain, bound int, eps float64) string {
 func printLearn(w io.Writer, r *learnReport) error {
 	fmt.Fprintf(w, "worst-case %s distance (exact MILP), %s, %d records on %d attributes%s, ε = %g\n",
 		r.Operator, r.Direction, r.N, len(r.Attributes), unmatchedNote(r.Unmatched), r.Epsilon)
-	printReleasedSample(w, r.ReleasedSample)
+	printReleasedSample(w, r.ReleasedSample, true)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "status\t%s\t\n", r.Status)
 	fmt.Fprintf(tw, "correct links\t%d\t(margin ≥ ε; Reid %.4f)\n", r.CorrectLinks, r.Reid)

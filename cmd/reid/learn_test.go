@@ -386,11 +386,7 @@ func TestLearnWorkLimitRepeats(t *testing.T) {
 // bilinear search closed its root when the work left could not pay for counting a W
 // that linked all 400, and said "optimal" at 395 (0.9 and 1.1 found 400).
 func TestLearnProofsAgreeAcrossWorkLimits(t *testing.T) {
-	dir := "../../../shared/datasets/census"
-	orig, masked := filepath.Join(dir, "original.csv"), filepath.Join(dir, "masked", "rankswap_p5.csv")
-	if _, err := os.Stat(masked); err != nil {
-		t.Skipf("CENSUS not available (%s): %v", masked, err)
-	}
+	orig, masked := censusFiles(t, "rankswap_p5")
 	type run struct {
 		limit        string
 		status       string
@@ -398,19 +394,12 @@ func TestLearnProofsAgreeAcrossWorkLimits(t *testing.T) {
 	}
 	var runs []run
 	for _, limit := range []string{"0.6", "0.8", "0.9", "1", "1.1", "1.3"} {
-		code, out, stderr := runReid(t, "learn", "--operator", "bilinear", "--records", "400", "--work-limit", limit,
-			"--format", "json", orig, masked)
-		if code != exitOK {
-			t.Fatalf("--work-limit %s: exit %d: %s", limit, code, stderr)
-		}
 		var doc struct {
 			Status       string `json:"status"`
 			CorrectLinks int    `json:"correct_links"`
 			Bound        int    `json:"bound"`
 		}
-		if err := json.Unmarshal([]byte(out), &doc); err != nil {
-			t.Fatal(err)
-		}
+		runJSON(t, &doc, "learn", "--operator", "bilinear", "--records", "400", "--work-limit", limit, "--format", "json", orig, masked)
 		runs = append(runs, run{limit, doc.Status, doc.CorrectLinks, doc.Bound})
 	}
 	for _, a := range runs {

@@ -252,8 +252,9 @@ func (f *pairedFiles) maskedScaleInput() string {
 }
 
 // releasedSampleText says in one sentence what releasedSample says, for text reports and
-// warnings ("" for nil).
-func releasedSampleText(rs *releasedSample, masked string) string {
+// warnings ("" for nil); withScale adds the scale of the distances' z-scores (not for
+// PRL, which compares on the original's scale whatever --masked-scale says).
+func releasedSampleText(rs *releasedSample, masked string, withScale bool) string {
 	if rs == nil {
 		return ""
 	}
@@ -263,7 +264,10 @@ func releasedSampleText(rs *releasedSample, masked string) string {
 	} else {
 		w += " (a released sample)"
 	}
-	if rs.MaskedScale == "original" {
+	switch {
+	case !withScale:
+		return w
+	case rs.MaskedScale == "original":
 		return w + "; its z-scores use the original's means and sds (--masked-scale original)"
 	}
 	return w + "; its z-scores use its own means and sds, which in a sample differ from the whole's by chance (--masked-scale original uses the original's)"
@@ -693,26 +697,18 @@ func unmatchedNote(unmatched int) string {
 }
 
 // printReleasedSample prints the text reports' line on a masked file that holds a
-// sample of the original's records (nothing when it holds them all).
-func printReleasedSample(w io.Writer, rs *releasedSample) {
+// sample of the original's records (nothing when it holds them all); withScale as in
+// releasedSampleText.
+func printReleasedSample(w io.Writer, rs *releasedSample, withScale bool) {
 	if rs != nil {
-		fmt.Fprintf(w, "%s\n", releasedSampleText(rs, "the masked file"))
-	}
-}
-
-// printReleasedSamplePRL is printReleasedSample for PRL, which compares numeric values on
-// the original's scale whatever --masked-scale says.
-func printReleasedSamplePRL(w io.Writer, rs *releasedSample) {
-	if rs != nil {
-		text := releasedSampleText(rs, "the masked file")
-		fmt.Fprintf(w, "%s\n", text[:strings.Index(text, ";")])
+		fmt.Fprintln(w, releasedSampleText(rs, "the masked file", withScale))
 	}
 }
 
 func printLink(w io.Writer, r *linkReport) error {
 	fmt.Fprintf(w, "distance-based record linkage, %s, %s distance, %d records on %d attributes%s\n",
 		r.Direction, r.Operator, r.N, len(r.Attributes), unmatchedNote(r.Unmatched))
-	printReleasedSample(w, r.ReleasedSample)
+	printReleasedSample(w, r.ReleasedSample, true)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Reid\t%.4f\t(%d unique correct links)\n", r.Reid, r.Correct)
 	fmt.Fprintf(tw, "Reid with anonymity sets\t%.4f\t\n", r.ReidSets)

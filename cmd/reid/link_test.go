@@ -454,10 +454,6 @@ func TestLinkReleasedSample(t *testing.T) {
 		{"original", "original-to-masked", 2, 1},
 	}
 	for _, tc := range cases {
-		code, out, stderr := runReid(t, "link", "--id", "id", "--masked-scale", tc.scale, "--direction", tc.direction, "--format", "json", orig, masked)
-		if code != exitOK {
-			t.Fatalf("%+v: exit %d: %s", tc, code, stderr)
-		}
 		var doc struct {
 			N              int     `json:"n"`
 			Unmatched      int     `json:"unmatched"`
@@ -468,9 +464,7 @@ func TestLinkReleasedSample(t *testing.T) {
 				MaskedScale string `json:"masked_scale"`
 			} `json:"released_sample"`
 		}
-		if err := json.Unmarshal([]byte(out), &doc); err != nil {
-			t.Fatal(err)
-		}
+		runJSON(t, &doc, "link", "--id", "id", "--masked-scale", tc.scale, "--direction", tc.direction, "--format", "json", orig, masked)
 		wantInput := map[string]string{"own": "", "original": "original"}[tc.scale]
 		if doc.N != 3 || doc.Unmatched != tc.unmatched || math.Abs(doc.Reid-tc.reid) > 1e-15 || doc.MaskedScale != wantInput ||
 			doc.ReleasedSample == nil || doc.ReleasedSample.LeftOut != 2 || doc.ReleasedSample.MaskedScale != tc.scale {
@@ -496,17 +490,11 @@ func TestParamsRememberTheScale(t *testing.T) {
 	orig := writeCSV(t, dir, "o.csv", "id,a,b\n1,1,9\n2,2,7\n3,3,8\n4,4,1\n5,5,2\n6,6,5\n")
 	masked := writeCSV(t, dir, "m.csv", "id,a,b\n1,1.4,8.5\n3,3.2,8.1\n4,3.9,1.6\n6,6.3,4.4\n")
 	params := filepath.Join(dir, "p.json")
-	code, out, stderr := runReid(t, "learn", "--operator", "wm", "--id", "id", "--masked-scale", "original", "--work-limit", "0.5",
-		"--params-out", params, "--format", "json", orig, masked)
-	if code != exitOK {
-		t.Fatalf("learn: exit %d: %s", code, stderr)
-	}
 	var learned struct {
 		CorrectLinks int `json:"correct_links"`
 	}
-	if err := json.Unmarshal([]byte(out), &learned); err != nil {
-		t.Fatal(err)
-	}
+	runJSON(t, &learned, "learn", "--operator", "wm", "--id", "id", "--masked-scale", "original", "--work-limit", "0.5",
+		"--params-out", params, "--format", "json", orig, masked)
 	data, err := os.ReadFile(params)
 	if err != nil {
 		t.Fatal(err)
@@ -515,17 +503,11 @@ func TestParamsRememberTheScale(t *testing.T) {
 		t.Fatalf("params file's masked_scale %q:\n%s", got, data)
 	}
 	for _, scale := range []string{"original", "own"} {
-		code, out, stderr := runReid(t, "link", "--operator", "wm", "--params", params, "--id", "id", "--masked-scale", scale, "--format", "json", orig, masked)
-		if code != exitOK {
-			t.Fatalf("link %s: exit %d: %s", scale, code, stderr)
-		}
 		var doc struct {
 			Correct  int      `json:"correct"`
 			Warnings []string `json:"warnings"`
 		}
-		if err := json.Unmarshal([]byte(out), &doc); err != nil {
-			t.Fatal(err)
-		}
+		runJSON(t, &doc, "link", "--operator", "wm", "--params", params, "--id", "id", "--masked-scale", scale, "--format", "json", orig, masked)
 		warned := strings.Contains(strings.Join(doc.Warnings, "\n"), "was learned with --masked-scale original and this run uses own")
 		if warned != (scale == "own") {
 			t.Errorf("link --masked-scale %s: warnings %v", scale, doc.Warnings)

@@ -275,7 +275,7 @@ func interruptible(e *env, cmd string) (ctx context.Context, release func() os.S
 	}
 	c := make(chan os.Signal, 1)
 	e.notify(c)
-	var got os.Signal // written by the goroutine before done is closed
+	var got os.Signal // written before done is closed
 	done := make(chan struct{})
 	handle := func(s os.Signal) {
 		signal.Stop(c)
@@ -286,28 +286,27 @@ func interruptible(e *env, cmd string) (ctx context.Context, release func() os.S
 	select {
 	case s := <-c:
 		// A signal already relayed (one at the start; a test's, sent by notify itself)
-		// takes effect before the work starts, not whenever the goroutine below would
-		// run: under load the audit's DBRL had started first.
+		// takes effect before the work starts, not whenever a goroutine would run: under
+		// load the audit's DBRL had started first.
 		handle(s)
 		close(done)
-		return ctx, func() os.Signal { cancel(); return got }
 	default:
-	}
-	go func() {
-		defer close(done)
-		select {
-		case s := <-c:
-			handle(s)
-		case <-ctx.Done():
-			// release stops the relay before it cancels: a signal that came before is
-			// in c and counts, whichever case select chose.
+		go func() {
+			defer close(done)
 			select {
 			case s := <-c:
 				handle(s)
-			default:
+			case <-ctx.Done():
+				// release stops the relay before it cancels: a signal that came before is
+				// in c and counts, whichever case select chose.
+				select {
+				case s := <-c:
+					handle(s)
+				default:
+				}
 			}
-		}
-	}()
+		}()
+	}
 	release = func() os.Signal {
 		signal.Stop(c)
 		cancel()

@@ -572,7 +572,7 @@ func prlRecordsTable(res *linkage.PRLResult, knownOf []int, rows fileRows) *data
 func printPRL(w io.Writer, r *prlReport) error {
 	fmt.Fprintf(w, "probabilistic record linkage (Fellegi-Sunter, %s), %s, %d records on %d attributes%s, %d pairs in %d patterns\n",
 		map[bool]string{true: "supervised m and u", false: "EM on pattern counts"}[r.Supervised], r.Direction, r.N, len(r.Attributes), unmatchedNote(r.Unmatched), r.Pairs, r.Patterns)
-	printReleasedSamplePRL(w, r.ReleasedSample)
+	printReleasedSample(w, r.ReleasedSample, false)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Reid (best weight)\t%.4f\t(%d unique correct links)\n", r.Reid, r.Correct)
 	fmt.Fprintf(tw, "Reid with anonymity sets\t%.4f\t\n", r.ReidSets)

@@ -84,14 +84,17 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	return err
 }
 
-// cellList is names joined by commas, each as cell shows it.
-func cellList(names []string) string {
-	shown := make([]string, len(names))
-	for i, n := range names {
-		shown[i] = cell(n)
+// cells is each of ss as cell shows it.
+func cells(ss []string) []string {
+	shown := make([]string, len(ss))
+	for i, s := range ss {
+		shown[i] = cell(s)
 	}
-	return strings.Join(shown, ", ")
+	return shown
 }
+
+// cellList is names joined by commas, each as cell shows it.
+func cellList(names []string) string { return strings.Join(cells(names), ", ") }
 
 // searchLimit says what bounded the worst-case searches and whether their figures repeat.
 func searchLimit(r *auditReport) string {

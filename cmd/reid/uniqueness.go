@@ -567,13 +567,7 @@ func printUniqueness(w io.Writer, r *uniquenessReport) error {
 		names = append(names, cell(k.Name))
 	}
 	header := strings.Join(names, "\t")
-	row := func(c uniqClass) string {
-		vals := make([]string, len(c.Key))
-		for i, v := range c.Key {
-			vals[i] = cell(v)
-		}
-		return strings.Join(vals, "\t")
-	}
+	row := func(c uniqClass) string { return strings.Join(cells(c.Key), "\t") }
 	ka := r.KAnonymity
 	fmt.Fprintf(w, "\nk-anonymity (k = %d): smallest class %d; %d classes (%d records) below k\n", ka.K, ka.KMin, ka.ClassesBelow, ka.RecordsBelow)
 	if len(ka.Failing) > 0 {
