@@ -684,10 +684,8 @@ func WriteParams(w io.Writer, op Operator, attrs []string) error {
 // ParamsScale returns a parameter file's "masked_scale" ("" when absent); the file is
 // not otherwise checked (ReadParams does that).
 func ParamsScale(data []byte) string {
-	var f struct {
-		MaskedScale string `json:"masked_scale"`
-	}
-	if json.Unmarshal(data, &f) != nil {
+	f, err := decodeParams(data)
+	if err != nil {
 		return ""
 	}
 	return f.MaskedScale

@@ -239,7 +239,7 @@ func search(ctx context.Context, queries, refs [][]float64, truth []int, op Oper
 
 // scanner holds the prepared data of one Search.
 type scanner struct {
-	ctx      context.Context // done: the remaining blocks are skipped; nil: never
+	ctx      context.Context // done: the remaining blocks are skipped
 	settings Settings
 	truth    []int
 	// weight is the number of copies of each reference (nil: one each); see
@@ -498,7 +498,7 @@ func (sc *scanner) parallel(n, chunk int, worker func() func(lo, hi int)) {
 			f := worker()
 			for {
 				c := int(next.Add(1)) - 1
-				if c >= chunks || sc.ctx != nil && sc.ctx.Err() != nil {
+				if c >= chunks || sc.ctx.Err() != nil {
 					return
 				}
 				f(c*chunk, min(c*chunk+chunk, n))

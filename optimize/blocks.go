@@ -352,7 +352,7 @@ func (sv *solver) subEntryWork(B []int) int64 {
 	var w int64
 	for _, i := range B {
 		if r := &sv.d.recs[i]; !r.impossible {
-			w += marginsWork(sv.d, r) / 4
+			w += linkWork(sv.d, r)
 		}
 	}
 	return 2 * w

@@ -544,11 +544,13 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 	for _, w := range s.WarmStarts {
 		starts = appendNew(starts, w)
 	}
-	if entry := linkedWork(d) * int64(len(starts)); s.WorkLimit > 0 && !exporting && float64(entry) > s.WorkLimit*float64(time.Second) {
-		r, err := unsearched(ctx, p, d, s, start, true)
-		need := float64(entry) / float64(time.Second)
-		r.Note = fmt.Sprintf("counting the links of the %d starting points of the %v model of %d records (the Euclidean distance and the warm starts) takes %.3g work seconds, more than this search's work limit of %.3g: the search did not start (it needs a work limit of its own of at least about %.2g)", len(starts), p.Family, len(d.recs), need, s.WorkLimit, 2*need)
-		return r, err
+	if s.WorkLimit > 0 && !exporting {
+		if entry := linkedWork(d) * int64(len(starts)); float64(entry) > s.WorkLimit*float64(time.Second) {
+			r, err := unsearched(ctx, p, d, s, start, true)
+			need := float64(entry) / float64(time.Second)
+			r.Note = fmt.Sprintf("counting the links of the %d starting points of the %v model of %d records (the Euclidean distance and the warm starts) takes %.3g work seconds, more than this search's work limit of %.3g: the search did not start (it needs a work limit of its own of at least about %.2g)", len(starts), p.Family, len(d.recs), need, s.WorkLimit, 2*need)
+			return r, err
+		}
 	}
 	sv := newSolver(d, s, start)
 	defer sv.close()
@@ -791,21 +793,16 @@ func unsearched(ctx context.Context, p Problem, d *data, s Settings, start time.
 	}
 	r.Failures = r.N - r.CorrectLinks
 	// The records found impossible fail, and in each group of identical query records
-	// the members beyond its row's room (twinCuts) not among them.
+	// the members beyond its row's room (twinCuts) not among them: the solver's twinLB.
+	impossible := make([]bool, len(d.recs))
 	r.Bound = r.N
 	for i := range d.recs {
-		if d.recs[i].impossible {
+		if impossible[i] = d.recs[i].impossible; impossible[i] {
 			r.Bound--
 		}
 	}
 	for _, row := range twinGroups(d) {
-		impossible := 0
-		for _, i := range row.members {
-			if d.recs[i].impossible {
-				impossible++
-			}
-		}
-		r.Bound -= max(0, row.rhs-impossible)
+		r.Bound -= row.lb(impossible)
 	}
 	r.Bound = max(r.Bound, r.CorrectLinks)
 	if r.Bound > 0 {

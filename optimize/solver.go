@@ -707,7 +707,7 @@ func (sv *solver) polish(theta []float64) {
 		stop = now + max(polishMin, time.Duration(polishShare*float64(sv.deadline-now)))
 	}
 	for _, c := range cs {
-		if sv.timeUp() || stop != 0 && sv.clock.now() > stop || !sv.affords(sv.workLinked, stop) {
+		if sv.timeUp() || stop != 0 && sv.clock.now() > stop {
 			return
 		}
 		if linked[c.i] || sv.fixed[c.i] || sv.knownInfeasible(linked, c.i) {
@@ -860,14 +860,17 @@ func (sv *solver) twinLB() int {
 }
 
 // twinRowLB is the failures a twin group's row proves beyond its fixed members.
-func (sv *solver) twinRowLB(row twinRow) int {
-	fixed := 0
-	for _, i := range row.members {
-		if sv.fixed[i] {
-			fixed++
+func (sv *solver) twinRowLB(row twinRow) int { return row.lb(sv.fixed) }
+
+// lb is the failures the row proves beyond its members that fail already (fails[i]).
+func (r twinRow) lb(fails []bool) int {
+	n := 0
+	for _, i := range r.members {
+		if fails[i] {
+			n++
 		}
 	}
-	return max(0, row.rhs-fixed)
+	return max(0, r.rhs-n)
 }
 
 // twinGroupOf is the index in twinRows of each record's twin group (−1: none).

@@ -332,12 +332,16 @@ func (sv *solver) settle(x []float64) []famRow {
 }
 
 // checkWork is the work of the pairwise check (violations) of θ on the records of set: a
-// round of solveSub with them active, besides its LP.
+// round of solveSub with them active, besides its LP. 0 when the clock reads time, whose
+// fits ignores it (solveSub asks every round).
 func (sv *solver) checkWork(set []bool) int64 {
+	if !sv.clock.counting {
+		return 0
+	}
 	var w int64
 	for i, on := range set {
 		if on {
-			w += marginsWork(sv.d, &sv.d.recs[i]) / 2
+			w += scanWork(sv.d, &sv.d.recs[i])
 		}
 	}
 	return w
@@ -349,7 +353,7 @@ func (sv *solver) checkWork(set []bool) int64 {
 // LP below (ε + lo)/2, which only the projection onto the family can cause (the LP holds
 // its rows to CLP's tolerance).
 func (sv *solver) violations(ev evaluator, i int, inLP []bool, lo float64) (add []int, bad bool) {
-	sv.clock.add(marginsWork(sv.d, &sv.d.recs[i]) / 2) // vectorised
+	sv.clock.add(scanWork(sv.d, &sv.d.recs[i]))
 	sv.margins = ev.margins(&sv.d.recs[i], sv.margins)
 	type viol struct {
 		c int
@@ -385,12 +389,10 @@ func (sv *solver) iis() []int {
 	}
 	// Under a work limit no LP starts once the limit is reached (workSpent): the support,
 	// verified, is the set.
-	if sv.workSpent() {
-		sort.Ints(support)
-		return support
-	}
-	if set := sv.iisSmall(support); set != nil {
-		return set
+	if !sv.workSpent() {
+		if set := sv.iisSmall(support); set != nil {
+			return set
+		}
 	}
 	if sv.workSpent() {
 		sort.Ints(support)
@@ -527,9 +529,7 @@ func (sv *solver) linkedSet(theta []float64) ([]bool, int) {
 		if r.impossible {
 			continue
 		}
-		// The vectorised dot products, and the first row below ε ends a record: a
-		// quarter of the values (CPU profile, noise_correlated_10 WM).
-		sv.clock.add(marginsWork(sv.d, r) / 4)
+		sv.clock.add(linkWork(sv.d, r))
 		if linksRecord(ev, r, sv.eps, &sv.margins) {
 			linked[i] = true
 			n++
@@ -565,7 +565,7 @@ func (sv *solver) worstMargins(theta []float64) []float64 {
 	w := make([]float64, len(sv.d.recs))
 	for i := range sv.d.recs {
 		w[i] = math.Inf(1)
-		sv.clock.add(marginsWork(sv.d, &sv.d.recs[i]) / 2) // vectorised
+		sv.clock.add(scanWork(sv.d, &sv.d.recs[i]))
 		sv.margins = ev.margins(&sv.d.recs[i], sv.margins)
 		for _, v := range sv.margins {
 			w[i] = min(w[i], v)
