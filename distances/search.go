@@ -8,12 +8,12 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/reid-sdc/reid/distances/internal/kernel"
+	"github.com/reid-sdc/reid/internal/workers"
 )
 
 // TieTolerance is the relative tolerance under which two distances count as tied: d ties
@@ -490,11 +490,9 @@ func (sc *scanner) parallel(n, chunk int, worker func() func(lo, hi int)) {
 	chunks := (n + chunk - 1) / chunk
 	threads = max(1, min(threads, chunks))
 	var next atomic.Int64
-	var wg sync.WaitGroup
+	var g workers.Group
 	for range threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() {
 			f := worker()
 			for {
 				c := int(next.Add(1)) - 1
@@ -503,9 +501,9 @@ func (sc *scanner) parallel(n, chunk int, worker func() func(lo, hi int)) {
 				}
 				f(c*chunk, min(c*chunk+chunk, n))
 			}
-		}()
+		})
 	}
-	wg.Wait()
+	g.Wait()
 }
 
 // workspace is one goroutine's scratch memory; nothing is allocated per pair.

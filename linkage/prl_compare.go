@@ -9,10 +9,10 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"sync"
 	"sync/atomic"
 
 	"github.com/reid-sdc/reid/distances"
+	"github.com/reid-sdc/reid/internal/workers"
 )
 
 // RuleKind is how one attribute of a pair is compared.
@@ -547,23 +547,23 @@ func (c *comparator) stopped() bool { return c.ctx != nil && c.ctx.Err() != nil 
 // next i (on the caller's goroutine alone when one is enough): for work items whose
 // results go to their own places, so that the order they run in does not matter.
 func inParallel(n, threads int, f func(i int)) {
-	workers := max(1, min(threads, n))
-	if workers == 1 {
+	threads = max(1, min(threads, n))
+	if threads == 1 {
 		for i := range n {
 			f(i)
 		}
 		return
 	}
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
+	var g workers.Group
+	for range threads {
+		g.Go(func() {
 			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
 				f(i)
 			}
 		})
 	}
-	wg.Wait()
+	g.Wait()
 }
 
 // forEachQuery runs f on every query, in blocks taken by the goroutines in any order;
@@ -573,12 +573,11 @@ func forEachQuery[S any](c *comparator, newState func() S, f func(s S, i int, co
 	threads := max(1, min(c.threads, blocks))
 	states := make([]S, threads)
 	var next atomic.Int64
-	var wg sync.WaitGroup
+	var g workers.Group
 	for w := range threads {
-		states[w] = newState()
-		wg.Add(1)
-		go func(s S) {
-			defer wg.Done()
+		s := newState()
+		states[w] = s
+		g.Go(func() {
 			code := make([]uint64, min(prlRefTile, c.nr))
 			for {
 				b := int(next.Add(1)) - 1
@@ -593,9 +592,9 @@ func forEachQuery[S any](c *comparator, newState func() S, f func(s S, i int, co
 					c.progress(hi - lo)
 				}
 			}
-		}(states[w])
+		})
 	}
-	wg.Wait()
+	g.Wait()
 	return states
 }
 

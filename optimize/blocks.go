@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/reid-sdc/reid/internal/workers"
 )
 
 // Block bounds: the records split into disjoint blocks, each block's own problem (its
@@ -219,13 +221,13 @@ func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult 
 			bs.close()
 		}
 	}()
-	workers := min(max(sv.threads, 1), len(batch))
+	nWorkers := min(max(sv.threads, 1), len(batch))
 	ran := make([]bool, len(batch))
 	// mu guards started, ran, absorbed and out, the file's search while a block is
 	// absorbed, and the searches' progress calls (the file's report).
 	var mu sync.Mutex
 	for _, bs := range subs {
-		bs.threads = max(1, sv.threads/workers)
+		bs.threads = max(1, sv.threads/nWorkers)
 		bs.progress = func(Report) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -254,42 +256,55 @@ func (sv *solver) solveBlocks(batch []block, b budget, later int) []blockResult 
 		workPart = (b.end - sv.clock.now() - time.Duration(entry)) / time.Duration(later+len(subs))
 	}
 	started := 0
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
+	var pool workers.Group
+	// take returns the next block to run and its stop, ok false when none is left, the
+	// budget is spent or a block's search panicked (Wait raises it). It and finish unlock
+	// mu by defer: a panic in one worker must not leave the others blocked on mu.
+	take := func() (k int, stop time.Duration, ok bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		k = started
+		if k == len(subs) {
+			return k, 0, false
+		}
+		select {
+		case <-pool.Failed():
+			return k, 0, false
+		default:
+		}
+		if !byWork {
+			stop, ok = b.part((later + len(subs) - k + nWorkers - 1) / nWorkers)
+			stop = subs[k].readingAt(&sv.clock, stop)
+		} else if ok = workPart > 0; ok {
+			stop = subs[k].clock.now() + workPart
+		}
+		if ok {
+			started++
+		}
+		return k, stop, ok
+	}
+	finish := func(k int) {
+		mu.Lock()
+		defer mu.Unlock()
+		ran[k] = true
+		absorbEnded()
+	}
+	for range nWorkers {
+		pool.Go(func() {
 			for {
-				mu.Lock()
-				k := started
-				if k == len(subs) {
-					mu.Unlock()
-					return
-				}
-				var stop time.Duration
-				ok := true
-				if !byWork {
-					stop, ok = b.part((later + len(subs) - k + workers - 1) / workers)
-					stop = subs[k].readingAt(&sv.clock, stop)
-				} else if ok = workPart > 0; ok {
-					stop = subs[k].clock.now() + workPart
-				}
+				k, stop, ok := take()
 				if !ok {
-					mu.Unlock()
 					return
 				}
-				started++
-				mu.Unlock()
 				subs[k].setDeadline(stop)
 				subs[k].run()
-				mu.Lock()
-				ran[k] = true
-				absorbEnded()
-				mu.Unlock()
+				finish(k)
 			}
 		})
 	}
 	// The blocks start in order and a spent budget stays spent, so the blocks that ran are
 	// the first ones, every one of them absorbed by now.
-	wg.Wait()
+	pool.Wait()
 	return out
 }
 

@@ -4,8 +4,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"time"
+
+	"github.com/reid-sdc/reid/internal/workers"
 )
 
 // The exact line search on the number of linked records: along a line θ + t·D every
@@ -318,9 +319,9 @@ func climb(f lineFamily, theta []float64, rng *rand.Rand, threads int, stop limi
 			if !stop.affords(int64(len(batch)) * lineWork) {
 				break
 			}
-			var wg sync.WaitGroup
+			var g workers.Group
 			for w := range min(threads, len(batch)) {
-				wg.Go(func() {
+				g.Go(func() {
 					for y := w; y < len(batch); y += threads {
 						res[y] = result{-1, 0}
 						if lo, hi := f.span(theta, batch[y]); lo < hi {
@@ -329,7 +330,7 @@ func climb(f lineFamily, theta []float64, rng *rand.Rand, threads int, stop limi
 					}
 				})
 			}
-			wg.Wait()
+			g.Wait()
 			stop.add(int64(len(batch)) * lineWork)
 			for y, x := range batch {
 				if res[y].n > bestN {

@@ -6,10 +6,10 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"sync"
 	"sync/atomic"
 
 	"github.com/reid-sdc/reid/distances"
+	"github.com/reid-sdc/reid/internal/workers"
 )
 
 // paretoWindow bounds the number of kept competitors a candidate is compared with in the
@@ -135,13 +135,11 @@ func prepareUntil(p Problem, sp space, eps float64, threads int, stop func() boo
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	var wg sync.WaitGroup
+	var pool workers.Group
 	var bytes atomic.Int64
 	next := make(chan int)
 	for range threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		pool.Go(func() {
 			w := newPrepWorker(m, eps)
 			for i := range next {
 				r := &d.recs[i]
@@ -154,18 +152,23 @@ func prepareUntil(p Problem, sp space, eps float64, threads int, stop func() boo
 				r.cand, r.candRef = slices.Clone(r.cand), slices.Clone(r.candRef)
 				bytes.Add(int64(8*(len(r.cand)+len(r.tphi)+len(r.inc)+len(r.tinc)) + 4*len(r.candRef) + 2*(len(r.chain)+len(r.tchain))))
 			}
-		}()
+		})
 	}
 	fed := 0
+feed:
 	for i := range d.recs {
 		if stop() || bytes.Load() > maxBytes {
 			break
 		}
-		next <- i
-		fed++
+		select {
+		case next <- i:
+			fed++
+		case <-pool.Failed(): // a worker panicked: Wait raises it; the others may be gone
+			break feed
+		}
 	}
 	close(next)
-	wg.Wait()
+	pool.Wait()
 	if b := bytes.Load(); b > maxBytes {
 		return d, false, fmt.Errorf("%w: the competitor rows of %d of the %d records already take %d MiB (at most %d MiB): learn on fewer records or attributes", ErrTooLarge, fed, len(d.recs), b>>20, maxBytes>>20)
 	}

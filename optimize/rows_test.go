@@ -3,7 +3,10 @@ package optimize
 import (
 	"math"
 	"reflect"
+	"strconv"
 	"testing"
+
+	"github.com/reid-sdc/reid/internal/workers"
 )
 
 // TestRecomputedRows: past the stored-rows budget the rows of WM and OWA records are
@@ -70,6 +73,49 @@ func TestRecomputedRows(t *testing.T) {
 			t.Errorf("%s %v: recomputed rows: %d links, bound %d, %d nodes, %d LP iterations; stored: %d, %d, %d, %d",
 				c.file, c.family, got.CorrectLinks, got.Bound, got.Stats.Nodes, got.Stats.LPIterations,
 				want.CorrectLinks, want.Bound, want.Stats.Nodes, want.Stats.LPIterations)
+		}
+	}
+}
+
+// panickySpace is a family whose reductions panic on one record: a bug in a worker.
+type panickySpace struct {
+	space
+	at int
+}
+
+func (s panickySpace) prepare(d *data, r *rec, w *prepWorker) {
+	if r.q == s.at {
+		panic("prepare: record " + strconv.Itoa(r.q))
+	}
+	s.space.prepare(d, r, w)
+}
+
+// TestPrepareRaisesWorkersPanic: a panic in a worker preparing rows is raised again on
+// the goroutine that called prepareUntil (so the binary ends with exit code 3, not Go's
+// 2), after the feeder stopped, whichever record fails and with any number of workers:
+// the feeder must not wait on an unbuffered channel no worker reads any more.
+func TestPrepareRaisesWorkersPanic(t *testing.T) {
+	const n = 40
+	x := [][]float64{make([]float64, n), make([]float64, n)}
+	for i := range n {
+		x[0][i], x[1][i] = float64(i), float64(i*i%7)
+	}
+	p := Problem{Queries: x, Refs: x, Truth: identity(n), Family: WM}
+	for _, threads := range []int{1, 2, 4} {
+		for _, at := range []int{0, n / 2, n - 1} {
+			sp, err := newSpace(WM, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := func() (v any) {
+				defer func() { v = recover() }()
+				prepareUntil(p, panickySpace{sp, at}, DefaultEpsilon, threads, func() bool { return false }, rowBudget{math.MaxInt64, storedRowsBytes})
+				return nil
+			}()
+			want := "prepare: record " + strconv.Itoa(at)
+			if p, ok := got.(*workers.Panic); !ok || p.Value != want {
+				t.Errorf("threads %d, record %d: prepareUntil panicked with %v, want a *workers.Panic of %q", threads, at, got, want)
+			}
 		}
 	}
 }

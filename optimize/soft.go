@@ -3,10 +3,11 @@ package optimize
 import (
 	"math"
 	"slices"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/reid-sdc/reid/internal/workers"
 )
 
 // The smooth ascent: gradient ascent on a smooth count of the linked records. Record i's
@@ -191,9 +192,9 @@ func newSoftObjective(d *data, eps float64, skip []bool, threads int) *softObjec
 // eval returns L(θ) at τ and the exact number of records θ links, and stores ∇L in grad.
 func (o *softObjective) eval(theta []float64, tau float64, grad []float64) (float64, int) {
 	d, eps := o.d, o.eps
-	var wg sync.WaitGroup
+	var pool workers.Group
 	for w := range o.threads {
-		wg.Go(func() {
+		pool.Go(func() {
 			ev := d.sp.evaluator(d, theta) // one each: the bilinear evaluator has scratch
 			var buf, val []float64
 			var idx []int
@@ -245,7 +246,7 @@ func (o *softObjective) eval(theta []float64, tau float64, grad []float64) (floa
 			}
 		})
 	}
-	wg.Wait()
+	pool.Wait()
 	l, n := 0.0, 0
 	o.gradRows = 0
 	clear(grad)

@@ -3,7 +3,8 @@ package uniqueness
 import (
 	"math/bits"
 	"runtime"
-	"sync"
+
+	"github.com/reid-sdc/reid/internal/workers"
 )
 
 // This file holds the hashed, parallel counter of key combinations. Each key column is a
@@ -277,30 +278,28 @@ func countChunk(ch *chunk, cols [][]int32, mult []uint64, ids []int32) {
 	}
 }
 
-// parallel runs f(0..n-1) on at most workers goroutines.
-func parallel(n, workers int, f func(int)) {
-	if n == 1 || workers <= 1 {
+// parallel runs f(0..n-1) on at most threads goroutines.
+func parallel(n, threads int, f func(int)) {
+	if n == 1 || threads <= 1 {
 		for i := 0; i < n; i++ {
 			f(i)
 		}
 		return
 	}
-	var wg sync.WaitGroup
+	var g workers.Group
 	next := make(chan int, n)
 	for i := 0; i < n; i++ {
 		next <- i
 	}
 	close(next)
-	for w := 0; w < min(workers, n); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for w := 0; w < min(threads, n); w++ {
+		g.Go(func() {
 			for i := range next {
 				f(i)
 			}
-		}()
+		})
 	}
-	wg.Wait()
+	g.Wait()
 }
 
 // table is an open-addressing hash table (linear probing) from uint64 keys to int32

@@ -1,0 +1,94 @@
+// Package workers runs the goroutines of a parallel loop and re-raises a worker's panic
+// on the goroutine that waits for them.
+//
+// A panic on a goroutine of its own ends the program at once with Go's exit code 2, which
+// reid's exit-code contract gives to usage and input errors; raised again by Wait, on
+// the goroutine that started the loop, it reaches the command's recover like a panic of
+// sequential code (exit code 3, "internal error"), with the worker's stack.
+// (golang.org/x/sync/errgroup propagated panics in v0.14.0 and reverted it in v0.16.0.)
+package workers
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sync"
+)
+
+// A Group is a set of goroutines started by Go and waited for by Wait. The zero Group is
+// ready to use; a Group must not be copied after first use.
+type Group struct {
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	failed chan struct{} // closed at the first panic; made by Failed or the panic
+	first  *Panic
+}
+
+// Panic is the value Wait panics with: the first worker's panic value and its stack.
+type Panic struct {
+	Value any
+	Stack []byte // the worker's goroutine at the panic
+}
+
+// Error returns the panic value followed by the worker's stack, so that a recover that
+// prints the value shows where the worker failed, not only where Wait raised it.
+func (p *Panic) Error() string {
+	return fmt.Sprintf("%v\n\nworker goroutine's stack:\n%s", p.Value, p.Stack)
+}
+
+// Unwrap returns the panic value when it is an error.
+func (p *Panic) Unwrap() error {
+	err, _ := p.Value.(error)
+	return err
+}
+
+// Go calls f on a new goroutine. A panic of f is recovered and kept (the first one), and
+// Failed's channel is closed.
+func (g *Group) Go(f func()) {
+	g.wg.Go(func() {
+		defer func() {
+			if v := recover(); v != nil {
+				g.fail(v)
+			}
+		}()
+		f()
+	})
+}
+
+func (g *Group) fail(v any) {
+	p, ok := v.(*Panic) // a nested group's: its stack is the one that matters
+	if !ok {
+		p = &Panic{Value: v, Stack: debug.Stack()}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.first == nil {
+		g.first = p
+		if g.failed == nil {
+			g.failed = make(chan struct{})
+		}
+		close(g.failed)
+	}
+}
+
+// Failed returns a channel closed when a worker has panicked: a goroutine that feeds the
+// workers selects on it so as not to wait for workers that are gone.
+func (g *Group) Failed() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.failed == nil {
+		g.failed = make(chan struct{})
+	}
+	return g.failed
+}
+
+// Wait waits for every goroutine started by Go to return, then panics with a *Panic if
+// one of them panicked.
+func (g *Group) Wait() {
+	g.wg.Wait()
+	g.mu.Lock()
+	p := g.first
+	g.mu.Unlock()
+	if p != nil {
+		panic(p)
+	}
+}
