@@ -82,9 +82,14 @@ var ErrPatternSpace = errors.New("linkage: too many agreement patterns (product 
 const (
 	prlQueryBlock = 32
 	prlRefTile    = 1 << 15
-	// denseLimit: pattern spaces up to this size are counted in a dense array per
-	// goroutine; larger ones in an open-addressing hash table per goroutine.
-	denseLimit = 1 << 21
+	// denseLimit: pattern spaces up to this size (an array within L2) are counted in a
+	// dense array per goroutine, and larger ones where the pairs are at least
+	// densePairsPerCode times the space (the array's clearing and merging then cost
+	// little beside the pairs); the others in an open-addressing hash table per goroutine,
+	// which holds only the patterns seen (CENSUS, 13 attributes of 3 levels: 23,312 of
+	// 1,594,323 codes, counted in 42 ms instead of 56).
+	denseLimit        = 1 << 16
+	densePairsPerCode = 64
 )
 
 // attrCmp is one attribute prepared for comparison.
@@ -274,7 +279,7 @@ func newComparator(p *PRLProblem, threads int) (*comparator, error) {
 		}
 	}
 	// Quantile thresholds need the blocks, so they are resolved last: each attribute's on
-	// its own (a search over the thresholds' bits, 60 counts of the pairs within one),
+	// its own (a search over the thresholds' bits, about 13 counts of the pairs within one),
 	// several at once, the first error in attribute order reported.
 	cutsOf, errOf := make([][]float64, len(p.Attributes)), make([]error, len(p.Attributes))
 	inParallel(len(p.Attributes), c.threads, func(k int) {
@@ -630,7 +635,7 @@ type counter struct {
 
 // count counts the patterns of every compared pair, and of the true pairs separately.
 func (c *comparator) count() *PatternCounts {
-	dense := c.space <= denseLimit
+	dense := c.space <= denseLimit || c.space <= uint64(c.nq)*uint64(c.nr)/densePairsPerCode
 	states := forEachQuery(c, func() *counter {
 		if dense {
 			return &counter{dense: make([]uint64, c.space), denseTrue: make([]uint64, c.space)}

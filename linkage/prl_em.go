@@ -111,19 +111,38 @@ func EM(t PatternTable, s EMSettings) (EMResult, error) {
 		return r, nil
 	}
 	m, u := t.start()
-	r := t.fit(m, u, s)
-	r.Start = "geometric"
-	if m, u, ok := t.closestStart(s.P); ok {
-		c := t.fit(m, u, s)
-		c.Start = "closest pairs"
-		// An oriented fit over one the guard could not orient, then the likelihood.
-		if (c.Warning == "") != (r.Warning == "") {
-			if c.Warning == "" {
-				r = c
-			}
-		} else if c.LogLikelihood > r.LogLikelihood {
+	mc, uc, ok := t.closestStart(s.P)
+	if !ok {
+		r := t.fit(m, u, s)
+		r.Start = "geometric"
+		return r, nil
+	}
+	// The two fits run side by side, each E-step on its share of the cores: the E-step's
+	// sums do not depend on its number of cores, so neither does the answer, and two
+	// independent fits scale better than one E-step's chunks (CENSUS noise_additive_10,
+	// 23,312 patterns, two cores: 52–59 ms against 61–72 ms one fit after the other).
+	threads := s.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	var r, c EMResult
+	sr, sc := s, s
+	sr.Threads, sc.Threads = max(1, threads/2), max(1, threads-threads/2)
+	inParallel(2, threads, func(i int) {
+		if i == 0 {
+			r = t.fit(m, u, sr)
+		} else {
+			c = t.fit(mc, uc, sc)
+		}
+	})
+	r.Start, c.Start = "geometric", "closest pairs"
+	// An oriented fit over one the guard could not orient, then the likelihood.
+	if (c.Warning == "") != (r.Warning == "") {
+		if c.Warning == "" {
 			r = c
 		}
+	} else if c.LogLikelihood > r.LogLikelihood {
+		r = c
 	}
 	return r, nil
 }
@@ -369,7 +388,11 @@ func (t *PatternTable) perLevel() [][]float64 {
 // expected counts are dropped. The patterns are taken in chunks of eStepChunk, on the
 // cores EMSettings.Threads allows, and the chunks' sums added in chunk order: the same bits on
 // any number of cores. (The nested per-attribute arrays cost twice the time: CENSUS
-// noise_additive_10, 23,312 patterns, EM's two starts took 118 ms.)
+// noise_additive_10, 23,312 patterns, EM's two starts took 118 ms.) Only the match
+// class's expected counts are summed per pattern: the non-match class's are each slot's
+// pair count less them. A chunk takes three passes: the log-odds, their exponentials,
+// the sums (on one core, EM's two fits 105 → 89 ms with both changes; math.Exp and
+// math.Log1p are most of what is left).
 type eStep struct {
 	t      *PatternTable
 	K      int
@@ -377,14 +400,17 @@ type eStep struct {
 	slot   []int32
 	lm, lu []float64
 	parts  []eStepPart
+	// pairs[s] is the number of pairs whose pattern has slot s; total all of them.
+	pairs []float64
+	total float64
 	// threads is the number of goroutines that sum the chunks.
 	threads int
 }
 
 // eStepPart is one chunk's sums.
 type eStepPart struct {
-	ll, nm, total float64
-	sm, su        []float64
+	ll, nm float64
+	sm     []float64
 }
 
 // eStepChunk is the number of patterns of a chunk.
@@ -410,10 +436,17 @@ func newEStep(t *PatternTable, threads int) *eStep {
 			e.slot[x] = int32(slots)
 		}
 	}
+	e.pairs = make([]float64, slots+1)
+	for x, n := range t.Count {
+		e.total += n
+		for _, s := range e.slot[x*K : x*K+K] {
+			e.pairs[s] += n
+		}
+	}
 	chunks := (len(t.Count) + eStepChunk - 1) / eStepChunk
 	e.parts = make([]eStepPart, chunks)
 	for c := range e.parts {
-		e.parts[c].sm, e.parts[c].su = make([]float64, slots+1), make([]float64, slots+1)
+		e.parts[c].sm = make([]float64, slots+1)
 	}
 	return e
 }
@@ -437,40 +470,55 @@ func (e *eStep) run(m, u [][]float64, p float64, sm, su [][]float64) (ll, nm, to
 		pt := &e.parts[c]
 		ll += pt.ll
 		nm += pt.nm
-		total += pt.total
 		for k := range e.K {
 			for l := range sm[k] {
 				sm[k][l] += pt.sm[e.off[k]+l]
-				su[k][l] += pt.su[e.off[k]+l]
 			}
 		}
 	}
-	return ll, nm, total
+	for k := range e.K {
+		for l := range su[k] {
+			// Not below 0: a slot of matches only may round below its sum.
+			su[k][l] = max(0, e.pairs[e.off[k]+l]-sm[k][l])
+		}
+	}
+	return ll, nm, e.total
 }
 
-// chunk sums chunk c's patterns into e.parts[c].
+// chunk sums chunk c's patterns into e.parts[c]: the log-likelihood Σ n log(e^a + e^b)
+// and the expected matches n·g with g = e^a/(e^a + e^b), a and b the pattern's log joint
+// probabilities under match and non-match (as posterior, from e^−|a−b|).
 func (e *eStep) chunk(c int, lp, lq float64) {
 	pt := &e.parts[c]
 	clear(pt.sm)
-	clear(pt.su)
-	pt.ll, pt.nm, pt.total = 0, 0, 0
-	K, lm, lu, sm, su := e.K, e.lm, e.lu, pt.sm, pt.su
+	pt.ll, pt.nm = 0, 0
+	K, lm, lu, sm := e.K, e.lm, e.lu, pt.sm
 	lo, hi := c*eStepChunk, min((c+1)*eStepChunk, len(e.t.Count))
-	for x, n := range e.t.Count[lo:hi] {
+	var wBuf, topBuf, eBuf [eStepChunk]float64
+	w, top, ex := wBuf[:hi-lo], topBuf[:hi-lo], eBuf[:hi-lo]
+	for x := range w {
 		slots := e.slot[(lo+x)*K : (lo+x)*K+K]
 		a, b := lp, lq
 		for _, s := range slots {
 			a += lm[s]
 			b += lu[s]
 		}
-		g, lse := posterior(a, b)
-		pt.ll += n * lse
-		ng, nu := n*g, n*(1-g)
+		w[x], top[x] = a-b, max(a, b)
+	}
+	for x, v := range w {
+		ex[x] = math.Exp(-math.Abs(v))
+	}
+	for x, n := range e.t.Count[lo:hi] {
+		v := ex[x]
+		pt.ll += n * (top[x] + math.Log1p(v))
+		num := 1.0
+		if w[x] < 0 {
+			num = v
+		}
+		ng := n * (num / (1 + v))
 		pt.nm += ng
-		pt.total += n
-		for _, s := range slots {
+		for _, s := range e.slot[(lo+x)*K : (lo+x)*K+K] {
 			sm[s] += ng
-			su[s] += nu
 		}
 	}
 }

@@ -18,6 +18,9 @@ import (
 // ends move right as x grows. The smallest t with count ≥ ⌈q·P⌉ is then found by
 // bisection on the bit patterns of non-negative float64 values (ordered like the values),
 // at most 64 counts; it is a value |x − y| actually attained, so the result is exact.
+// Once fewer than quantileTail pairs lie in the bracket, they are collected and the
+// quantile picked from them: about 20 counts instead of 64 (on CENSUS the cuts took a
+// fifth of PRL's time).
 func (c *comparator) quantileCuts(k int, qs []float64, blocked bool) ([]float64, error) {
 	a := &c.attrs[k]
 	// Per block: sorted non-missing query values and sorted reference values.
@@ -82,14 +85,25 @@ func (c *comparator) quantileCuts(k int, qs []float64, blocked bool) ([]float64,
 		}
 		want := uint64(math.Ceil(q * float64(pairs)))
 		want = max(1, min(want, pairs))
+		// The answer's bits are in [lo, hi]; below counts the pairs under lo.
 		lo, hi := uint64(0), math.Float64bits(maxD) // count(hi) = pairs ≥ want
-		for lo < hi {
+		below, upTo := uint64(0), pairs
+		for lo < hi && upTo-below > quantileTail {
 			mid := lo + (hi-lo)/2
-			if count(math.Float64frombits(mid)) >= want {
-				hi = mid
+			if n := count(math.Float64frombits(mid)); n >= want {
+				hi, upTo = mid, n
 			} else {
-				lo = mid + 1
+				lo, below = mid+1, n
 			}
+		}
+		if lo < hi {
+			// The upTo − below pairs with lo ≤ |Δ| ≤ hi hold the (want − below)-th.
+			var tail []float64
+			for _, b := range blocks {
+				tail = appendWithin(tail, b.x, b.y, math.Float64frombits(lo), math.Float64frombits(hi))
+			}
+			slices.Sort(tail)
+			lo = math.Float64bits(tail[want-below-1])
 		}
 		cuts[x] = math.Float64frombits(lo)
 	}
@@ -101,6 +115,42 @@ func (c *comparator) quantileCuts(k int, qs []float64, blocked bool) ([]float64,
 		}
 	}
 	return cuts, nil
+}
+
+// quantileTail is the number of pairs below which quantileCuts stops bisecting and
+// sorts the pairs in its bracket.
+const quantileTail = 1 << 12
+
+// appendWithin appends fl(|x_i − y_j|) of the pairs of two ascending slices with
+// lo ≤ fl(|x_i − y_j|) ≤ hi (the differences countWithin compares). For each x the y
+// in range are two runs, y[a:a2] at or below x and y[b2:b] above it, whose ends only
+// move right as x grows (rounding is monotone): O(len(x) + len(y) + pairs appended).
+func appendWithin(out, x, y []float64, lo, hi float64) []float64 {
+	a, a2, b2, b := 0, 0, 0, 0
+	for _, v := range x {
+		for a < len(y) && y[a] <= v && v-y[a] > hi {
+			a++
+		}
+		a2 = max(a2, a)
+		for a2 < len(y) && y[a2] <= v && v-y[a2] >= lo {
+			a2++
+		}
+		b2 = max(b2, a2)
+		for b2 < len(y) && (y[b2] <= v || y[b2]-v < lo) {
+			b2++
+		}
+		b = max(b, b2)
+		for b < len(y) && (y[b] <= v || y[b]-v <= hi) {
+			b++
+		}
+		for _, w := range y[a:a2] {
+			out = append(out, v-w)
+		}
+		for _, w := range y[b2:b] {
+			out = append(out, w-v)
+		}
+	}
+	return out
 }
 
 // countWithin counts the pairs (x_i, y_j) of two ascending slices with fl(|x_i − y_j|) ≤ t.

@@ -129,11 +129,23 @@ func TestPatternCountsNaive(t *testing.T) {
 	}
 }
 
-// TestQuantileExact compares the two-pointer bisection with sorting every |Δz|.
+// TestQuantileExact compares the two-pointer bisection, and the sort of the pairs left in
+// its bracket, with sorting every |Δz|; on continuous values and on values with many
+// ties (multiples of 1/4: equal differences by the thousand).
 func TestQuantileExact(t *testing.T) {
-	for _, blocking := range []bool{false, true} {
+	for _, tc := range []struct{ blocking, ties bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+		blocking := tc.blocking
 		p := randomPRL(5, 250, blocking)
 		p.Attributes[0].Rule.Quantiles = []float64{0.001, 0.01, 0.25, 0.5, 0.999}
+		if tc.ties {
+			a := &p.Attributes[0]
+			for _, x := range [][]float64{a.Original, a.Masked} {
+				for i := range x {
+					x[i] = math.Round(4*x[i]) / 4
+				}
+			}
+			a.Rule.Quantiles = []float64{0.001, 0.2, 0.5}
+		}
 		c, err := newComparator(&p, 2)
 		if err != nil {
 			t.Fatal(err)
@@ -152,7 +164,7 @@ func TestQuantileExact(t *testing.T) {
 		for x, q := range a.Rule.Quantiles {
 			k := int(math.Ceil(q * float64(len(d))))
 			if got := c.attrs[0].cuts[x]; got != d[k-1] {
-				t.Errorf("blocking %v q %v: %v, want %v", blocking, q, got, d[k-1])
+				t.Errorf("blocking %v ties %v q %v: %v, want %v", blocking, tc.ties, q, got, d[k-1])
 			}
 		}
 	}
