@@ -292,6 +292,10 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	for k, v := range ms.ReidAtK {
 		r.ReidAtK[strconv.Itoa(k)] = v
 	}
+	// warnings lists every warning, the EM fit's too (its own field, warning, is older).
+	if r.Warning != "" {
+		r.Warnings = append(r.Warnings, r.Warning)
+	}
 	r.Warnings = append(r.Warnings, disjointWarnings(files.Pairing)...)
 	// K.Reid as in `reid link`.
 	job := linkJob{files: files, knowledge: know}
@@ -608,10 +612,7 @@ func printPRL(w io.Writer, r *prlReport) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if r.Warning != "" {
-		fmt.Fprintln(w, "warning:", r.Warning)
-	}
-	printWarnings(w, r.Warnings)
+	printWarnings(w, r.Warnings) // the EM fit's warning among them
 	fmt.Fprintf(w, "time: %.2fs\n", r.Seconds)
 	return nil
 }

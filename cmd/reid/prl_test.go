@@ -300,6 +300,29 @@ func TestEMWarning(t *testing.T) {
 	}
 }
 
+// TestLinkPRLWarningInWarnings: the EM fit's warning (here a stop after 2 iterations,
+// which cannot converge from the start) is in the JSON's warnings list as well as in its
+// own field, and the text prints it once.
+func TestLinkPRLWarningInWarnings(t *testing.T) {
+	_, orig, masked := prlFiles(t)
+	var doc struct {
+		Warning  string   `json:"warning"`
+		Warnings []string `json:"warnings"`
+	}
+	runJSON(t, &doc, "link", "--method", "prl", "--missing", "keep", "--max-iterations", "2", "--format", "json", orig, masked)
+	want := "EM stopped after 2 iterations without converging"
+	if !strings.Contains(doc.Warning, want) || !slices.Contains(doc.Warnings, doc.Warning) {
+		t.Errorf("warning %q, warnings %q: want %q in both", doc.Warning, doc.Warnings, want)
+	}
+	code, out, stderr := runReid(t, "link", "--method", "prl", "--missing", "keep", "--max-iterations", "2", orig, masked)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if n := strings.Count(out, want); n != 1 {
+		t.Errorf("the text says %q %d times, want once:\n%s", want, n, out)
+	}
+}
+
 // TestLinkPRLBlockNumeric: --block on a numeric attribute pairs records whose values are
 // equal as read, whatever each file's mean and sd. The keys were each file's z-scores, so
 // a masked file with other proportions of the same codes had no pair with an equal key.
