@@ -824,3 +824,29 @@ func TestEMStrictFirstBand(t *testing.T) {
 		t.Errorf("best-weight Reid %.3f (supervised %.3f)", em.Measures.Reid, sup.Measures.Reid)
 	}
 }
+
+// TestEMBetterFit: of EM's two fits, the second replaces the first only when the guard
+// oriented it and not the first, or when its log-likelihood is higher by more than the
+// convergence tolerance relative to the first's (here 1e-12 of 1e6 = 1e-6): a difference
+// of rounding between two stops near one maximum keeps the first.
+func TestEMBetterFit(t *testing.T) {
+	fit := func(ll float64, warning string) EMResult { return EMResult{LogLikelihood: ll, Warning: warning} }
+	for _, c := range []struct {
+		name string
+		c, r EMResult
+		tol  float64
+		want bool
+	}{
+		{"rounding apart", fit(-1e6+2e-8, ""), fit(-1e6, ""), 0, false},
+		{"just within the tolerance", fit(-1e6+0.9e-6, ""), fit(-1e6, ""), 0, false},
+		{"beyond the tolerance", fit(-1e6+1.1e-6, ""), fit(-1e6, ""), 0, true},
+		{"a looser tolerance", fit(-1e6+1.1e-6, ""), fit(-1e6, ""), 1e-9, false},
+		{"lower", fit(-1e6-1, ""), fit(-1e6, ""), 0, false},
+		{"oriented over unoriented", fit(-2e6, ""), fit(-1e6, "w"), 0, true},
+		{"unoriented over oriented", fit(-1, "w"), fit(-1e6, ""), 0, false},
+	} {
+		if got := better(c.c, c.r, c.tol); got != c.want {
+			t.Errorf("%s: better = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -24,12 +24,14 @@ every pair with equal --block keys) gets an agreement level per attribute, the p
 counted by agreement pattern, EM on the counts estimates m, u and the match proportion
 (fixed at |true pairs| / |pairs| unless --estimate-p; --supervised takes them from the true
 and false pairs: the worst case; EM starts twice, from m favouring the first level and
-from the closest pairs taken as matches, and keeps the better fit: em_start), weights are log2(m/u) summed over attributes, and the
+from the closest pairs taken as matches, and keeps the better fit, the first unless the
+second's log-likelihood is higher by more than the convergence tolerance: em_start), weights are log2(m/u) summed over attributes, and the
 Fellegi-Sunter thresholds follow from --mu = P(link | non-match) and --lambda =
 P(non-link | match) (0 is allowed: with EM, --mu 0 leaves no link and --lambda 0 no
 non-link, the threshold being "none"). Records are linked three ways, each with its Reid:
 threshold (exactly one pair above the upper threshold, and it is true), best (unique best
-weight, the 'reid' field) and assignment (one-to-one, maximum total weight; when blocks
+weight, weights within 1e-9 of each other, relative, counting as equal: EM's rounding
+would otherwise split ties; the 'reid' field) and assignment (one-to-one, maximum total weight; when blocks
 hold more records of one file than of the other, or the files differ in size, as many
 records as possible are assigned and the others count as not linked: 'unassigned'; ties
 are broken against the intruder: among optimal assignments, the fewest true links). The
