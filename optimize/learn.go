@@ -519,8 +519,6 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 		r, err := unsearched(ctx, p, d, s, start, affordable)
 		limit = limit.Round(time.Millisecond)
 		switch {
-		case r.Status == Optimal:
-			// Nothing to warn of: the answer is proven.
 		case ctx.Err() != nil:
 			r.Note = "interrupted before the search started"
 			if exporting {
@@ -549,9 +547,6 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 	if s.WorkLimit > 0 && !exporting {
 		if entry := linkedWork(d) * int64(len(starts)); float64(entry) > s.WorkLimit*float64(time.Second) {
 			r, err := unsearched(ctx, p, d, s, start, true)
-			if r.Status == Optimal {
-				return r, err
-			}
 			need := float64(entry) / float64(time.Second)
 			r.Note = fmt.Sprintf("counting the links of the %d starting points of the %v model of %d records (the Euclidean distance and the warm starts) takes %.3g work seconds, more than this search's work limit of %.3g: the search did not start (it needs a work limit of its own of at least about %.2g)", len(starts), p.Family, len(d.recs), need, s.WorkLimit, 2*need)
 			return r, err
@@ -808,11 +803,6 @@ func unsearched(ctx context.Context, p Problem, d *data, s Settings, start time.
 	}
 	for _, row := range twinGroups(d) {
 		r.Bound -= row.lb(impossible)
-	}
-	if r.Bound == r.CorrectLinks && r.Status != Interrupted {
-		// Every record the answer leaves unlinked was found impossible: proven without a
-		// search (it said time_limit with a gap of 0 %).
-		r.Status = Optimal
 	}
 	r.Bound = max(r.Bound, r.CorrectLinks)
 	if r.Bound > 0 {

@@ -91,46 +91,6 @@ func TestToyExample(t *testing.T) {
 	}
 }
 
-// TestUnsearchedProven: the answer of a search that did not start (the reductions
-// outlasted the time limit) is "optimal" when every record it leaves unlinked was found
-// impossible: masked record 3 lies nearer original 1 on every attribute than its own
-// original (dominance) and the Euclidean distance links the other two, so 2 = 3 − 1 is
-// proven without a node (it said time_limit with a gap of 0 %). The authors' toy, whose
-// bound of 3 the Euclidean distance's 2 do not reach, stays at time_limit, and an
-// interrupted run stays interrupted.
-func TestUnsearchedProven(t *testing.T) {
-	// Columns (attributes) of values on one scale: z-scoring each file on its own would
-	// move the masked records.
-	refs := [][]float64{{0, 10, 20}, {0, 10, 20}}
-	queries := [][]float64{{0, 10, 0.5}, {0, 10, 0.5}}
-	cancelled, cancel := context.WithCancel(context.Background())
-	cancel()
-	for _, c := range []struct {
-		name         string
-		p            Problem
-		ctx          context.Context
-		status       Status
-		links, bound int
-	}{
-		{"dominated", Problem{Queries: queries, Refs: refs, Truth: identity(3), Family: WM}, context.Background(), Optimal, 2, 2},
-		{"dominated, interrupted", Problem{Queries: queries, Refs: refs, Truth: identity(3), Family: WM}, cancelled, Interrupted, 2, 2},
-		{"toy", Problem{Queries: zscore([][]float64{{1, 30, 27}, {2, 50, 47}, {3, 25, 31}}), Refs: zscore([][]float64{{1, 20, 47}, {2, 20, 47}, {3, 23, 31}}), Truth: identity(3), Family: WM}, context.Background(), TimeLimit, 2, 3},
-	} {
-		sp, err := newSpace(WM, len(c.p.Queries))
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := prepare(c.p, sp, DefaultEpsilon, 1)
-		res, err := unsearched(c.ctx, c.p, d, Settings{Epsilon: DefaultEpsilon}, time.Now(), true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Status != c.status || res.CorrectLinks != c.links || res.Bound != c.bound {
-			t.Errorf("%s: %v, %d links, bound %d; want %v, %d, %d", c.name, res.Status, res.CorrectLinks, res.Bound, c.status, c.links, c.bound)
-		}
-	}
-}
-
 const censusDir = "../../shared/datasets/census"
 
 // census loads the CENSUS original and a masked file, standardises each over the whole
