@@ -83,12 +83,14 @@ const (
 	prlQueryBlock = 32
 	prlRefTile    = 1 << 15
 	// denseLimit: pattern spaces up to this size (an array within L2) are counted in a
-	// dense array per goroutine, and larger ones where the pairs are at least
-	// densePairsPerCode times the space (the array's clearing and merging then cost
-	// little beside the pairs); the others in an open-addressing hash table per goroutine,
-	// which holds only the patterns seen (CENSUS, 13 attributes of 3 levels: 23,312 of
-	// 1,594,323 codes, counted in 42 ms instead of 56).
+	// dense array per goroutine, and larger ones up to denseMax where the pairs compared
+	// are at least densePairsPerCode times the space (the array's clearing and merging
+	// then cost little beside the pairs); the others in an open-addressing hash table per
+	// goroutine, which holds only the patterns seen (CENSUS, 13 attributes of 3 levels:
+	// 23,312 of 1,594,323 codes, counted in 42 ms instead of 56). denseMax bounds the two
+	// arrays at 16 MB each per goroutine.
 	denseLimit        = 1 << 16
+	denseMax          = 1 << 21
 	densePairsPerCode = 64
 )
 
@@ -635,7 +637,7 @@ type counter struct {
 
 // count counts the patterns of every compared pair, and of the true pairs separately.
 func (c *comparator) count() *PatternCounts {
-	dense := c.space <= denseLimit || c.space <= uint64(c.nq)*uint64(c.nr)/densePairsPerCode
+	dense := c.space <= denseLimit || c.space <= denseMax && c.space <= c.comparedPairs()/densePairsPerCode
 	states := forEachQuery(c, func() *counter {
 		if dense {
 			return &counter{dense: make([]uint64, c.space), denseTrue: make([]uint64, c.space)}
@@ -709,6 +711,15 @@ func (c *comparator) count() *PatternCounts {
 		pc.TruePairs += pc.True[p]
 	}
 	return pc
+}
+
+// comparedPairs is the number of pairs the counter visits: those with equal keys under
+// blocking, else all.
+func (c *comparator) comparedPairs() uint64 {
+	if c.qblock != nil {
+		return c.blockPairs
+	}
+	return uint64(c.nq) * uint64(c.nr)
 }
 
 func (c *comparator) sameBlock(i, j int) bool {

@@ -419,10 +419,12 @@ type eStep struct {
 	threads int
 }
 
-// eStepPart is one chunk's sums.
+// eStepPart is one chunk's sums, and its scratch for chunk's passes (kept here, not on the
+// stack of goroutines made anew each E-step, whose stacks would grow each time).
 type eStepPart struct {
-	ll, nm float64
-	sm     []float64
+	ll, nm     float64
+	sm         []float64
+	w, top, ex []float64
 }
 
 // eStepChunk is the number of patterns of a chunk.
@@ -458,14 +460,16 @@ func newEStep(t *PatternTable, threads int) *eStep {
 	chunks := (len(t.Count) + eStepChunk - 1) / eStepChunk
 	e.parts = make([]eStepPart, chunks)
 	for c := range e.parts {
+		n := min(eStepChunk, len(t.Count)-c*eStepChunk)
 		e.parts[c].sm = make([]float64, slots+1)
+		e.parts[c].w, e.parts[c].top, e.parts[c].ex = make([]float64, n), make([]float64, n), make([]float64, n)
 	}
 	return e
 }
 
 // run computes the log-likelihood at (m, u, p) and the expected counts Σ n g [γ_k = l]
-// into sm and Σ n (1−g) [γ_k = l] into su (per attribute, as m and u); it also returns
-// Σ n g and Σ n.
+// into sm and Σ n (1−g) [γ_k = l] into su (per attribute, as m and u; su as the level's
+// pairs less sm, at least 0); it also returns Σ n g and Σ n.
 func (e *eStep) run(m, u [][]float64, p float64, sm, su [][]float64) (ll, nm, total float64) {
 	for k := range e.K {
 		for l := range m[k] {
@@ -506,8 +510,7 @@ func (e *eStep) chunk(c int, lp, lq float64) {
 	pt.ll, pt.nm = 0, 0
 	K, lm, lu, sm := e.K, e.lm, e.lu, pt.sm
 	lo, hi := c*eStepChunk, min((c+1)*eStepChunk, len(e.t.Count))
-	var wBuf, topBuf, eBuf [eStepChunk]float64
-	w, top, ex := wBuf[:hi-lo], topBuf[:hi-lo], eBuf[:hi-lo]
+	w, top, ex := pt.w, pt.top, pt.ex
 	for x := range w {
 		slots := e.slot[(lo+x)*K : (lo+x)*K+K]
 		a, b := lp, lq

@@ -144,7 +144,7 @@ func appendWithin(out, x, y []float64, lo, hi float64) []float64 {
 			b++
 		}
 		for _, w := range y[a:a2] {
-			out = append(out, v-w)
+			out = append(out, math.Abs(v-w)) // not −0 (v = −0, w = 0): a cut prints as given
 		}
 		for _, w := range y[b2:b] {
 			out = append(out, w-v)

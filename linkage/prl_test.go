@@ -850,3 +850,29 @@ func TestEMBetterFit(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantileCutNotNegativeZero: values written as -0 (numpy's round of small negatives)
+// beside 0 have a difference of −0; a cut of 0 is reported as 0, not -0, on either of
+// the quantile search's paths (few pairs: sorted at once; many: bisected first).
+func TestQuantileCutNotNegativeZero(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	for _, n := range []int{10, 200} {
+		p := randomPRL(9, n, false)
+		a := &p.Attributes[0]
+		for i := range n {
+			// Most pairs differ by exactly 0: every original is 0 and most masked values -0.
+			a.Original[i], a.Masked[i] = 0, negZero
+			if i%10 == 0 {
+				a.Masked[i] = float64(i%3 + 1)
+			}
+		}
+		a.Rule = Rule{Kind: RuleBands, Quantiles: []float64{0.5}}
+		c, err := newComparator(&p, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cut := c.attrs[0].cuts[0]; cut != 0 || math.Signbit(cut) {
+			t.Errorf("%d records: cut %v (sign bit %v), want 0", n, cut, math.Signbit(cut))
+		}
+	}
+}

@@ -108,8 +108,8 @@ func commands() []*command {
 
 func main() {
 	// A panic on the command's own goroutine is a bug: exit 3 (internal error) with the
-	// stack, not Go's exit 2, which scripts read as an input error. (A panic on a worker
-	// goroutine still ends the process with Go's exit 2.)
+	// stack, not Go's exit 2, which scripts read as an input error. A parallel loop's
+	// worker's panic is raised again here by internal/workers, its stack in the value.
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(os.Stderr, "reid: internal error (a bug: please report it with the command line): %v\n%s", r, debug.Stack())

@@ -42,7 +42,9 @@ func (p *Panic) Unwrap() error {
 }
 
 // Go calls f on a new goroutine. A panic of f is recovered and kept (the first one), and
-// Failed's channel is closed.
+// Failed's channel is closed. An f that calls runtime.Goexit ends as with a
+// sync.WaitGroup: unnoticed (no code of reid's calls it; a test's t.FailNow belongs on the
+// test's goroutine).
 func (g *Group) Go(f func()) {
 	g.wg.Go(func() {
 		defer func() {
