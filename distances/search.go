@@ -496,7 +496,7 @@ func (sc *scanner) parallel(n, chunk int, worker func() func(lo, hi int)) {
 			f := worker()
 			for {
 				c := int(next.Add(1)) - 1
-				if c >= chunks || sc.ctx.Err() != nil {
+				if c >= chunks || sc.ctx.Err() != nil || g.Failing() {
 					return
 				}
 				f(c*chunk, min(c*chunk+chunk, n))

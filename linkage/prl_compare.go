@@ -565,7 +565,7 @@ func inParallel(n, threads int, f func(i int)) {
 	var g workers.Group
 	for range threads {
 		g.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+			for i := int(next.Add(1) - 1); i < n && !g.Failing(); i = int(next.Add(1) - 1) {
 				f(i)
 			}
 		})
@@ -588,7 +588,7 @@ func forEachQuery[S any](c *comparator, newState func() S, f func(s S, i int, co
 			code := make([]uint64, min(prlRefTile, c.nr))
 			for {
 				b := int(next.Add(1)) - 1
-				if b >= blocks || c.stopped() {
+				if b >= blocks || c.stopped() || g.Failing() {
 					return
 				}
 				lo, hi := b*prlQueryBlock, min((b+1)*prlQueryBlock, c.nq)

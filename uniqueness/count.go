@@ -295,6 +295,9 @@ func parallel(n, threads int, f func(int)) {
 	for w := 0; w < min(threads, n); w++ {
 		g.Go(func() {
 			for i := range next {
+				if g.Failing() {
+					return
+				}
 				f(i)
 			}
 		})

@@ -83,6 +83,18 @@ func (g *Group) Failed() <-chan struct{} {
 	return g.failed
 }
 
+// Failing reports whether a worker has panicked: a worker that takes item after item
+// checks it between items, so that a failed loop ends without doing the rest of its work
+// first (Wait raises the panic once every worker has returned).
+func (g *Group) Failing() bool {
+	select {
+	case <-g.Failed():
+		return true
+	default:
+		return false
+	}
+}
+
 // Wait waits for every goroutine started by Go to return, then panics with a *Panic if
 // one of them panicked.
 func (g *Group) Wait() {

@@ -51,6 +51,33 @@ func TestWaitRaisesTheWorkersPanic(t *testing.T) {
 	default:
 		t.Error("Failed's channel is open after a panic")
 	}
+	if !g.Failing() {
+		t.Error("Failing is false after a panic")
+	}
+}
+
+// Workers that check Failing between items stop taking items once one of them panicked.
+func TestFailingStopsTheLoop(t *testing.T) {
+	var g Group
+	var next, done atomic.Int64
+	const items = 1 << 20
+	for range 2 {
+		g.Go(func() {
+			for i := next.Add(1) - 1; i < items && !g.Failing(); i = next.Add(1) - 1 {
+				if i == 10 {
+					panic("item 10")
+				}
+				done.Add(1)
+			}
+		})
+	}
+	if _, ok := waitPanic(&g).(*Panic); !ok {
+		t.Fatal("Wait did not panic")
+	}
+	// Item 10 failed; the other worker may have taken a few more before it saw it.
+	if n := done.Load(); n >= items/2 {
+		t.Errorf("%d of %d items done after the panic at item 10", n, items)
+	}
 }
 
 func TestWaitWithoutPanic(t *testing.T) {
@@ -69,6 +96,9 @@ func TestWaitWithoutPanic(t *testing.T) {
 	case <-g.Failed():
 		t.Error("Failed's channel closed without a panic")
 	default:
+	}
+	if g.Failing() {
+		t.Error("Failing without a panic")
 	}
 	var empty Group
 	if v := waitPanic(&empty); v != nil {
