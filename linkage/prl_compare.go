@@ -304,7 +304,7 @@ func newComparator(p *PRLProblem, threads int) (*comparator, error) {
 						return nil, c.blockingError(reason, fmt.Errorf("attribute %q: %w", a.Name, err))
 					}
 				}
-				return nil, fmt.Errorf("linkage: attribute %q: %w", a.Name, err)
+				return nil, &AttributeError{Attribute: a.Name, Err: err}
 			}
 			ac.cuts = cuts
 		}
@@ -712,6 +712,20 @@ func (c *comparator) count() *PatternCounts {
 	}
 	return pc
 }
+
+// AttributeError is a property of one attribute's values in the two files that stops the
+// comparison (its quantile thresholds collapse on equal differences), for a caller to
+// name the files and the attribute.
+type AttributeError struct {
+	Attribute string
+	Err       error
+}
+
+func (e *AttributeError) Error() string {
+	return fmt.Sprintf("linkage: attribute %q: %v", e.Attribute, e.Err)
+}
+
+func (e *AttributeError) Unwrap() error { return e.Err }
 
 // comparedPairs is the number of pairs the counter visits: those with equal keys under
 // blocking, else all.

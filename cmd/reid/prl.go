@@ -249,6 +249,11 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	if errors.As(err, &be) {
 		return asInput(prlBlockingError(be, *f.block, dir))
 	}
+	var ae *linkage.AttributeError
+	if errors.As(err, &ae) {
+		// Of the pairs' differences: both files, one column.
+		return asInput(&datasets.InputError{File: files.Original.Table.Source + " and " + files.Masked.Table.Source, Column: ae.Attribute, Err: ae.Err})
+	}
 	if err != nil {
 		return asInput(err)
 	}

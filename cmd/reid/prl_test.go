@@ -125,6 +125,17 @@ func TestLinkPRLBadInput(t *testing.T) {
 	if code != exitInput || !strings.Contains(stderr, "row 8") {
 		t.Errorf("exit %d, %q", code, stderr)
 	}
+	// Quantile thresholds that collapse on equal differences (x is 1 in four of five
+	// records of both files: 0.01 and 0.1 of the 25 |Δx| are both 0) are a property of
+	// the two files' column x: one line naming both files and the column.
+	dir := t.TempDir()
+	o := writeCSV(t, dir, "qo.csv", "x,y\n1,1\n1,2\n1,3\n2,4\n1,5\n")
+	m := writeCSV(t, dir, "qm.csv", "x,y\n1,1.1\n1,2.1\n1,3.2\n2,4.1\n1,5.3\n")
+	code, _, stderr = runReid(t, "link", "--method", "prl", o, m)
+	want := o + " and " + m + `: column "x": quantiles [0.01 0.1] give thresholds that are not increasing`
+	if code != exitInput || !strings.Contains(stderr, want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Errorf("collapsing quantiles: exit %d, %q; want one line with %q", code, stderr, want)
+	}
 }
 
 // TestLinkPRLPartialAssignment: blocks of unequal sizes in the two files. Originals x =
