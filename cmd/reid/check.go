@@ -703,6 +703,22 @@ func countedQueries(truth []int, records int) (queries, counted int) {
 // partners in row order but need not be when an id column gives the links in another
 // order (or the original is a subset), and every measure would then count nothing (the
 // linkage packages' own errors said "TrueOriginal is nil or all −1").
+// recordsWarnings says when --records asks for more records than a file has: the run
+// takes every record there (its n says how many), which a user who chose a sample size
+// should hear of.
+func (f *pairedFiles) recordsWarnings(records int) []string {
+	var short []string
+	for _, t := range []*datasets.Table{f.Pairing.Original, f.Pairing.Masked} {
+		if records > 0 && t.Rows() < records {
+			short = append(short, fmt.Sprintf("the %d of %s", t.Rows(), t.Source))
+		}
+	}
+	if short == nil {
+		return nil
+	}
+	return []string{fmt.Sprintf("--records %d is more than %s: all are used", records, strings.Join(short, " and "))}
+}
+
 func (f *pairedFiles) firstRecordsPaired(records int) error {
 	if records <= 0 {
 		return nil

@@ -47,7 +47,8 @@ Distances (--operator, on per-attribute squared differences of z-scores):
 
 --direction masked-to-original (default) links each masked record to its nearest
 original; original-to-masked links each original (intruder) record to the masked file.
---records N standardises over the whole files, then keeps the first N records of both.
+--records N standardises over the whole files, then keeps the first N records of both (a
+file of fewer records is used whole, with a warning).
 The distances need numbers in both records: a categorical attribute, or a missing value
 kept by --missing keep, is an error naming the file, column and row (choose the
 attributes with --attrs; --method prl compares categories and missing values).
@@ -129,6 +130,7 @@ linked record:` + recordsOutHelp + prlHelp,
 				report.Intruder = files.Intruder
 				report.ReleasedSample = files.releasedSample()
 				report.MaskedScale = files.maskedScaleInput()
+				report.Warnings = append(report.Warnings, files.recordsWarnings(*records)...)
 				return writeResults(e, *out, func(w io.Writer) error {
 					if *format == "json" {
 						return writeJSON(w, report)

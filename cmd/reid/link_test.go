@@ -517,3 +517,31 @@ func TestParamsRememberTheScale(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordsBeyondTheFiles: --records larger than the files runs on every record (n
+// says how many) and says so, in link (DBRL and PRL) and learn; a --records the files
+// can give says nothing.
+func TestRecordsBeyondTheFiles(t *testing.T) {
+	_, orig, masked := prlFiles(t) // 60 records each
+	want := "--records 1000 is more than the 60 of " + orig + " and the 60 of " + masked + ": all are used"
+	for _, args := range [][]string{
+		{"link", "--attrs", "x,y"},
+		{"link", "--method", "prl", "--missing", "keep"},
+		{"learn", "--operator", "wm", "--attrs", "x,y", "--work-limit", "0.5"},
+	} {
+		for _, records := range []string{"1000", "50"} {
+			var doc struct {
+				N        int      `json:"n"`
+				Warnings []string `json:"warnings"`
+			}
+			runJSON(t, &doc, append(append(args, "--records", records, "--format", "json"), orig, masked)...)
+			warned := slices.Contains(doc.Warnings, want)
+			if records == "1000" && (!warned || doc.N != 60) {
+				t.Errorf("%v --records 1000: n %d, warnings %q; want n 60 and %q", args, doc.N, doc.Warnings, want)
+			}
+			if records == "50" && (warned || doc.N != 50) {
+				t.Errorf("%v --records 50: n %d, warnings %q; want n 50 and no such warning", args, doc.N, doc.Warnings)
+			}
+		}
+	}
+}

@@ -304,6 +304,7 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 		r.Warnings = append(r.Warnings, r.Warning)
 	}
 	r.Warnings = append(r.Warnings, disjointWarnings(files.Pairing)...)
+	r.Warnings = append(r.Warnings, files.recordsWarnings(o.records)...)
 	// K.Reid as in `reid link`.
 	job := linkJob{files: files, knowledge: know}
 	known, err := job.knownLinks()
