@@ -2,6 +2,7 @@ package uniqueness
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -588,5 +589,51 @@ func TestMissingWeight(t *testing.T) {
 	want := p + `: column "w", row 2: missing sampling weight (a weight cannot be missing under any missing-value policy)`
 	if !errors.Is(err, ErrMissingWeight) || !errors.Is(err, datasets.ErrMissingValue) || err.Error() != want {
 		t.Errorf("error %v\nwant %s", err, want)
+	}
+}
+
+// TestVerdictsAtTheThreshold: a class of m equally frequent values has entropy l = m
+// exactly (exp(log m)), and must pass l = m, which the rounded exp(−Σ p log p) failed for
+// m = 3, 6, 7, 8, 10; two classes at earth mover's distance exactly 0.2 (by hand: the
+// file has x 6/10, y 4/10; class a x,x,x,x,y: ½(|0.8−0.6| + |0.2−0.4|); class b
+// x,x,y,y,y: ½(|0.4−0.6| + |0.6−0.4|)) are both within t = 0.2, and both above 0.1999.
+func TestVerdictsAtTheThreshold(t *testing.T) {
+	load := func(csv string) *datasets.Table {
+		p := filepath.Join(t.TempDir(), "s.csv")
+		if err := os.WriteFile(p, []byte(csv), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tab, err := datasets.Load(p, datasets.LoadOptions{Types: map[string]datasets.Kind{"s": datasets.Categorical}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tab
+	}
+	for _, m := range []int{2, 3, 4, 5, 6, 7, 8, 10} {
+		var b strings.Builder
+		b.WriteString("k,s\n")
+		for v := range m {
+			fmt.Fprintf(&b, "a,v%d\n", v)
+		}
+		r, err := Measure(load(b.String()), Options{Keys: []Key{{Name: "k"}}, Sensitive: []string{"s"}, L: float64(m), List: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ld := r.LDiversity[0]; ld.FailingEntropy != 0 || ld.ClassesFailing != 0 {
+			t.Errorf("m = %d equally frequent values: entropy l %v fails l = %d", m, ld.MinEntropy, m)
+		}
+	}
+	tc := load("k,s\na,x\na,x\na,x\na,x\na,y\nb,x\nb,x\nb,y\nb,y\nb,y\n")
+	for _, c := range []struct {
+		t     float64
+		above int
+	}{{0.2, 0}, {0.1999, 2}} {
+		r, err := Measure(tc, Options{Keys: []Key{{Name: "k"}}, Sensitive: []string{"s"}, T: c.t, List: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.TCloseness[0].ClassesAbove; got != c.above {
+			t.Errorf("t = %v: %d classes above, want %d (distances %v)", c.t, got, c.above, r.TCloseness[0].Failing)
+		}
 	}
 }

@@ -70,7 +70,9 @@ ordered for a numeric attribute, equal for a categorical one). A missing sensiti
 value (--missing keep) is not a value: l counts the class's present values (a class
 with none has l = 0 and fails), and t-closeness compares the distribution of the
 class's present values with that of the whole sample's (a class with none is at
-distance 0). The failing classes are listed, worst first (at most --list, default 20;
+distance 0). The verdicts allow rounding (entropy l within 1e-12 relative below l, a
+distance within 1e-12 above t pass: m equally frequent values have entropy l = m,
+computed as m − 4e-16). The failing classes are listed, worst first (at most --list, default 20;
 0 lists all).
 
 --records-out FILE (.csv, .parquet, .arrow) writes one row per sample record: record
