@@ -598,17 +598,7 @@ func TestMissingWeight(t *testing.T) {
 // file has x 6/10, y 4/10; class a x,x,x,x,y: ½(|0.8−0.6| + |0.2−0.4|); class b
 // x,x,y,y,y: ½(|0.4−0.6| + |0.6−0.4|)) are both within t = 0.2, and both above 0.1999.
 func TestVerdictsAtTheThreshold(t *testing.T) {
-	load := func(csv string) *datasets.Table {
-		p := filepath.Join(t.TempDir(), "s.csv")
-		if err := os.WriteFile(p, []byte(csv), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		tab, err := datasets.Load(p, datasets.LoadOptions{Types: map[string]datasets.Kind{"s": datasets.Categorical}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tab
-	}
+	load := func(csv string) *datasets.Table { return loadCSV(t, "s.csv", csv) } // s's labels: categorical
 	for _, m := range []int{2, 3, 4, 5, 6, 7, 8, 10} {
 		var b strings.Builder
 		b.WriteString("k,s\n")
