@@ -598,14 +598,15 @@ func TestMissingWeight(t *testing.T) {
 // file has x 6/10, y 4/10; class a x,x,x,x,y: ½(|0.8−0.6| + |0.2−0.4|); class b
 // x,x,y,y,y: ½(|0.4−0.6| + |0.6−0.4|)) are both within t = 0.2, and both above 0.1999.
 func TestVerdictsAtTheThreshold(t *testing.T) {
-	load := func(csv string) *datasets.Table { return loadCSV(t, "s.csv", csv) } // s's labels: categorical
+	// The sensitive attribute is B (loadCSV makes it categorical), the key k.
+	load := func(csv string) *datasets.Table { return loadCSV(t, "s.csv", strings.Replace(csv, "k,s", "k,B", 1)) }
 	for _, m := range []int{2, 3, 4, 5, 6, 7, 8, 10} {
 		var b strings.Builder
 		b.WriteString("k,s\n")
 		for v := range m {
 			fmt.Fprintf(&b, "a,v%d\n", v)
 		}
-		r, err := Measure(load(b.String()), Options{Keys: []Key{{Name: "k"}}, Sensitive: []string{"s"}, L: float64(m), List: -1})
+		r, err := Measure(load(b.String()), Options{Keys: []Key{{Name: "k"}}, Sensitive: []string{"B"}, L: float64(m), List: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -618,7 +619,7 @@ func TestVerdictsAtTheThreshold(t *testing.T) {
 		t     float64
 		above int
 	}{{0.2, 0}, {0.1999, 2}} {
-		r, err := Measure(tc, Options{Keys: []Key{{Name: "k"}}, Sensitive: []string{"s"}, T: c.t, List: -1})
+		r, err := Measure(tc, Options{Keys: []Key{{Name: "k"}}, Sensitive: []string{"B"}, T: c.t, List: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
