@@ -97,12 +97,17 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// formatFloat writes v as a plain decimal that reads back as v. From 2^53 on every float64
-// is an integer; up to 2^64 (the ids of int64/uint64 columns) it is written with all its
-// digits: the shortest decimal would end in made-up zeros (2^60 as 1152921504606847000),
-// which an integer reader takes for another id.
+// formatFloat writes v as a decimal that reads back as v, and as a number. From 2^53 on
+// every float64 is an integer; up to 2^64 (the ids of int64/uint64 columns) it is written
+// with all its digits: the shortest decimal would end in made-up zeros (2^60 as
+// 1152921504606847000), which an integer reader takes for another id. From 2^64 on it is
+// written with an exponent (3.0201997898857263e+19): its shortest digits alone
+// (30201997898857263000) read back as a label, an integer float64 cannot hold.
 func formatFloat(v float64) string {
-	if a := math.Abs(v); a >= 1<<53 && a < 1<<64 {
+	switch a := math.Abs(v); {
+	case a >= 1<<64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case a >= 1<<53:
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
