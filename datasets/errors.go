@@ -101,11 +101,15 @@ func oneLine(s string) string {
 // every float64 is an integer; up to 2^64 (the ids of int64/uint64 columns) it is written
 // with all its digits: the shortest decimal would end in made-up zeros (2^60 as
 // 1152921504606847000), which an integer reader takes for another id. From 2^64 on it is
-// written with an exponent (3.0201997898857263e+19): its shortest digits alone
-// (30201997898857263000) read back as a label, an integer float64 cannot hold.
+// written in the shortest form, with an exponent (3.0201997898857263e+19) where the
+// shortest digits alone are not its value (30201997898857263000): such digits read back
+// as a label, an integer float64 cannot hold.
 func formatFloat(v float64) string {
 	switch a := math.Abs(v); {
 	case a >= 1<<64:
+		if s := strconv.FormatFloat(v, 'f', -1, 64); s == strconv.FormatFloat(v, 'f', 0, 64) {
+			return s // exact (1e21)
+		}
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	case a >= 1<<53:
 		return strconv.FormatFloat(v, 'f', 0, 64)
