@@ -97,6 +97,9 @@ A summary of what was done is printed on stdout (--format text|json).`,
 				if err != nil {
 					return err
 				}
+				if err := finiteMasked(args[0], tab, summary.Attributes); err != nil {
+					return err
+				}
 				if err := writeMasked(*out, args[0], tab, summary.Attributes); err != nil {
 					return err
 				}
@@ -108,6 +111,25 @@ A summary of what was done is printed on stdout (--format text|json).`,
 			}
 		},
 	}
+}
+
+// finiteMasked refuses a masking that made a value that is not finite (noise with --p
+// 1e308 wrote a file of ±Inf, which every reader, reid's too, then refuses): an input
+// error naming the column and the row (1-based), before anything is written.
+func finiteMasked(input string, tab *datasets.Table, masked []string) error {
+	for _, name := range masked {
+		c := tab.Column(name)
+		if c == nil || c.Kind != datasets.Numeric {
+			continue
+		}
+		for i, v := range c.Values {
+			if !c.Missing(i) && (math.IsInf(v, 0) || math.IsNaN(v)) {
+				return asInput(&datasets.InputError{File: input, Column: name, Row: i + 1,
+					Err: fmt.Errorf("the masking made a value that is not finite (%v): its parameters are too large for these values", v)})
+			}
+		}
+	}
+	return nil
 }
 
 // writeMasked writes the masked table tab to output. From CSV to CSV it copies the input

@@ -316,3 +316,18 @@ func TestMaskCopiesText(t *testing.T) {
 		t.Errorf("Parquet id: %v %v, want numbers 7 10 11 12", c.Kind, c.Values)
 	}
 }
+
+// TestMaskRefusesNonFinite: noise of 1e308 % of the sd makes ±Inf, which no reader takes
+// back: an input error naming the column and the row, and no output file.
+func TestMaskRefusesNonFinite(t *testing.T) {
+	dir := t.TempDir()
+	orig := writeCSV(t, dir, "o.csv", "a,b\n100000,1\n300000,2\n200000,3\n500000,4\n")
+	out := filepath.Join(dir, "x.csv")
+	code, _, stderr := runReid(t, "mask", "--method", "noise", "--p", "1e308", "--out", out, orig)
+	if code != exitInput || !strings.Contains(stderr, `column "a", row `) || !strings.Contains(stderr, "not finite") {
+		t.Errorf("exit %d, %q; want exit 2 naming column a, a row and the non-finite value", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s was written (%v)", out, err)
+	}
+}
