@@ -100,7 +100,7 @@ A summary of what was done is printed on stdout (--format text|json).`,
 				if err := finiteMasked(args[0], tab, summary.Attributes); err != nil {
 					return err
 				}
-				if err := writeMasked(*out, args[0], tab, summary.Attributes); err != nil {
+				if err := writeHeld(e, func() error { return writeMasked(*out, args[0], tab, summary.Attributes) }); err != nil {
 					return err
 				}
 				summary.Input, summary.Output = args[0], *out

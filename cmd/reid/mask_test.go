@@ -331,3 +331,28 @@ func TestMaskRefusesNonFinite(t *testing.T) {
 		t.Errorf("%s was written (%v)", out, err)
 	}
 }
+
+// TestMaskWriteHoldsSignals: an interrupt while the masked file is written waits for it
+// (here notify sends one as soon as it is asked for, which only the hold does): the
+// file is whole, no temporary file is left, and stderr says so.
+func TestMaskWriteHoldsSignals(t *testing.T) {
+	dir := t.TempDir()
+	orig := writeCSV(t, dir, "o.csv", "a,b\n1,5\n3,2\n2,8\n5,4\n")
+	out := filepath.Join(dir, "m.csv")
+	var stdout, stderr bytes.Buffer
+	e := &env{stdout: &stdout, stderr: &stderr, notify: func(c chan<- os.Signal) { c <- os.Interrupt }}
+	if code := run([]string{"mask", "--method", "noise", "--p", "10", "--seed", "1", "--out", out, orig}, e); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupt while the output was written: it is whole") {
+		t.Errorf("stderr %q does not tell of the interrupt", stderr.String())
+	}
+	tab, err := datasets.Load(out, datasets.LoadOptions{})
+	if err != nil || tab.Rows() != 4 {
+		t.Errorf("the masked file: %v", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("%d files in the directory, want the input and the output: %v", len(entries), entries)
+	}
+}
