@@ -58,7 +58,11 @@ naming its row); a name that is no column of the file is an error.`,
 					case c.Mean == nil: // numeric, every value missing
 						fmt.Fprintf(w, "%s\t%s\t%d\t-\t-\t-\t-\t\t\n", cell(c.Name), c.Type, c.Missing)
 					default:
-						fmt.Fprintf(w, "%s\t%s\t%d\t%.6g\t%.6g\t%.6g\t%.6g\t\t\n", cell(c.Name), c.Type, c.Missing, *c.Mean, *c.SD, *c.Min, *c.Max)
+						sd := "-" // one value: no sample sd
+						if c.SD != nil {
+							sd = fmt.Sprintf("%.6g", *c.SD)
+						}
+						fmt.Fprintf(w, "%s\t%s\t%d\t%.6g\t%s\t%.6g\t%.6g\t\t\n", cell(c.Name), c.Type, c.Missing, *c.Mean, sd, *c.Min, *c.Max)
 					}
 				}
 				return w.Flush()
@@ -76,7 +80,7 @@ type columnDescription struct {
 	Min     *float64 `json:"min,omitempty"`
 	Max     *float64 `json:"max,omitempty"`
 	// Categories is set for categorical columns, 0 included (an all-missing column);
-	// Mean, SD, Min and Max for numeric ones with a present value.
+	// Mean, SD, Min and Max for numeric ones with a present value (SD with two).
 	Categories *int `json:"categories,omitempty"`
 }
 
@@ -134,7 +138,10 @@ func describe(t *datasets.Table) fileDescription {
 				continue
 			}
 			mean, sd, _ := columnMeanSD(c)
-			cd.Mean, cd.SD, cd.Min, cd.Max = &mean, &sd, &lo, &hi
+			cd.Mean, cd.Min, cd.Max = &mean, &lo, &hi
+			if c.Len()-cd.Missing >= 2 {
+				cd.SD = &sd // the sample sd (n − 1) of one value is undefined, not 0
+			}
 		} else {
 			n := len(c.Levels)
 			cd.Categories = &n

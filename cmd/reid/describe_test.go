@@ -124,6 +124,23 @@ func TestDescribeAllMissing(t *testing.T) {
 	}
 }
 
+// TestDescribeOneValue: a numeric column with one present value has a mean, min and max
+// (that value) but no sample sd (n − 1 = 0): none in the JSON, "-" in the text, where it
+// said 0; two equal values have sd 0.
+func TestDescribeOneValue(t *testing.T) {
+	file := writeCSV(t, t.TempDir(), "one.csv", "x,y,z\n1,,4\n2,5,4\n3,,\n")
+	var raw struct{ Columns []map[string]any }
+	runJSON(t, &raw, "describe", "--missing", "keep", "--format", "json", file)
+	x, y, z := raw.Columns[0], raw.Columns[1], raw.Columns[2]
+	if x["sd"] != 1.0 || y["mean"] != 5.0 || y["min"] != 5.0 || y["max"] != 5.0 || y["sd"] != nil || z["sd"] != 0.0 {
+		t.Errorf("x %v, y %v, z %v: want sd 1, no sd for y's one value, sd 0 for z's two equal values", x, y, z)
+	}
+	code, text, _ := runReid(t, "describe", "--missing", "keep", file)
+	if code != exitOK || !strings.Contains(text, "numeric        2     5   -    5    5") {
+		t.Errorf("text table:\n%s", text)
+	}
+}
+
 // TestTextTablesQuoteControlCharacters: a column name or category holding a newline or a
 // tab is shown quoted, so the text tables keep one row per column or class and their
 // columns (describe had a row broken in two, check too, uniqueness a class's key shifted
