@@ -158,6 +158,9 @@ func TestCheckTypesOfUnselectedColumns(t *testing.T) {
 		{"override of a linked column", []string{"check", "--types", "sex:categorical", "--attrs", "a,sex"}, exitOK, "a:numeric,sex:categorical", nil},
 		{"unknown column", []string{"check", "--types", "sex:categorical,zz:numeric", "--attrs", "a,b"}, exitInput, "",
 			[]string{orig + `: column "zz": no such column`}},
+		// The last of two was taken: sex:categorical,sex:numeric read sex as numbers.
+		{"a column named twice", []string{"check", "--types", "sex:categorical,sex:numeric", "--attrs", "a,sex"}, exitInput, "",
+			[]string{`--types names "sex" twice`}},
 		{"audit key given a type", []string{"audit", "--keys", "sex", "--types", "sex:categorical", "--attrs", "a,b",
 			"--time-limit", "1s", "--out", filepath.Join(dir, "audit")}, exitOK, "", nil},
 	}

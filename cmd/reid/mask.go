@@ -186,6 +186,10 @@ func (l *loadFlags) options() (datasets.LoadOptions, error) {
 		if opts.Types == nil {
 			opts.Types = map[string]datasets.Kind{}
 		}
+		if _, twice := opts.Types[name]; twice {
+			// The last one won: AGI:categorical,AGI:numeric read AGI as numbers.
+			return opts, usagef("--types names %q twice", name)
+		}
 		opts.Types[name] = k
 	}
 	return opts, nil
