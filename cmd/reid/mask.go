@@ -36,7 +36,9 @@ column, or every categorical column for pram):
   rankswap   rank swapping, window p % of the number of records (--p, --seed)
   pram       PRAM on categorical attributes: each value kept with probability 1-p/100,
              otherwise changed to one of the other categories uniformly (--p, --seed),
-             or a transition matrix from --matrix FILE (JSON array of rows)
+             or a transition matrix from --matrix FILE (JSON array of rows, a row and a
+             column per category in sorted order of the labels, as sdcMicro's factor
+             levels; row i gives the chances of each category for a value of the i-th)
 
 --k (default 3) must be at least 2. --p has no default: it is required (except for pram
 with --matrix) and must be above 0, at most 100 for rankswap and pram. k = 1 or p = 0
@@ -486,6 +488,8 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 			}
 		} else if r, _ := P.Dims(); r != len(c.Levels) {
 			return &datasets.InputError{File: m.matrixFile, Column: name, Err: fmt.Errorf("matrix is %d×%d but the column has %d categories", r, r, len(c.Levels))}
+		} else {
+			P = byCodes(given, c.Levels)
 		}
 		rows := present(c)
 		out, err := mask.PRAM(gather(c.Codes, rows), P, rng)
@@ -495,6 +499,30 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 		c.Codes = scatter(out, rows, len(c.Codes))
 	}
 	return nil
+}
+
+// byCodes returns the --matrix P, whose rows and columns are the categories in sorted
+// order of their labels (as R sorts a factor's levels in sdcMicro), indexed by the
+// column's codes instead, which follow the order the categories first appear in the file:
+// one matrix meant other transitions in a file with its rows in another order.
+func byCodes(P *mat.Dense, levels []string) *mat.Dense {
+	rank := make([]int, len(levels)) // rank[code]: the label's place in sorted order
+	order := make([]int, len(levels))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(levels[a], levels[b]) })
+	for r, code := range order {
+		rank[code] = r
+	}
+	n := len(levels)
+	out := mat.NewDense(n, n, nil)
+	for i := range n {
+		for j := range n {
+			out.Set(i, j, P.At(rank[i], rank[j]))
+		}
+	}
+	return out
 }
 
 func printMaskSummary(e *env, s *maskSummary, format string) error {

@@ -356,3 +356,29 @@ func TestMaskWriteHoldsSignals(t *testing.T) {
 		t.Errorf("%d files in the directory, want the input and the output: %v", len(entries), entries)
 	}
 }
+
+// TestMaskPRAMMatrixSortedOrder: --matrix's rows and columns are the categories in sorted
+// order of their labels, whatever order the file has them in. The matrix keeps a, and
+// swaps b and c (rows a: [1 0 0], b: [0 0 1], c: [0 1 0]); the file's first categories
+// are c, a, b, in whose order the same matrix would keep c and swap a and b.
+func TestMaskPRAMMatrixSortedOrder(t *testing.T) {
+	dir := t.TempDir()
+	in := writeCSV(t, dir, "in.csv", "r,x\nc,1\na,2\nb,3\nc,4\na,5\n")
+	matrix := writeCSV(t, dir, "m.json", "[[1,0,0],[0,0,1],[0,1,0]]")
+	out := filepath.Join(dir, "out.csv")
+	if code, _, stderr := runReid(t, "mask", "--method", "pram", "--matrix", matrix, "--attrs", "r", "--out", out, in); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	tab, err := datasets.Load(out, datasets.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tab.Column("r")
+	var got []string
+	for i := range tab.Rows() {
+		got = append(got, r.String(i))
+	}
+	if want := []string{"b", "a", "c", "b", "a"}; !slices.Equal(got, want) {
+		t.Errorf("pram with a → a, b → c, c → b gave %v, want %v", got, want)
+	}
+}
