@@ -16,7 +16,6 @@ var (
 	ErrTooFewRecords   = errors.New("fewer than two records")
 	ErrNotNumeric      = errors.New("not a number")
 	ErrNotFinite       = errors.New("value is not finite (NaN or ±Inf)")
-	ErrNotUTF8         = errors.New("text is not UTF-8 (convert the file, e.g. iconv -f latin1 -t utf-8)")
 	ErrMissingValue    = errors.New("missing value (choose a missing-value policy)")
 	ErrConstantColumn  = errors.New("constant column (drop it)")
 	ErrDuplicateColumn = errors.New("column named more than once")

@@ -811,28 +811,3 @@ func TestFirstBadCellInReadingOrder(t *testing.T) {
 		t.Errorf("columns b, c: err %v\nwant %s ...", err, want)
 	}
 }
-
-// TestLoadNotUTF8: a label or a column name that is not UTF-8 (a Latin-1 é) is an input
-// error naming the file, the column and the row: written back as UTF-8 (reports, masked
-// files) it would come out as U+FFFD, and two such labels as one. UTF-8 text loads.
-func TestLoadNotUTF8(t *testing.T) {
-	dir := t.TempDir()
-	for _, c := range []struct {
-		name, content string
-		column        string
-		row           int
-	}{
-		{"label", "k,x\ntea,1\ncaf\xe9,2\ntea,3\n", "k", 2},
-		{"header", "k\xe9,x\ntea,1\ncafe,2\n", "k\xe9", 0},
-	} {
-		_, err := Load(writeFile(t, dir, c.name+".csv", c.content), LoadOptions{})
-		var ie *InputError
-		if !errors.As(err, &ie) || !errors.Is(err, ErrNotUTF8) || ie.Column != c.column || ie.Row != c.row {
-			t.Errorf("%s: %v; want ErrNotUTF8 at column %q, row %d", c.name, err, c.column, c.row)
-		}
-	}
-	tab, err := Load(writeFile(t, dir, "utf8.csv", "kë,x\ntea,1\ncafé,2\n"), LoadOptions{})
-	if err != nil || tab.Column("kë") == nil || tab.Column("kë").String(1) != "café" {
-		t.Errorf("UTF-8 text: %v", err)
-	}
-}

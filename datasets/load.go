@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -350,9 +349,6 @@ func (ld *loader) plan(fileNames []string) ([]int, error) {
 	}
 	seen := make(map[string]int, len(fileNames))
 	for i, n := range fileNames {
-		if !utf8.ValidString(n) {
-			return nil, &InputError{File: ld.path, Column: n, Err: ErrNotUTF8, Detail: "in the header"}
-		}
 		if _, dup := seen[n]; dup {
 			return nil, &InputError{File: ld.path, Column: n, Err: ErrDuplicateColumn}
 		}
@@ -1262,11 +1258,6 @@ func (b *columnBuilder) appendText(n, start int, isNull func(int) bool, value fu
 		}
 		s := value(i)
 		if b.kind == Categorical {
-			if _, seen := b.levelCode[s]; !seen && !utf8.ValidString(s) {
-				// Labels are written back (reports, masked files) as UTF-8: a Latin-1 é
-				// would come out as U+FFFD, and two such labels as one.
-				return b.fail(start+i+1, ErrNotUTF8, strconv.Quote(s))
-			}
 			b.category(start+i, s)
 			continue
 		}
