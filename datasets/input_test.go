@@ -154,12 +154,12 @@ func TestCSVParseErrorRows(t *testing.T) {
 		{"blank lines", "a,b,c\n\n\n1,2,x\n3,5,y\n4,1\n",
 			"row 3 (line 6): corrupt or truncated file: wrong number of fields"},
 		{"no shift", "a,b\n1,2\n3,4,5\n", "row 2: corrupt or truncated file: wrong number of fields"},
-		// The bare quote is in record 2 (line 4), the line's fourth character.
-		{"bare quote after a multi-line field", "a,b\n\"p\nq\",1\nx,y\"z\n", `row 2 (line 4): corrupt or truncated file: bare " in non-quoted-field (character 4 of the line)`},
+		// The bare quote is in record 2 (line 4), the line's fourth byte.
+		{"bare quote after a multi-line field", "a,b\n\"p\nq\",1\nx,y\"z\n", `row 2 (line 4): corrupt or truncated file: bare " in non-quoted-field (byte 4 of the line)`},
 		// Record 2 starts on line 3; its quote is never closed: the error is at the end of
 		// the file, after the 4 bytes "5,6\n" of line 4.
-		{"unterminated quote", "a,b\n1,2\n3,\"4\n5,6\n", `row 2: corrupt or truncated file: extraneous or missing " in quoted-field (line 4, character 5)`},
-		{"header", "a,b\"\n1,2\n3,4\n", `line 1: corrupt or truncated file: bare " in non-quoted-field (character 4 of the line)`},
+		{"unterminated quote", "a,b\n1,2\n3,\"4\n5,6\n", `row 2: corrupt or truncated file: extraneous or missing " in quoted-field (line 4, byte 5)`},
+		{"header", "a,b\"\n1,2\n3,4\n", `line 1: corrupt or truncated file: bare " in non-quoted-field (byte 4 of the line)`},
 	}
 	dir := t.TempDir()
 	for k, tc := range cases {

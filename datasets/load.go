@@ -640,11 +640,11 @@ func csvParseError(path string, row int, pe *csv.ParseError) *InputError {
 	switch {
 	case errors.Is(pe.Err, csv.ErrFieldCount):
 	case pe.Line != pe.StartLine:
-		e.Detail += fmt.Sprintf(" (line %d, character %d)", pe.Line, pe.Column)
+		e.Detail += fmt.Sprintf(" (line %d, byte %d)", pe.Line, pe.Column)
 	default:
-		// encoding/csv's Column is a position in the line, not a field: "column 4"
-		// read as the fourth field of a line of three.
-		e.Detail += fmt.Sprintf(" (character %d of the line)", pe.Column)
+		// encoding/csv's Column is a byte of the line, not a field: "column 4" read as
+		// the fourth field of a line of three.
+		e.Detail += fmt.Sprintf(" (byte %d of the line)", pe.Column)
 	}
 	return e
 }

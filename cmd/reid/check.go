@@ -698,27 +698,31 @@ func countedQueries(truth []int, records int) (queries, counted int) {
 	return queries, counted
 }
 
-// firstRecordsPaired refuses a --records N whose first N original and first N masked
-// records hold no true pair: --records keeps the first records of each file, which are
-// partners in row order but need not be when an id column gives the links in another
-// order (or the original is a subset), and every measure would then count nothing (the
-// linkage packages' own errors said "TrueOriginal is nil or all −1").
 // recordsWarnings says when --records asks for more records than a file has: the run
-// takes every record there (its n says how many), which a user who chose a sample size
-// should hear of.
+// takes every record there, which a user who chose a sample size should hear of. The
+// files' own counts, not the intruder's subset (--sample, --intruder-ids) nor the
+// released sample's pairs, which --records does not cut alike.
 func (f *pairedFiles) recordsWarnings(records int) []string {
 	var short []string
-	for _, t := range []*datasets.Table{f.Pairing.Original, f.Pairing.Masked} {
-		if records > 0 && t.Rows() < records {
-			short = append(short, fmt.Sprintf("the %d of %s", t.Rows(), t.Source))
+	for _, c := range []struct {
+		rows   int
+		source string
+	}{{f.OriginalRecords, f.Original.Table.Source}, {f.MaskedRecords, f.Masked.Table.Source}} {
+		if records > 0 && c.rows < records {
+			short = append(short, fmt.Sprintf("the %d of %s", c.rows, c.source))
 		}
 	}
 	if short == nil {
 		return nil
 	}
-	return []string{fmt.Sprintf("--records %d is more than %s: all are used", records, strings.Join(short, " and "))}
+	return []string{fmt.Sprintf("--records %d is more than %s: all of them are used", records, strings.Join(short, " and "))}
 }
 
+// firstRecordsPaired refuses a --records N whose first N original and first N masked
+// records hold no true pair: --records keeps the first records of each file, which are
+// partners in row order but need not be when an id column gives the links in another
+// order (or the original is a subset), and every measure would then count nothing (the
+// linkage packages' own errors said "TrueOriginal is nil or all −1").
 func (f *pairedFiles) firstRecordsPaired(records int) error {
 	if records <= 0 {
 		return nil

@@ -523,7 +523,7 @@ func TestParamsRememberTheScale(t *testing.T) {
 // can give says nothing.
 func TestRecordsBeyondTheFiles(t *testing.T) {
 	_, orig, masked := prlFiles(t) // 60 records each
-	want := "--records 1000 is more than the 60 of " + orig + " and the 60 of " + masked + ": all are used"
+	want := "--records 1000 is more than the 60 of " + orig + " and the 60 of " + masked + ": all of them are used"
 	for _, args := range [][]string{
 		{"link", "--attrs", "x,y"},
 		{"link", "--method", "prl", "--missing", "keep"},
@@ -542,6 +542,30 @@ func TestRecordsBeyondTheFiles(t *testing.T) {
 			if records == "50" && (warned || doc.N != 50) {
 				t.Errorf("%v --records 50: n %d, warnings %q; want n 50 and no such warning", args, doc.N, doc.Warnings)
 			}
+		}
+	}
+}
+
+// TestRecordsWarningCountsTheFiles: under --sample the original's pairing holds the
+// intruder's subset (30 of 60 records); --records 50 is within both files, so nothing is
+// warned (it said "more than the 30 of o.csv: all are used", of a 60-record file).
+func TestRecordsWarningCountsTheFiles(t *testing.T) {
+	dir := t.TempDir()
+	var o, m strings.Builder
+	o.WriteString("id,x,y\n")
+	m.WriteString("id,x,y\n")
+	for i := range 60 {
+		fmt.Fprintf(&o, "%d,%d,%d\n", i, i*7%61, i*11%59)
+		fmt.Fprintf(&m, "%d,%d.5,%d.5\n", i, i*7%61, i*11%59)
+	}
+	orig, masked := writeCSV(t, dir, "o.csv", o.String()), writeCSV(t, dir, "m.csv", m.String())
+	var doc struct {
+		Warnings []string `json:"warnings"`
+	}
+	runJSON(t, &doc, "link", "--id", "id", "--attrs", "x,y", "--sample", "0.5", "--records", "50", "--format", "json", orig, masked)
+	for _, w := range doc.Warnings {
+		if strings.Contains(w, "--records") {
+			t.Errorf("warned %q", w)
 		}
 	}
 }

@@ -343,7 +343,15 @@ func holdSignals(e *env) (release func() os.Signal) {
 // temporary file behind (a tester's Ctrl-C two seconds into reid mask's 28 MB of output
 // left .out.csv.tmpN). A signal that came meanwhile is told once the files are whole;
 // the command then ends as it would have.
-func writeHeld(e *env, write func() error) error {
+//
+// Outputs that are not regular files (a named pipe, /dev/stdout) are written directly
+// and may block until a reader comes: no hold then, so that a signal still stops them.
+func writeHeld(e *env, paths []string, write func() error) error {
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+			return write()
+		}
+	}
 	held := holdSignals(e)
 	err := write()
 	if s := held(); s != nil && err == nil {
@@ -593,7 +601,11 @@ func writeResults(e *env, out string, results func(io.Writer) error, others ...o
 	if out != "" {
 		outs = append(outs, outFile{out, func(f *os.File) error { return results(f) }})
 	}
-	if err := writeHeld(e, func() error { return writeFiles(outs...) }); err != nil {
+	var paths []string
+	for _, o := range outs {
+		paths = append(paths, o.path)
+	}
+	if err := writeHeld(e, paths, func() error { return writeFiles(outs...) }); err != nil {
 		return err
 	}
 	if out == "" {

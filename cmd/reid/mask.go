@@ -37,8 +37,8 @@ column, or every categorical column for pram):
   pram       PRAM on categorical attributes: each value kept with probability 1-p/100,
              otherwise changed to one of the other categories uniformly (--p, --seed),
              or a transition matrix from --matrix FILE (JSON array of rows, a row and a
-             column per category in sorted order of the labels, as sdcMicro's factor
-             levels; row i gives the chances of each category for a value of the i-th)
+             column per category in bytewise sorted order of the labels: 1, 10, 2; row i
+             gives the chances of each category for a value of the i-th)
 
 --k (default 3) must be at least 2. --p has no default: it is required (except for pram
 with --matrix) and must be above 0, at most 100 for rankswap and pram. k = 1 or p = 0
@@ -102,7 +102,7 @@ A summary of what was done is printed on stdout (--format text|json).`,
 				if err := finiteMasked(args[0], tab, summary.Attributes); err != nil {
 					return err
 				}
-				if err := writeHeld(e, func() error { return writeMasked(*out, args[0], tab, summary.Attributes) }); err != nil {
+				if err := writeHeld(e, []string{*out}, func() error { return writeMasked(*out, args[0], tab, summary.Attributes) }); err != nil {
 					return err
 				}
 				summary.Input, summary.Output = args[0], *out
@@ -476,6 +476,10 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 			}
 			given.SetRow(i, r)
 		}
+		if err := mask.CheckPRAMMatrix(given); err != nil {
+			// In the file's own rows (0-based in the message, as the matrix is given).
+			return &datasets.InputError{File: m.matrixFile, Err: err}
+		}
 	}
 	rng := m.rng()
 	for _, name := range attrs {
@@ -501,8 +505,9 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 	return nil
 }
 
-// byCodes returns the --matrix P, whose rows and columns are the categories in sorted
-// order of their labels (as R sorts a factor's levels in sdcMicro), indexed by the
+// byCodes returns the --matrix P, whose rows and columns are the categories in bytewise
+// sorted order of their labels (R's order of a text factor's levels in the C locale; codes
+// 1, 2, 10 sort as 1, 10, 2), indexed by the
 // column's codes instead, which follow the order the categories first appear in the file:
 // one matrix meant other transitions in a file with its rows in another order.
 func byCodes(P *mat.Dense, levels []string) *mat.Dense {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/reid-sdc/reid/datasets"
@@ -380,5 +381,47 @@ func TestMaskPRAMMatrixSortedOrder(t *testing.T) {
 	}
 	if want := []string{"b", "a", "c", "b", "a"}; !slices.Equal(got, want) {
 		t.Errorf("pram with a → a, b → c, c → b gave %v, want %v", got, want)
+	}
+}
+
+// TestMaskMatrixErrorsNameTheMatrix: a --matrix whose last row sums to 0.9 is reported
+// in the matrix file's own rows (0-based, as the matrix's checks count), naming that
+// file, not the data file, whatever order the categories have in the data.
+func TestMaskMatrixErrorsNameTheMatrix(t *testing.T) {
+	dir := t.TempDir()
+	in := writeCSV(t, dir, "p.csv", "r,x\nc,1\na,2\nb,3\n")
+	matrix := writeCSV(t, dir, "m.json", "[[1,0,0],[0,0,1],[0,0.5,0.4]]")
+	code, _, stderr := runReid(t, "mask", "--method", "pram", "--matrix", matrix, "--attrs", "r", "--out", filepath.Join(dir, "o.csv"), in)
+	if code != exitInput || !strings.HasPrefix(stderr, "reid mask: "+matrix+": ") || !strings.Contains(stderr, "row 2 sums to 0.9") {
+		t.Errorf("exit %d, %q; want exit 2 naming %s and its row 2", code, stderr, matrix)
+	}
+}
+
+// TestMaskWriteToFIFONotHeld: an output that is a named pipe is written directly and
+// may block until a reader comes; signals are not held then, so that one still stops it
+// (held, three signals left the process waiting for a reader, then exit 0).
+func TestMaskWriteToFIFONotHeld(t *testing.T) {
+	dir := t.TempDir()
+	in := writeCSV(t, dir, "in.csv", "a,b\n1,5\n3,2\n2,8\n5,4\n")
+	fifo := filepath.Join(dir, "out.csv")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	read := make(chan []byte)
+	go func() {
+		b, _ := os.ReadFile(fifo)
+		read <- b
+	}()
+	held := false
+	var stdout, stderr bytes.Buffer
+	e := &env{stdout: &stdout, stderr: &stderr, notify: func(c chan<- os.Signal) { held = true }}
+	if code := run([]string{"mask", "--method", "noise", "--p", "10", "--out", fifo, in}, e); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if b := <-read; !bytes.HasPrefix(b, []byte("a,b\n")) {
+		t.Errorf("the pipe carried %q", b)
+	}
+	if held {
+		t.Error("signals were held while writing to a named pipe")
 	}
 }

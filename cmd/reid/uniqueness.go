@@ -161,7 +161,8 @@ computed as m − 4e-16). The failing classes are listed, worst first (at most -
 					return err
 				}
 				if *recordsOut != "" {
-					if err := datasets.Write(*recordsOut, recordRisks(res), datasets.FormatAuto); err != nil {
+					write := func() error { return datasets.Write(*recordsOut, recordRisks(res), datasets.FormatAuto) }
+					if err := writeHeld(e, []string{*recordsOut}, write); err != nil {
 						return err
 					}
 				}

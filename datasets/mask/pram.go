@@ -95,6 +95,11 @@ func UniformPRAMMatrix(levels int, p float64) (*mat.Dense, error) {
 	return P, nil
 }
 
+// CheckPRAMMatrix reports whether P is a PRAM transition matrix: square, with finite
+// entries ≥ 0 and rows summing to 1 (within 1e-9); errors wrap ErrInvalidMatrix and name
+// the row or entry (0-based).
+func CheckPRAMMatrix(P *mat.Dense) error { return checkPRAMMatrix("CheckPRAMMatrix", P) }
+
 func checkPRAMMatrix(op string, P *mat.Dense) error {
 	if P == nil || P.IsEmpty() {
 		return newErr(op, ErrInvalidMatrix, "matrix is nil or empty")
