@@ -824,15 +824,10 @@ func TestAuditChecksInputsFirst(t *testing.T) {
 // reid link --method prl with the default comparison then failed to reproduce it).
 func TestAuditPRLFallbackWarned(t *testing.T) {
 	dir := t.TempDir()
-	var o, m strings.Builder
-	o.WriteString("a,b\n")
-	m.WriteString("a,b\n")
-	for i := range 60 {
+	orig, masked := writePairCSV(t, dir, "a,b", 60, func(i int) (string, string) {
 		a := float64(i*37%60) + 0.5
-		fmt.Fprintf(&o, "%g,%d\n", a, i%2)
-		fmt.Fprintf(&m, "%g,%d\n", a+float64(i%7)-3, i%2)
-	}
-	orig, masked := writeCSV(t, dir, "o.csv", o.String()), writeCSV(t, dir, "m.csv", m.String())
+		return fmt.Sprintf("%g,%d", a, i%2), fmt.Sprintf("%g,%d", a+float64(i%7)-3, i%2)
+	})
 	data := auditJSON(t, filepath.Join(dir, "audit"), "--time-limit", "2s", orig, masked)
 	var doc struct {
 		Warnings []string `json:"warnings"`

@@ -550,15 +550,9 @@ func TestRecordsBeyondTheFiles(t *testing.T) {
 // intruder's subset (30 of 60 records); --records 50 is within both files, so nothing is
 // warned (it said "more than the 30 of o.csv: all are used", of a 60-record file).
 func TestRecordsWarningCountsTheFiles(t *testing.T) {
-	dir := t.TempDir()
-	var o, m strings.Builder
-	o.WriteString("id,x,y\n")
-	m.WriteString("id,x,y\n")
-	for i := range 60 {
-		fmt.Fprintf(&o, "%d,%d,%d\n", i, i*7%61, i*11%59)
-		fmt.Fprintf(&m, "%d,%d.5,%d.5\n", i, i*7%61, i*11%59)
-	}
-	orig, masked := writeCSV(t, dir, "o.csv", o.String()), writeCSV(t, dir, "m.csv", m.String())
+	orig, masked := writePairCSV(t, t.TempDir(), "id,x,y", 60, func(i int) (string, string) {
+		return fmt.Sprintf("%d,%d,%d", i, i*7%61, i*11%59), fmt.Sprintf("%d,%d.5,%d.5", i, i*7%61, i*11%59)
+	})
 	var doc struct {
 		Warnings []string `json:"warnings"`
 	}

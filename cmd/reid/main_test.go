@@ -23,6 +23,21 @@ func runReid(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
+// writePairCSV writes o.csv and m.csv into dir: the header, then row(i)'s original and
+// masked lines for i = 0 … n−1.
+func writePairCSV(t *testing.T, dir, header string, n int, row func(i int) (o, m string)) (orig, masked string) {
+	t.Helper()
+	var o, m strings.Builder
+	o.WriteString(header + "\n")
+	m.WriteString(header + "\n")
+	for i := range n {
+		lo, lm := row(i)
+		o.WriteString(lo + "\n")
+		m.WriteString(lm + "\n")
+	}
+	return writeCSV(t, dir, "o.csv", o.String()), writeCSV(t, dir, "m.csv", m.String())
+}
+
 func writeCSV(t *testing.T, dir, name, content string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
