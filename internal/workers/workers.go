@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 )
 
 // A Group is a set of goroutines started by Go and waited for by Wait. The zero Group is
@@ -21,6 +22,8 @@ type Group struct {
 	mu     sync.Mutex
 	failed chan struct{} // closed at the first panic; made by Failed or the panic
 	first  *Panic
+	// failing is set with first: Failing reads it without the lock, once per item.
+	failing atomic.Bool
 }
 
 // Panic is the value Wait panics with: the first worker's panic value and its stack.
@@ -65,6 +68,7 @@ func (g *Group) fail(v any) {
 	defer g.mu.Unlock()
 	if g.first == nil {
 		g.first = p
+		g.failing.Store(true)
 		if g.failed == nil {
 			g.failed = make(chan struct{})
 		}
@@ -86,14 +90,7 @@ func (g *Group) Failed() <-chan struct{} {
 // Failing reports whether a worker has panicked: a worker that takes item after item
 // checks it between items, so that a failed loop ends without doing the rest of its work
 // first (Wait raises the panic once every worker has returned).
-func (g *Group) Failing() bool {
-	select {
-	case <-g.Failed():
-		return true
-	default:
-		return false
-	}
-}
+func (g *Group) Failing() bool { return g.failing.Load() }
 
 // Wait waits for every goroutine started by Go to return, then panics with a *Panic if
 // one of them panicked.
