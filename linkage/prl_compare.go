@@ -284,7 +284,7 @@ func newComparator(p *PRLProblem, threads int) (*comparator, error) {
 	// its own (a search over the thresholds' bits, about 13 counts of the pairs within one),
 	// several at once, the first error in attribute order reported.
 	cutsOf, errOf := make([][]float64, len(p.Attributes)), make([]error, len(p.Attributes))
-	inParallel(len(p.Attributes), c.threads, func(k int) {
+	workers.ForEach(len(p.Attributes), c.threads, func(k int) {
 		if a := p.Attributes[k]; a.Rule.Kind == RuleBands && a.Rule.Thresholds == nil {
 			cutsOf[k], errOf[k] = c.quantileCuts(k, a.Rule.Quantiles, true)
 		}
@@ -549,29 +549,6 @@ func (c *comparator) decode(code uint64, lv []int8) {
 
 // stopped reports whether the caller's context is done.
 func (c *comparator) stopped() bool { return c.ctx != nil && c.ctx.Err() != nil }
-
-// inParallel calls f(i) for i = 0 … n−1 on up to threads goroutines, each taking the
-// next i (on the caller's goroutine alone when one is enough): for work items whose
-// results go to their own places, so that the order they run in does not matter.
-func inParallel(n, threads int, f func(i int)) {
-	threads = max(1, min(threads, n))
-	if threads == 1 {
-		for i := range n {
-			f(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var g workers.Group
-	for range threads {
-		g.Go(func() {
-			for i := int(next.Add(1) - 1); i < n && !g.Failing(); i = int(next.Add(1) - 1) {
-				f(i)
-			}
-		})
-	}
-	g.Wait()
-}
 
 // forEachQuery runs f on every query, in blocks taken by the goroutines in any order;
 // each goroutine gets its own state from newState.

@@ -7,6 +7,8 @@ import (
 	"math"
 	"runtime"
 	"slices"
+
+	"github.com/reid-sdc/reid/internal/workers"
 )
 
 // PatternTable is the input of EM: agreement patterns and how many pairs show each.
@@ -128,7 +130,7 @@ func EM(t PatternTable, s EMSettings) (EMResult, error) {
 	var r, c EMResult
 	sr, sc := s, s
 	sr.Threads, sc.Threads = max(1, threads/2), max(1, threads-threads/2)
-	inParallel(2, threads, func(i int) {
+	workers.ForEach(2, threads, func(i int) {
 		if i == 0 {
 			r = t.fit(m, u, sr)
 		} else {
@@ -477,7 +479,7 @@ func (e *eStep) run(m, u [][]float64, p float64, sm, su [][]float64) (ll, nm, to
 		}
 	}
 	lp, lq := math.Log(p), math.Log1p(-p)
-	inParallel(len(e.parts), e.threads, func(c int) { e.chunk(c, lp, lq) })
+	workers.ForEach(len(e.parts), e.threads, func(c int) { e.chunk(c, lp, lq) })
 	for k := range e.K {
 		clear(sm[k])
 		clear(su[k])

@@ -278,32 +278,9 @@ func countChunk(ch *chunk, cols [][]int32, mult []uint64, ids []int32) {
 	}
 }
 
-// parallel runs f(0..n-1) on at most threads goroutines.
-func parallel(n, threads int, f func(int)) {
-	if n == 1 || threads <= 1 {
-		for i := 0; i < n; i++ {
-			f(i)
-		}
-		return
-	}
-	var g workers.Group
-	next := make(chan int, n)
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	for w := 0; w < min(threads, n); w++ {
-		g.Go(func() {
-			for i := range next {
-				if g.Failing() {
-					return
-				}
-				f(i)
-			}
-		})
-	}
-	g.Wait()
-}
+// parallel is workers.ForEach under a name the callers can use: their parameter
+// "workers" (the number of goroutines) hides the package.
+func parallel(n, threads int, f func(int)) { workers.ForEach(n, threads, f) }
 
 // table is an open-addressing hash table (linear probing) from uint64 keys to int32
 // values, kept at most three quarters full (faster than half full on 10,000,000 rows with

@@ -92,6 +92,31 @@ func (g *Group) Failed() <-chan struct{} {
 // first (Wait raises the panic once every worker has returned).
 func (g *Group) Failing() bool { return g.failing.Load() }
 
+// ForEach calls f(i) for i = 0 … n−1 on up to threads goroutines (fewer than 1: one),
+// each taking the next i, on the caller's goroutine alone when one is enough: for work
+// items whose results go to places of their own, so that the order they run in does not
+// matter. A panic of f is raised again on the caller's goroutine, after the items taken
+// before it ended (no item is taken once one has failed).
+func ForEach(n, threads int, f func(i int)) {
+	threads = max(1, min(threads, n))
+	if threads == 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var g Group
+	for range threads {
+		g.Go(func() {
+			for i := int(next.Add(1) - 1); i < n && !g.Failing(); i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		})
+	}
+	g.Wait()
+}
+
 // Wait waits for every goroutine started by Go to return, then panics with a *Panic if
 // one of them panicked.
 func (g *Group) Wait() {

@@ -177,3 +177,30 @@ func ExampleGroup() {
 	fmt.Println(squares)
 	// Output: [0 1 4 9 16]
 }
+
+// TestForEach: every item is done exactly once, whatever the number of goroutines (0
+// and more than the items included), and a panic of one item is raised by ForEach.
+func TestForEach(t *testing.T) {
+	for _, threads := range []int{0, 1, 2, 7, 100} {
+		const n = 50
+		var done [n]atomic.Int32
+		ForEach(n, threads, func(i int) { done[i].Add(1) })
+		for i := range done {
+			if d := done[i].Load(); d != 1 {
+				t.Errorf("threads %d: item %d done %d times", threads, i, d)
+			}
+		}
+	}
+	got := func() (v any) {
+		defer func() { v = recover() }()
+		ForEach(20, 3, func(i int) {
+			if i == 13 {
+				panic("item 13")
+			}
+		})
+		return nil
+	}()
+	if p, ok := got.(*Panic); !ok || p.Value != "item 13" {
+		t.Errorf("ForEach raised %v, want the panic of item 13", got)
+	}
+}
