@@ -505,7 +505,7 @@ func (e *eStep) run(m, u [][]float64, p float64, sm, su [][]float64) (ll, nm, to
 
 // chunk sums chunk c's patterns into e.parts[c]: the log-likelihood Σ n log(e^a + e^b)
 // and the expected matches n·g with g = e^a/(e^a + e^b), a and b the pattern's log joint
-// probabilities under match and non-match (as posterior, from e^−|a−b|).
+// probabilities under match and non-match (posteriorExp).
 func (e *eStep) chunk(c int, lp, lq float64) {
 	pt := &e.parts[c]
 	clear(pt.sm)
@@ -526,13 +526,9 @@ func (e *eStep) chunk(c int, lp, lq float64) {
 		ex[x] = math.Exp(-math.Abs(v))
 	}
 	for x, n := range e.t.Count[lo:hi] {
-		v := ex[x]
-		pt.ll += n * (top[x] + math.Log1p(v))
-		num := 1.0
-		if w[x] < 0 {
-			num = v
-		}
-		ng := n * (num / (1 + v))
+		g, lse := posteriorExp(w[x], top[x], ex[x])
+		pt.ll += n * lse
+		ng := n * g
 		pt.nm += ng
 		for _, s := range e.slot[(lo+x)*K : (lo+x)*K+K] {
 			sm[s] += ng
@@ -542,12 +538,18 @@ func (e *eStep) chunk(c int, lp, lq float64) {
 
 // posterior returns e^a/(e^a+e^b) and log(e^a+e^b) without overflow.
 func posterior(a, b float64) (g, lse float64) {
-	if a >= b {
-		e := math.Exp(b - a)
-		return 1 / (1 + e), a + math.Log1p(e)
+	d := a - b
+	return posteriorExp(d, max(a, b), math.Exp(-math.Abs(d)))
+}
+
+// posteriorExp is posterior from d = a − b, top = max(a, b) and e = e^−|d|: the E-step
+// takes the exponentials of a chunk in a pass of their own.
+func posteriorExp(d, top, e float64) (g, lse float64) {
+	num := 1.0 // e^a/(e^a+e^b) = 1/(1+e) when a ≥ b, e/(1+e) otherwise
+	if d < 0 {
+		num = e
 	}
-	e := math.Exp(a - b)
-	return e / (1 + e), b + math.Log1p(e)
+	return num / (1 + e), top + math.Log1p(e)
 }
 
 // Posterior is g(γ) of pattern x.
