@@ -134,8 +134,7 @@ func TestPatternCountsNaive(t *testing.T) {
 // ties (multiples of 1/4: equal differences by the thousand).
 func TestQuantileExact(t *testing.T) {
 	for _, tc := range []struct{ blocking, ties bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
-		blocking := tc.blocking
-		p := randomPRL(5, 250, blocking)
+		p := randomPRL(5, 250, tc.blocking)
 		p.Attributes[0].Rule.Quantiles = []float64{0.001, 0.01, 0.25, 0.5, 0.999}
 		if tc.ties {
 			a := &p.Attributes[0]
@@ -154,7 +153,7 @@ func TestQuantileExact(t *testing.T) {
 		var d []float64
 		for j := range a.Masked {
 			for i := range a.Original {
-				if blocking && p.MaskedBlock[j] != p.OriginalBlock[i] {
+				if tc.blocking && p.MaskedBlock[j] != p.OriginalBlock[i] {
 					continue
 				}
 				d = append(d, math.Abs(a.Masked[j]-a.Original[i]))
@@ -164,7 +163,7 @@ func TestQuantileExact(t *testing.T) {
 		for x, q := range a.Rule.Quantiles {
 			k := int(math.Ceil(q * float64(len(d))))
 			if got := c.attrs[0].cuts[x]; got != d[k-1] {
-				t.Errorf("blocking %v ties %v q %v: %v, want %v", blocking, tc.ties, q, got, d[k-1])
+				t.Errorf("blocking %v ties %v q %v: %v, want %v", tc.blocking, tc.ties, q, got, d[k-1])
 			}
 		}
 	}

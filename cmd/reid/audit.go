@@ -692,21 +692,26 @@ func leftOutWarning(f *pairedFiles, records int) string {
 	if w == "" {
 		return ""
 	}
-	intruder, partners := countedQueries(p.TrueMasked, records)
-	switch {
-	case partners < intruder && records > 0:
-		w += fmt.Sprintf("; the original-to-masked Reids count the %d of the intruder's first %d records whose partner is among the first %d masked records", partners, intruder, records)
-	case partners < intruder:
-		w += fmt.Sprintf("; the original-to-masked Reids count the %d of the intruder's %d records that it has", partners, intruder)
-	}
-	// The masked side: records the original lacks, or (--records) whose original is past
-	// the first records, count in no masked-to-original Reid either.
-	queries, withOrigin := countedQueries(p.TrueOriginal, records)
-	switch {
-	case withOrigin < queries && records > 0:
-		w += fmt.Sprintf("; the masked-to-original Reids count the %d of its first %d records whose original is among the intruder's first %d", withOrigin, queries, records)
-	case withOrigin < queries:
-		w += fmt.Sprintf("; the masked-to-original Reids count the %d of its %d records whose original the intruder has", withOrigin, queries)
+	// Each direction's queries without a partner among the records linked count in no
+	// Reid: the intruder's records the release left out, the masked records the original
+	// lacks, and under --records those whose partner is past the first records.
+	for _, d := range []struct {
+		truth []int
+		first string // under --records: counted, queries, records
+		whole string // without: counted, queries
+	}{
+		{p.TrueMasked, "the original-to-masked Reids count the %d of the intruder's first %d records whose partner is among the first %d masked records",
+			"the original-to-masked Reids count the %d of the intruder's %d records that it has"},
+		{p.TrueOriginal, "the masked-to-original Reids count the %d of its first %d records whose original is among the intruder's first %d",
+			"the masked-to-original Reids count the %d of its %d records whose original the intruder has"},
+	} {
+		queries, counted := countedQueries(d.truth, records)
+		switch {
+		case counted < queries && records > 0:
+			w += "; " + fmt.Sprintf(d.first, counted, queries, records)
+		case counted < queries:
+			w += "; " + fmt.Sprintf(d.whole, counted, queries)
+		}
 	}
 	return w
 }
