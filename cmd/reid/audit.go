@@ -252,10 +252,13 @@ type auditLinkage struct {
 	KnownLinks int                `json:"known_links"`
 	// KnownLinksWrong: links the attack made known that are not true (--masking does not
 	// describe the file); not in known_links.
-	KnownLinksWrong int             `json:"known_links_wrong,omitempty"`
-	Knowledge       string          `json:"knowledge"`
-	SetSizes        []linkage.Count `json:"set_sizes"`
-	RankCounts      []linkage.Count `json:"rank_counts"`
+	KnownLinksWrong int `json:"known_links_wrong,omitempty"`
+	// KnownInconsistent: masked records no original is consistent with under --masking
+	// (the masking was not done as stated): K.Reid is not measured, and max_k_reid fails.
+	KnownInconsistent int             `json:"known_inconsistent,omitempty"`
+	Knowledge         string          `json:"knowledge"`
+	SetSizes          []linkage.Count `json:"set_sizes"`
+	RankCounts        []linkage.Count `json:"rank_counts"`
 	// Warning (PRL with EM): why the fit may not be the maximum-likelihood one, as
 	// reid link --method prl reports it.
 	Warning string `json:"warning,omitempty"`
@@ -443,7 +446,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("DBRL and the worst case link on the numeric attributes only (%d of %d); the categorical ones (%s) are compared by PRL", len(dist.Pairing.Attributes), len(files.Pairing.Attributes), strings.Join(categorical, ", ")))
 	}
 	r.Warnings = append(r.Warnings, disjointWarnings(files.Pairing)...)
-	r.Warnings = append(r.Warnings, files.recordsWarnings(a.records)...)
+	r.Warnings = append(r.Warnings, files.inputWarnings(a.records)...)
 	if w := leftOutWarning(files, a.records); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}
@@ -679,7 +682,7 @@ func fromLinkReport(method string, supervised bool, lr *linkReport) auditLinkage
 	}
 	return auditLinkage{ID: id, Method: method, Direction: lr.Direction, Operator: lr.Operator, Supervised: supervised,
 		N: lr.N, Unmatched: lr.Unmatched, Correct: lr.Correct, Reid: lr.Reid, ReidSets: lr.ReidSets, ReidAtK: lr.ReidAtK, KReid: lr.KReid,
-		KnownLinks: lr.KnownLinks, KnownLinksWrong: lr.KnownLinksWrong, Knowledge: lr.Knowledge, SetSizes: nonNilCounts(lr.SetSizes), RankCounts: nonNilCounts(lr.RankCounts)}
+		KnownLinks: lr.KnownLinks, KnownLinksWrong: lr.KnownLinksWrong, KnownInconsistent: lr.KnownInconsistent, Knowledge: lr.Knowledge, SetSizes: nonNilCounts(lr.SetSizes), RankCounts: nonNilCounts(lr.RankCounts)}
 }
 
 // leftOutWarning is releasedSampleText for the audit, with how many of the intruder's

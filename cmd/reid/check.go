@@ -77,6 +77,10 @@ type knownMemo struct {
 	// wrong[masked row]: the attack made a link known there that is not the true one
 	// (left out of result); counted over the records a report measures.
 	wrong []bool
+	// inconsistent[masked row]: no original record is consistent with the knowledge
+	// there (a value no original holds within the rank window, no matching group mean):
+	// the masking was not done as stated.
+	inconsistent []bool
 }
 
 // inputs returns the files the pairing reads: the positional arguments and the file flags
@@ -698,12 +702,15 @@ func countedQueries(truth []int, records int) (queries, counted int) {
 	return queries, counted
 }
 
-// recordsWarnings says when --records asks for more records than a file has: the run
-// takes every record there, which a user who chose a sample size should hear of. The
-// files' own counts, not the intruder's subset (--sample, --intruder-ids) nor the
-// released sample's pairs, which --records does not cut alike.
-func (f *pairedFiles) recordsWarnings(records int) []string {
-	var short []string
+// inputWarnings says what a reader of the results must know about the records and
+// attributes a run used: --records asking for more records than a file has (the run
+// takes every record there, which a user who chose a sample size should hear of; the
+// files' own counts, not the intruder's subset (--sample, --intruder-ids) nor the released
+// sample's pairs, which --records does not cut alike), and the constant attributes
+// --drop-constant left out (only check printed them, and an audit's attributes simply
+// lacked them).
+func (f *pairedFiles) inputWarnings(records int) []string {
+	var w, short []string
 	for _, c := range []struct {
 		rows   int
 		source string
@@ -712,10 +719,13 @@ func (f *pairedFiles) recordsWarnings(records int) []string {
 			short = append(short, fmt.Sprintf("the %d of %s", c.rows, c.source))
 		}
 	}
-	if short == nil {
-		return nil
+	if short != nil {
+		w = append(w, fmt.Sprintf("--records %d is more than %s: all of them are used", records, strings.Join(short, " and ")))
 	}
-	return []string{fmt.Sprintf("--records %d is more than %s: all of them are used", records, strings.Join(short, " and "))}
+	if d := f.Original.Dropped; len(d) > 0 {
+		w = append(w, fmt.Sprintf("--drop-constant: not linked on %s, constant in %s or %s", strings.Join(d, ", "), f.Original.Table.Source, f.Masked.Table.Source))
+	}
+	return w
 }
 
 // firstRecordsPaired refuses a --records N whose first N original and first N masked

@@ -187,7 +187,7 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 				r.Intruder = files.Intruder
 				r.ReleasedSample = files.releasedSample()
 				r.MaskedScale = files.maskedScaleInput()
-				r.Warnings = append(r.Warnings, files.recordsWarnings(*records)...)
+				r.Warnings = append(r.Warnings, files.inputWarnings(*records)...)
 				results := func(w io.Writer) error {
 					if *format == "json" {
 						return writeJSON(w, r)

@@ -130,7 +130,7 @@ linked record:` + recordsOutHelp + prlHelp,
 				report.Intruder = files.Intruder
 				report.ReleasedSample = files.releasedSample()
 				report.MaskedScale = files.maskedScaleInput()
-				report.Warnings = append(report.Warnings, files.recordsWarnings(*records)...)
+				report.Warnings = append(report.Warnings, files.inputWarnings(*records)...)
 				return writeResults(e, *out, func(w io.Writer) error {
 					if *format == "json" {
 						return writeJSON(w, report)
@@ -293,10 +293,14 @@ type linkReport struct {
 	Knowledge  string             `json:"knowledge"`
 	// KnownLinksWrong counts the links the transparency attack made known that are not
 	// the true ones (--masking does not describe the file; left out of known_links).
-	KnownLinksWrong int             `json:"known_links_wrong,omitempty"`
-	Warnings        []string        `json:"warnings,omitempty"`
-	SetSizes        []linkage.Count `json:"set_sizes"`
-	RankCounts      []linkage.Count `json:"rank_counts"`
+	KnownLinksWrong int `json:"known_links_wrong,omitempty"`
+	// KnownInconsistent counts the masked records (of those measured) that no original
+	// record is consistent with under --masking: the masking was not done as stated, and
+	// K.Reid then means nothing.
+	KnownInconsistent int             `json:"known_inconsistent,omitempty"`
+	Warnings          []string        `json:"warnings,omitempty"`
+	SetSizes          []linkage.Count `json:"set_sizes"`
+	RankCounts        []linkage.Count `json:"rank_counts"`
 	// Seconds is for the text output only: timings would break byte-identical JSON.
 	Seconds float64 `json:"-"`
 }
@@ -403,10 +407,24 @@ func (r *linkReport) addKnown(n int, hasTrue func(i int) bool, dir linkage.Direc
 		if memo.wrong[maskedRow] {
 			r.KnownLinksWrong++ // over the same records as KnownLinks (--records)
 		}
+		if memo.inconsistent[maskedRow] {
+			r.KnownInconsistent++
+		}
 	}
+	// Either count refutes the stated masking (with the right method and parameter both
+	// are 0). Without the second a wrong --masking gave K.Reid 0 in silence, and a
+	// max_k_reid gate passed on it.
+	var refuted []string
 	if r.KnownLinksWrong > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("--masking does not describe how the masked file was made: %d links its attack makes known are not the true ones (with the right method and parameter it makes none); K.Reid counts only the true ones: check the method and its parameter (a wider rank-swap window, another k)",
-			r.KnownLinksWrong))
+		refuted = append(refuted, fmt.Sprintf("%d links its attack makes known are not the true ones", r.KnownLinksWrong))
+	}
+	if r.KnownInconsistent > 0 {
+		refuted = append(refuted, fmt.Sprintf("no original record is consistent with it for %d of the %d masked records measured (a value no original record holds within the rank window, or no matching group mean)",
+			r.KnownInconsistent, r.N))
+	}
+	if len(refuted) > 0 {
+		r.Warnings = append(r.Warnings, "--masking does not describe how the masked file was made: "+strings.Join(refuted, "; ")+
+			" (with the right method and parameter there are none); K.Reid, which assumes it, counts only the true links made known: check the method and its parameter (a wider rank-swap window, another k)")
 	}
 	if r.N > 0 {
 		r.KReid = float64(r.KnownLinks) / float64(r.N)
@@ -552,10 +570,12 @@ func (j *linkJob) knownLinks() (*knownMemo, error) {
 	// that is not the true one means the masking was not done as --masking says (e.g. a
 	// larger swap window): it is no knowledge, so it is dropped and counted.
 	byMasked := &linkage.KnownResult{Knowledge: kr.Knowledge, Reason: kr.Reason, Known: make([]int, len(kr.Known)), Candidates: make([]int, len(kr.Known))}
-	memo := &knownMemo{knowledge: j.knowledge, result: byMasked, wrong: make([]bool, len(kr.Known))}
+	memo := &knownMemo{knowledge: j.knowledge, result: byMasked, wrong: make([]bool, len(kr.Known)), inconsistent: make([]bool, len(kr.Known))}
 	for i, t := range p.TrueMasked {
 		byMasked.Known[t] = kr.Known[i]
 		byMasked.Candidates[t] = kr.Candidates[i]
+		// An attack not run (kr.Reason) leaves every set empty: that refutes nothing.
+		memo.inconsistent[t] = kr.Reason == "" && kr.Candidates[i] == 0
 		if kr.Known[i] >= 0 && kr.Known[i] != i {
 			// Candidates[t] stays 1, the attack's count: KnownResult's "Known is the
 			// original when Candidates == 1" no longer holds here, and nothing reads it.

@@ -563,3 +563,79 @@ func TestRecordsWarningCountsTheFiles(t *testing.T) {
 		}
 	}
 }
+
+// A --masking the file contradicts outright: masked values x + 0.5 that no original record
+// holds (the originals are integers), so under rank swapping no original is consistent
+// with any masked record. link counts all of them in known_inconsistent and warns (K.Reid 0
+// was silent before), and an audit's max_k_reid rule fails as not measured rather than
+// passing on that 0; the same files unmasked (masked = original) refute nothing.
+func TestKnownInconsistent(t *testing.T) {
+	const n = 12
+	dir := t.TempDir()
+	orig, masked := writePairCSV(t, dir, "x,y", n, func(i int) (string, string) {
+		x, y := 10*i+i%3, (7*i)%13+2*i
+		return fmt.Sprintf("%d,%d", x, y), fmt.Sprintf("%d.5,%d.5", x, y)
+	})
+	var r struct {
+		KnownInconsistent int      `json:"known_inconsistent"`
+		KReid             float64  `json:"k_reid"`
+		Warnings          []string `json:"warnings"`
+	}
+	runJSON(t, &r, "link", "--format", "json", "--masking", "rankswap:p=10", orig, masked)
+	warned := func() bool {
+		return slices.ContainsFunc(r.Warnings, func(w string) bool {
+			return strings.HasPrefix(w, "--masking does not describe") && strings.Contains(w, fmt.Sprintf("%d of the %d masked records", n, n))
+		})
+	}
+	if r.KnownInconsistent != n || r.KReid != 0 || !warned() {
+		t.Errorf("x + 0.5 under rankswap: known_inconsistent %d, k_reid %v, warnings %q; want %d, 0, a warning", r.KnownInconsistent, r.KReid, r.Warnings, n)
+	}
+	policy := writePolicy(t, `{"max_k_reid": 1}`)
+	code, _, stderr := runReid(t, "audit", "--out", t.TempDir(), "--work-limit", "0.1", "--masking", "rankswap:p=10", "--policy", policy, orig, masked)
+	if code != exitPolicy || !strings.Contains(stderr, "max_k_reid: k_reid not measured (--masking does not describe the masked file") {
+		t.Errorf("audit with the contradicted masking: exit %d, want %d and max_k_reid not measured:\n%s", code, exitPolicy, stderr)
+	}
+
+	content, err := os.ReadFile(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := writeCSV(t, dir, "same.csv", string(content))
+	r.KnownInconsistent, r.Warnings = 0, nil
+	runJSON(t, &r, "link", "--format", "json", "--masking", "rankswap:p=10", orig, same)
+	if r.KnownInconsistent != 0 || len(r.Warnings) != 0 {
+		t.Errorf("masked = original: known_inconsistent %d, warnings %q; want 0, none", r.KnownInconsistent, r.Warnings)
+	}
+	code, _, stderr = runReid(t, "audit", "--out", t.TempDir(), "--work-limit", "0.1", "--masking", "rankswap:p=10", "--policy", policy, orig, same)
+	if code != exitOK {
+		t.Errorf("audit with masked = original: exit %d:\n%s", code, stderr)
+	}
+}
+
+// --drop-constant's dropped attributes are named in link's and the audit's warnings (only
+// check printed them): column c is 5 in every record of both files.
+func TestDropConstantWarned(t *testing.T) {
+	orig, masked := writePairCSV(t, t.TempDir(), "x,y,c", 10, func(i int) (string, string) {
+		return fmt.Sprintf("%d,%d,5", i, (3*i)%10), fmt.Sprintf("%d.25,%d,5", i, (3*i)%10)
+	})
+	want := "--drop-constant: not linked on c, constant in"
+	var r struct {
+		Warnings []string `json:"warnings"`
+	}
+	runJSON(t, &r, "link", "--format", "json", "--drop-constant", orig, masked)
+	if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.HasPrefix(w, want) }) {
+		t.Errorf("link: warnings %q lack %q", r.Warnings, want)
+	}
+	doc := map[string]any{}
+	if err := json.Unmarshal(auditJSON(t, t.TempDir(), "--drop-constant", "--work-limit", "0.1", orig, masked), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if w := toStrings(doc["warnings"]); !slices.ContainsFunc(w, func(w string) bool { return strings.HasPrefix(w, want) }) {
+		t.Errorf("audit: warnings %q lack %q", w, want)
+	}
+	r.Warnings = nil
+	runJSON(t, &r, "link", "--format", "json", "--attrs", "x,y", orig, masked)
+	if slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.HasPrefix(w, "--drop-constant") }) {
+		t.Errorf("nothing dropped: warnings %q", r.Warnings)
+	}
+}

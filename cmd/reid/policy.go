@@ -258,7 +258,16 @@ func (p *policy) check(r *auditReport, path string) *policyResult {
 		}
 	}
 	if p.MaxKReid != nil {
-		measured("max_k_reid", "k_reid", *p.MaxKReid, func(v float64) bool { return v <= *p.MaxKReid })
+		if why := kReidRefuted(r); why != "" {
+			// The file contradicts --masking: K.Reid's 0 is no measurement, and the gate
+			// must not pass on it.
+			res.Pass = false
+			msg := fmt.Sprintf("max_k_reid: k_reid not measured (%s), threshold %g", why, *p.MaxKReid)
+			res.Rules = append(res.Rules, policyRule{"max_k_reid", *p.MaxKReid, "k_reid", 0, false, false})
+			res.Violations = append(res.Violations, policyViolation{"max_k_reid", "k_reid", 0, false, *p.MaxKReid, msg})
+		} else {
+			measured("max_k_reid", "k_reid", *p.MaxKReid, func(v float64) bool { return v <= *p.MaxKReid })
+		}
 	}
 	if p.MaxPPUGivenSU != nil {
 		measured("max_p_pu_given_su", "p_pu_given_su", *p.MaxPPUGivenSU, func(v float64) bool { return v <= *p.MaxPPUGivenSU })
@@ -267,4 +276,17 @@ func (p *policy) check(r *auditReport, path string) *policyResult {
 		measured("min_k", "k_min", *p.MinK, func(v float64) bool { return v >= *p.MinK })
 	}
 	return res
+}
+
+// kReidRefuted says why no K.Reid of r is a measurement (masked records that no original
+// is consistent with under --masking, or wrong links it made known: the masking was not
+// done as stated), or "".
+func kReidRefuted(r *auditReport) string {
+	for _, l := range r.Linkage {
+		if l.KnownInconsistent > 0 || l.KnownLinksWrong > 0 {
+			return fmt.Sprintf("--masking does not describe the masked file (%s: %d masked records consistent with no original record, %d wrong links made known)",
+				l.ID, l.KnownInconsistent, l.KnownLinksWrong)
+		}
+	}
+	return ""
 }

@@ -218,7 +218,7 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 		return usagef("give --quantiles, --bands or --rank")
 	}
 	if o.recordsOut != "" {
-		if _, err := datasets.FormatOf(o.recordsOut); err != nil {
+		if _, err := datasets.OutputFormatOf(o.recordsOut); err != nil {
 			return err
 		}
 	}
@@ -304,7 +304,7 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 		r.Warnings = append(r.Warnings, r.Warning)
 	}
 	r.Warnings = append(r.Warnings, disjointWarnings(files.Pairing)...)
-	r.Warnings = append(r.Warnings, files.recordsWarnings(o.records)...)
+	r.Warnings = append(r.Warnings, files.inputWarnings(o.records)...)
 	// K.Reid as in `reid link`.
 	job := linkJob{files: files, knowledge: know}
 	known, err := job.knownLinks()
