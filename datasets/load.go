@@ -183,6 +183,19 @@ func FormatOf(path string) (Format, error) {
 		Detail: fmt.Sprintf("extension %q (want %s)", filepath.Ext(path), knownExtensions())}
 }
 
+// OutputFormatOf is FormatOf for a file to write: a path without an extension that names
+// an existing device or named pipe (/dev/stdout, a FIFO) is CSV, the one text format,
+// since such outputs have no extension to choose by.
+func OutputFormatOf(path string) (Format, error) {
+	f, err := FormatOf(path)
+	if err != nil && filepath.Ext(path) == "" {
+		if fi, serr := os.Stat(path); serr == nil && fi.Mode()&(os.ModeDevice|os.ModeNamedPipe) != 0 {
+			return FormatCSV, nil
+		}
+	}
+	return f, err
+}
+
 // MissingPolicy says what to do with a missing value.
 type MissingPolicy uint8
 

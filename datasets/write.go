@@ -97,13 +97,13 @@ func writeDirect(path string, write func(*os.File) error) error {
 	return nil
 }
 
-// Encode writes t to f in format; name picks the format when it is FormatAuto and names
-// the output in errors. f is any writer (a file, a buffer, a network stream): the formats
-// are written front to back.
+// Encode writes t to f in format; name picks the format when it is FormatAuto
+// (OutputFormatOf) and names the output in errors. f is any writer (a file, a buffer, a
+// network stream): the formats are written front to back.
 func Encode(f io.Writer, t *Table, format Format, name string) error {
 	if format == FormatAuto {
 		var err error
-		if format, err = FormatOf(name); err != nil {
+		if format, err = OutputFormatOf(name); err != nil {
 			return err
 		}
 	}

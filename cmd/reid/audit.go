@@ -98,7 +98,7 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 					return err
 				}
 				if timeLimit < 0 {
-					return usagef("--time-limit must be positive")
+					return usagef("--time-limit must not be negative (0: no limit)")
 				}
 				if err := chooseLimit(fs, (*time.Duration)(&timeLimit), (*time.Duration)(&workLimit)); err != nil {
 					return err

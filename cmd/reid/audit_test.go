@@ -307,6 +307,10 @@ func TestAuditPolicyErrors(t *testing.T) {
 		{`{}`, "no rule"},
 		{`{"max_k_reid": 0.1}`, "--masking is none"},
 		{`{"min_k": 3}`, "give --keys"},
+		{"", "the file is empty"},
+		{" \n", "the file is empty"},
+		// A byte-order mark is skipped: the policy is read, and its error is the rule's.
+		{"\uFEFF{\"max_reid\": 1.5}", "must be a share"},
 	} {
 		p := writePolicy(t, c.policy)
 		code, _, stderr := runReid(t, "audit", "--original", orig, "--masked", swap, "--policy", p, "--out", t.TempDir())

@@ -62,8 +62,8 @@ the JSON (--format json) names the files by their base names, and the directory 
 				if *format != "text" && *format != "json" {
 					return usagef("--format must be text or json")
 				}
-				if timeLimit < 0 {
-					return usagef("--time-limit must be positive")
+				if timeLimit < 0 || timeLimit == 0 && flagGiven(fs, "time-limit") {
+					return usagef("--time-limit must be positive: the demo's searches need a limit")
 				}
 				if err := chooseLimit(fs, (*time.Duration)(&timeLimit), (*time.Duration)(&workLimit)); err != nil {
 					return err

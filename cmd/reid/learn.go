@@ -141,10 +141,10 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 					return usagef("--direction: %v", err)
 				}
 				if *records < 0 {
-					return usagef("--records must be positive")
+					return usagef("--records must not be negative (0: every record)")
 				}
 				if *timeLimit < 0 {
-					return usagef("--time-limit must be positive")
+					return usagef("--time-limit must not be negative (0: no limit)")
 				}
 				if err := chooseLimit(fs, timeLimit, workLimit); err != nil {
 					return err

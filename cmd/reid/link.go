@@ -54,14 +54,18 @@ kept by --missing keep, is an error naming the file, column and row (choose the
 attributes with --attrs; --method prl compares categories and missing values).
 
 --masking states what the intruder knows about the masking, for K.Reid:
-  rankswap:p=P   rank swapping with a window of P % of the records
-  mdav:k=K       MDAV microaggregation with groups of K
-  indrank:k=K    individual-ranking microaggregation with groups of K
+  rankswap:p=P   rank swapping with a window of P % of the records (0 < P <= 100)
+  mdav:k=K       MDAV microaggregation with groups of K (2 <= K <= records)
+  indrank:k=K    individual-ranking microaggregation with groups of K (2 <= K <= records)
   none           nothing (K.Reid = 0, the default)
+When the masked file contradicts it (records no original is consistent with, or wrong
+links made known), known_inconsistent and known_links_wrong count them and a warning
+says so: K.Reid assumes the masking was done as stated.
 
 The JSON (--format json) has the fields above plus n, direction, operator, knowledge,
 correct, set_sizes, rank_counts and the inputs' SHA-256; the same inputs always give
-byte-identical JSON. --records-out FILE (.csv, .parquet, .arrow) writes one row per
+byte-identical JSON. --records-out FILE (.csv, .parquet, .arrow; a device such as
+/dev/stdout: CSV) writes one row per
 linked record:` + recordsOutHelp + prlHelp,
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			pf := addPairFlags(fs)
@@ -105,10 +109,10 @@ linked record:` + recordsOutHelp + prlHelp,
 					return usagef("--masking: %v", err)
 				}
 				if *records < 0 {
-					return usagef("--records must be positive")
+					return usagef("--records must not be negative (0: every record)")
 				}
 				if *recordsOut != "" {
-					if _, err := datasets.FormatOf(*recordsOut); err != nil {
+					if _, err := datasets.OutputFormatOf(*recordsOut); err != nil {
 						return err
 					}
 				}
@@ -546,6 +550,9 @@ func (j *linkJob) knownLinks() (*knownMemo, error) {
 		}
 		return nil, usagef("--masking needs the original and the masked file to hold the same records (%d and %d here): the attack re-runs the masking on the whole original", p.Original.Rows(), p.Masked.Rows())
 	}
+	if n := p.Original.Rows(); j.knowledge.K > n {
+		return nil, usagef("--masking %s:k=%d: k is more than the %d records", j.knowledge.Method, j.knowledge.K, n)
+	}
 	om, err := numericColumns(p.Original, nil, 0, knownUse())
 	if err != nil {
 		return nil, err
@@ -602,6 +609,9 @@ func parseKnowledge(s string) (linkage.Knowledge, error) {
 	k := linkage.Knowledge{Method: method}
 	switch method {
 	case "none", "":
+		if rest != "" {
+			return k, fmt.Errorf("%q: none takes no parameter", s)
+		}
 		k.Method = "none"
 		return k, nil
 	case "rankswap", "mdav", "indrank":
@@ -614,15 +624,17 @@ func parseKnowledge(s string) (linkage.Knowledge, error) {
 	}
 	switch {
 	case method == "rankswap" && name == "p":
+		// As reid mask: p = 0 would be a masking that changed nothing.
 		v, err := strconv.ParseFloat(value, 64)
-		if err != nil || v < 0 || v > 100 {
-			return k, fmt.Errorf("%q: p must be a percentage", s)
+		if err != nil || !(v > 0 && v <= 100) {
+			return k, fmt.Errorf("%q: p must be one number in (0, 100], got %q", s, value)
 		}
 		k.P = v
 	case method != "rankswap" && name == "k":
+		// As reid mask: groups of one record would be no microaggregation.
 		v, err := strconv.Atoi(value)
-		if err != nil || v < 1 {
-			return k, fmt.Errorf("%q: k must be a positive integer", s)
+		if err != nil || v < 2 {
+			return k, fmt.Errorf("%q: k must be one integer of at least 2, got %q", s, value)
 		}
 		k.K = v
 	default:

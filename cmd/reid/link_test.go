@@ -639,3 +639,56 @@ func TestDropConstantWarned(t *testing.T) {
 		t.Errorf("nothing dropped: warnings %q", r.Warnings)
 	}
 }
+
+// A device without an extension (/dev/null, as /dev/stdout) takes --records-out as CSV;
+// it was refused for its missing extension although the README names /dev/stdout as an
+// output written directly. A regular file without one is still refused.
+func TestRecordsOutDevice(t *testing.T) {
+	dir := t.TempDir()
+	orig, masked := writePairCSV(t, dir, "x,y", 6, func(i int) (string, string) {
+		return fmt.Sprintf("%d,%d", i, i*i), fmt.Sprintf("%d.5,%d", i, i*i)
+	})
+	if code, _, stderr := runReid(t, "link", "--records-out", "/dev/null", orig, masked); code != exitOK {
+		t.Errorf("--records-out /dev/null: exit %d: %s", code, stderr)
+	}
+	code, _, stderr := runReid(t, "link", "--records-out", filepath.Join(dir, "plain"), orig, masked)
+	expectInputError(t, code, stderr, "plain", "unknown file format")
+}
+
+// --masking values: the parameter is one number, in the ranges reid mask accepts (a
+// masking with p = 0 or k = 1 would change nothing), and none takes none.
+func TestParseKnowledge(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want linkage.Knowledge
+		err  string
+	}{
+		{in: "none", want: linkage.Knowledge{Method: "none"}},
+		{in: "rankswap:p=5", want: linkage.Knowledge{Method: "rankswap", P: 5}},
+		{in: "rankswap:p=100", want: linkage.Knowledge{Method: "rankswap", P: 100}},
+		{in: "mdav:k=2", want: linkage.Knowledge{Method: "mdav", K: 2}},
+		{in: "indrank:k=3", want: linkage.Knowledge{Method: "indrank", K: 3}},
+		{in: "none:k=3", err: "none takes no parameter"},
+		{in: "rankswap:p=0", err: `p must be one number in (0, 100], got "0"`},
+		{in: "rankswap:p=100.5", err: "p must be one number in (0, 100]"},
+		{in: "rankswap:p=5,k=3", err: `got "5,k=3"`},
+		{in: "mdav:k=1", err: `k must be one integer of at least 2, got "1"`},
+		{in: "indrank:k=2.5", err: "k must be one integer of at least 2"},
+		{in: "mdav:p=3", err: `unknown parameter "p"`},
+	} {
+		got, err := parseKnowledge(c.in)
+		switch {
+		case c.err == "" && (err != nil || got != c.want):
+			t.Errorf("%q: %+v, %v; want %+v", c.in, got, err, c.want)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%q: error %v, want one containing %q", c.in, err, c.err)
+		}
+	}
+	orig, masked := writePairCSV(t, t.TempDir(), "x,y", 5, func(i int) (string, string) {
+		return fmt.Sprintf("%d,%d", i, i*i), fmt.Sprintf("%d,%d", i, i*i)
+	})
+	code, _, stderr := runReid(t, "link", "--masking", "mdav:k=6", orig, masked)
+	if code != exitInput || !strings.Contains(stderr, "--masking mdav:k=6: k is more than the 5 records") || strings.Contains(stderr, "linkage:") {
+		t.Errorf("k above n: exit %d: %s", code, stderr)
+	}
+}

@@ -75,7 +75,7 @@ A summary of what was done is printed on stdout (--format text|json).`,
 				if *format != "text" && *format != "json" {
 					return usagef("--format must be text or json")
 				}
-				if _, err := datasets.FormatOf(*out); err != nil {
+				if _, err := datasets.OutputFormatOf(*out); err != nil {
 					return err
 				}
 				if err := checkOutFiles(append(slices.Clone(args), *matrix), outPath{"out", *out}); err != nil {
@@ -143,7 +143,7 @@ func writeMasked(output, input string, tab *datasets.Table, masked []string) err
 	if err != nil {
 		return err
 	}
-	outFormat, err := datasets.FormatOf(output)
+	outFormat, err := datasets.OutputFormatOf(output)
 	if err != nil {
 		return err
 	}

@@ -142,6 +142,12 @@ func badKey(data []byte) error {
 }
 
 func parsePolicy(data []byte) (*policy, error) {
+	// A byte-order mark is what Windows editors put first; RFC 8259 §8.1 lets a parser
+	// ignore it, and the decoder's "invalid character 'ï'" said nothing useful.
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf(`policy: the file is empty (want a JSON object such as {"max_reid": 0.05}; keys: %s)`, strings.Join(policyKeys(), ", "))
+	}
 	if err := badKey(data); err != nil {
 		return nil, err
 	}

@@ -136,7 +136,7 @@ computed as m − 4e-16). The failing classes are listed, worst first (at most -
 					return usagef("--k and --l must be at least 1, --t in (0, 1]")
 				}
 				if *recordsOut != "" {
-					if _, err := datasets.FormatOf(*recordsOut); err != nil {
+					if _, err := datasets.OutputFormatOf(*recordsOut); err != nil {
 						return err
 					}
 					if err := checkOutFiles(append(slices.Clone(args), *population, *sample), outPath{"records-out", *recordsOut}); err != nil {

@@ -1,0 +1,42 @@
+//go:build unix
+
+package datasets
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// TestOutputFormatOf: an output without an extension is CSV when it is a device or a named
+// pipe (/dev/null here, a FIFO), an error otherwise (a regular file, a missing one); an
+// extension decides as for FormatOf, whatever the file is.
+func TestOutputFormatOf(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipe here: %v", err)
+	}
+	regular := filepath.Join(dir, "plain")
+	if err := os.WriteFile(regular, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		want Format
+		ok   bool
+	}{
+		{"/dev/null", FormatCSV, true},
+		{fifo, FormatCSV, true},
+		{regular, FormatAuto, false},
+		{filepath.Join(dir, "missing"), FormatAuto, false},
+		{filepath.Join(dir, "x.parquet"), FormatParquet, true},
+	} {
+		got, err := OutputFormatOf(c.path)
+		if (err == nil) != c.ok || got != c.want || (err != nil && !errors.Is(err, ErrUnknownFormat)) {
+			t.Errorf("OutputFormatOf(%q) = %v, %v; want %v (ok %v)", c.path, got, err, c.want, c.ok)
+		}
+	}
+}
