@@ -525,7 +525,9 @@ func LearnContext(ctx context.Context, p Problem, s Settings) (Result, error) {
 				r.Note += ": no model exported"
 			}
 		case reserve >= limit:
-			r.Note = fmt.Sprintf("re-counting an answer under the %v operator on %d records takes about %.1f s, more than this search's time limit of %v: the search did not start (it needs a time limit of its own of at least about %.0f s)", p.Family, len(d.recs), reserve.Seconds(), limit, math.Ceil(2*reserve.Seconds()))
+			// Durations at a precision that suits them: "%.1f s" said "about 0.0 s, more
+			// than this search's time limit of 1ms".
+			r.Note = fmt.Sprintf("re-counting an answer under the %v operator on %d records takes about %v, more than this search's time limit of %v: the search did not start (it needs a time limit of its own of at least about %v)", p.Family, len(d.recs), roughly(reserve), limit, roughly(2*reserve))
 		default:
 			// Not "the whole limit": the re-count's reserve (an estimate from a sample) was
 			// set aside first, and on a short limit it is most of it.
@@ -858,4 +860,16 @@ func (sv *solver) result(p Problem) (Result, error) {
 	}
 	r.Stats.Seconds = time.Since(sv.start).Seconds()
 	return r, nil
+}
+
+// roughly rounds d for a message: to seconds from 10 s, tenths from 1 s, else
+// milliseconds (at least 1 ms).
+func roughly(d time.Duration) time.Duration {
+	switch {
+	case d >= 10*time.Second:
+		return d.Round(time.Second)
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond)
+	}
+	return max(d.Round(time.Millisecond), time.Millisecond)
 }

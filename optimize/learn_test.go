@@ -908,3 +908,19 @@ func TestWorkLimitBilinear(t *testing.T) {
 		t.Errorf("limit 0.005: status %v, %.4f work seconds, %d links (WM %d), bound %d of %d, note %q: want work_limit, nothing counted, the warm start, the twin groups' bound and a note", r.Status, r.Stats.Work, r.CorrectLinks, wm.CorrectLinks, r.Bound, r.N, r.Note)
 	}
 }
+
+// roughly keeps a message's durations readable and never 0 (the note said "about 0.0 s,
+// more than this search's time limit of 1ms").
+func TestRoughly(t *testing.T) {
+	for _, c := range []struct{ in, want time.Duration }{
+		{0, time.Millisecond},
+		{300 * time.Microsecond, time.Millisecond},
+		{1600 * time.Microsecond, 2 * time.Millisecond},
+		{1260 * time.Millisecond, 1300 * time.Millisecond},
+		{12600 * time.Millisecond, 13 * time.Second},
+	} {
+		if got := roughly(c.in); got != c.want {
+			t.Errorf("roughly(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}

@@ -962,8 +962,13 @@ func optF(v *float64) string {
 // printAudit prints the summary, where the report is (in out) and the CI line, the last.
 func printAudit(stdout io.Writer, r *auditReport, out string) error {
 	w := &errWriter{w: stdout}
-	fmt.Fprintf(w, "reid audit: %s (%d records) against %s (%d records), %s\n",
-		r.Inputs.Masked.File, r.Inputs.Masked.Records, r.Inputs.Original.File, r.Inputs.Original.Records, attributeCounts(r.Options))
+	first := ""
+	if n := r.Options.Records; n > 0 && (n < r.Inputs.Masked.Records || n < r.Inputs.Original.Records) {
+		// The files' sizes alone read as if every record had been linked.
+		first = fmt.Sprintf(", the first %d of each linked (--records)", n)
+	}
+	fmt.Fprintf(w, "reid audit: %s (%d records) against %s (%d records)%s, %s\n",
+		r.Inputs.Masked.File, r.Inputs.Masked.Records, r.Inputs.Original.File, r.Inputs.Original.Records, first, attributeCounts(r.Options))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nlinkage\tn\tReid\tReid (sets)\tK.Reid")
 	for _, l := range r.Linkage {

@@ -43,8 +43,8 @@ other candidate by at least ε (--epsilon, default 1e-4).
 Operators (--operator): wm (weighted mean of the attribute diffs), owa (ordered weighted
 average), bilinear (xᵀWx with W symmetric positive semi-definite of trace 1, its θ-LPs solved as
 games over rank-one matrices; Abril, Torra & Navarro-Arribas, Information Fusion 26, 2015),
-choquet (Choquet integral of the diffs: all 2^m − 2 values of a monotone fuzzy measure,
-m ≤ 13 attributes; Abril, Navarro-Arribas & Torra, Annals of OR 195, 2012) and choquet2
+choquet (Choquet integral of the diffs: the 2^m − 2 free values of a monotone fuzzy
+measure, m ≤ 13 attributes; Abril, Navarro-Arribas & Torra, Annals of OR 195, 2012) and choquet2
 (the Choquet integral of a 2-additive measure, Grabisch 1997: Möbius masses of the
 attributes and pairs, m + m(m−1)/2 parameters, m ≤ 20; params are the masses, and
 --params-out writes the full measure, for reid link --operator choquet). The files
@@ -54,8 +54,9 @@ the whole files, keep the first N records) are the same.
 The families are nested: WM ⊂ bilinear (W diagonal), WM ⊂ choquet2 ⊂ Choquet (additive
 and 2-additive μ), OWA ⊂ Choquet (symmetric μ). For bilinear, choquet2 and choquet,
 learn first learns the families below (--hierarchy=false skips this), each with a quarter
-of --time-limit (2 minutes without one: they are warm starts, whose proofs on files with
-many near ties would never end) and started from those learned before it (choquet2 from
+of --time-limit or --work-limit (2 minutes without either: they are warm starts, whose
+proofs on files with many near ties would never end; the requested family's own search
+gets what they leave) and started from those learned before it (choquet2 from
 WM and OWA), starts the search from their optima, and checks the invariants
 Reid(Choquet) ≥ max(Reid(WM), Reid(OWA), Reid(choquet2)), Reid(choquet2) ≥ Reid(WM) and
 Reid(bilinear) ≥ Reid(WM) on every proven bound: a violation is an internal error (exit 3).
@@ -78,20 +79,39 @@ two runs can end with different links and bounds. The JSON's work is the work a 
 counted (also without a work limit: what a work limit needs to reach as far).
 
 --export-mps FILE writes the full model (every record, every competitor, integer K) in
-free MPS, for any MILP solver to check reid; its size is N(M−1) rows, so keep it for a few
-hundred records. For bilinear the PSD constraint on W is not linear: the file holds the
+free MPS, for any MILP solver to check reid: columns T1 … Tp are params in their order
+(below; choquet2's auxiliary columns follow), K1 … KN the records (K_i = 1: record i
+given up, so the solver's objective is N − links), rows R<i>_<j> record i's row for
+competitor j; its size is N(M−1) rows, so keep it for a few hundred records (Choquet adds
+m·2^(m−1) monotonicity rows, 53,248 on 13 attributes: export it on fewer attributes). For bilinear the PSD constraint on W is not linear: the file holds the
 2×2-minor rows and the eigenvector cuts the search found, a relaxation, whose optimum is
 an upper bound on the links (a solver may link more with a W that is not PSD). With an
 export the reductions run to their end whatever the time limit. --params-out FILE
 writes the learned parameters in the format of 'reid link --params'.
 
-The JSON (--format json) has operator, params, epsilon, n, correct_links (records linked
-with margin ≥ ε under params, re-counted by the pairwise core: n − Σ K),
-knife_edge_records (when present: records whose margin equals ε up to rounding, on which
+params, the learned parameters (text output: by name), in this order: wm, one weight per
+attribute in the order of attributes, summing to 1; owa, one weight per rank, w1 weighing
+the largest attribute diff, summing to 1; bilinear, the upper triangle of W row by row
+(W11, W12 … W1m, W22 … Wmm; the distance is Σ W_ii x_i² + 2 Σ_{i<j} W_ij x_i x_j), trace
+1; choquet, μ of the 2^m − 1 non-empty attribute sets by bitmask (attribute i is bit
+i − 1: {1}, {2}, {1,2}, {3} …; the last is μ(all) = 1); choquet2, the Möbius masses of the
+attributes a_1 … a_m, then of the pairs a_12, a_13 … a_(m−1)m, summing to 1. --params-out
+writes them as a file naming the attributes; 'reid link --params FILE' re-counts the links
+when given the run's pairing flags again (--direction, --records, --attrs, --masked-scale:
+the file records only the scale, and link warns when that differs).
+
+The JSON (--format json) has engine, original and masked (files and SHA-256), attributes,
+direction, operator, params, epsilon, n, correct_links (records linked
+with margin ≥ ε under params, re-counted by the pairwise core: n − Σ K), reid
+(correct_links / n), knife_edge_records (when present: records whose margin equals ε up to rounding, on which
 the search's and the core's arithmetic disagree; they keep the search's verdict), dbrl_links (plain
 DBRL: true partner the unique nearest), euclidean_links (plain DBRL with the Euclidean
-distance), bound (proven upper bound on correct_links), gap ((bound − correct_links) /
-bound), status (optimal, time_limit, work_limit or interrupted), nodes, cuts, rows_generated, lp_iterations, twin_groups
+distance) and euclidean_correct_links (its links with margin ≥ ε, which correct_links is
+never below), bound (proven upper bound on correct_links), gap ((bound − correct_links) /
+bound), status (optimal, time_limit, work_limit or interrupted), warnings (when present:
+what the figures do not cover, e.g. true links with margins below ε), seed; and the
+search's diagnostics, to compare runs, not to act on: nodes, cuts, rows_generated,
+lp_iterations, family_cuts, swaps (both 0 where the family has none), twin_groups
 (groups of identical records with different true partners: at most one of each can be
 linked, which the bound uses from the start; microaggregated files), clique_rows (rows
 over sets of records no two of which can be linked together), blocks and block_nodes

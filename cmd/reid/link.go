@@ -41,7 +41,8 @@ and reports the Reid family of measures:
 
 Distances (--operator, on per-attribute squared differences of z-scores):
   euclidean                mean of the differences (default)
-  wm, owa, bilinear, choquet  parameters from --params FILE (JSON; see package distances)
+  wm, owa, bilinear, choquet  parameters from --params FILE (JSON; see package distances;
+                           --params alone takes the operator the file names)
   mahalanobis              W from the covariance of the differences of true pairs
   mahalanobis-classical    W from the covariance of the original file
 
@@ -99,6 +100,15 @@ linked record:` + recordsOutHelp + prlHelp,
 				}
 				if *format != "text" && *format != "json" {
 					return usagef("--format must be text or json")
+				}
+				if *params != "" && !given["operator"] {
+					// The file names its operator: --params p.json alone said "--params
+					// does not go with --operator euclidean", an operator never asked for.
+					name, err := paramsOperator(*params)
+					if err != nil {
+						return err
+					}
+					*operator = name
 				}
 				dir, err := linkage.ParseDirection(*direction)
 				if err != nil {
@@ -465,6 +475,25 @@ func firstRecords(om, mm [][]float64, trueMasked, trueOriginal []int, n int) ([]
 		}
 	}
 	return cut(om, no), cut(mm, nm), tm, to
+}
+
+// paramsOperator reads the operator a parameter file names (its "operator" field), for
+// --params without --operator.
+func paramsOperator(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", &datasets.InputError{File: path, Err: err}
+	}
+	var f struct {
+		Operator string `json:"operator"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return "", &datasets.InputError{File: path, Err: fmt.Errorf("params: %w", err)}
+	}
+	if f.Operator == "" {
+		return "", &datasets.InputError{File: path, Err: fmt.Errorf(`params: no "operator" field: give --operator`)}
+	}
+	return f.Operator, nil
 }
 
 func (j *linkJob) buildOperator(om, mm [][]float64, trueMasked []int) (distances.Operator, error) {

@@ -692,3 +692,26 @@ func TestParseKnowledge(t *testing.T) {
 		t.Errorf("k above n: exit %d: %s", code, stderr)
 	}
 }
+
+// --params without --operator takes the operator the file names (it said "--params does not
+// go with --operator euclidean"); a file naming none asks for --operator. Weights (1, 0)
+// link on x alone: masked x = original x + 0.25 keeps every record nearest its partner,
+// while y is reversed, so the Euclidean distance links fewer.
+func TestParamsNameTheOperator(t *testing.T) {
+	dir := t.TempDir()
+	orig, masked := writePairCSV(t, dir, "x,y", 6, func(i int) (string, string) {
+		return fmt.Sprintf("%d,%d", 10*i, i), fmt.Sprintf("%d.25,%d", 10*i, 5-i)
+	})
+	params := writeCSV(t, dir, "p.json", `{"operator": "wm", "weights": {"x": 1, "y": 0}}`)
+	var r struct {
+		Operator string  `json:"operator"`
+		Reid     float64 `json:"reid"`
+	}
+	runJSON(t, &r, "link", "--format", "json", "--params", params, orig, masked)
+	if r.Operator != "wm" || r.Reid != 1 {
+		t.Errorf("--params alone: operator %q, reid %v; want wm, 1", r.Operator, r.Reid)
+	}
+	bare := writeCSV(t, dir, "bare.json", `{"weights": [1, 0]}`)
+	code, _, stderr := runReid(t, "link", "--params", bare, orig, masked)
+	expectInputError(t, code, stderr, "bare.json", `no "operator" field: give --operator`)
+}
