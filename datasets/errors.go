@@ -31,6 +31,10 @@ var (
 	ErrUnsupportedType = errors.New("unsupported column type")
 	ErrInexactInteger  = errors.New("integer beyond the exact range of a number (±2^53)")
 	ErrGroupedNumber   = errors.New("number written with a comma (thousands separator or decimal comma)")
+	// ErrNotCommaSeparated: a CSV header that is one column holding ';' or a tab, the
+	// delimiters of other exports (Excel's in many European locales): read as commas, every
+	// record would be one label.
+	ErrNotCommaSeparated = errors.New("not comma-separated")
 )
 
 // MissingNotAllowed is a missing value in a column that no missing-value policy can take

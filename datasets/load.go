@@ -544,6 +544,15 @@ func (ld *loader) csv(f *os.File, size int64) error {
 			return &InputError{File: ld.path, Err: errors.New("empty column name in the header"), Detail: fmt.Sprintf("column %d", i+1)}
 		}
 	}
+	if len(header) == 1 {
+		for _, d := range []string{";", "\t"} {
+			if strings.Contains(header[0], d) {
+				// An audit of two such files ran PRL on one categorical column and exited 0.
+				return &InputError{File: ld.path, Err: ErrNotCommaSeparated,
+					Detail: fmt.Sprintf("the header is the one column %q, which looks %q-separated: reid reads comma-separated files (convert the file)", header[0], d)}
+			}
+		}
+	}
 	fileIdx, err := ld.plan(header)
 	if err != nil {
 		return err

@@ -256,6 +256,8 @@ func TestBadInput(t *testing.T) {
 		{"empty file", writeFile(t, dir, "empty.csv", ""), LoadOptions{}, ErrEmptyFile, []string{"empty.csv"}},
 		{"header only", writeFile(t, dir, "header.csv", "a,b\n"), LoadOptions{}, ErrNoRecords, []string{"header.csv"}},
 		{"one record", writeFile(t, dir, "one.csv", "a,b\n1,2\n"), LoadOptions{}, ErrTooFewRecords, []string{"one.csv"}},
+		{"semicolons", writeFile(t, dir, "semi.csv", "a;b;c\n1;2;3\n4;5;6\n"), LoadOptions{}, ErrNotCommaSeparated, []string{"semi.csv", `"a;b;c"`, `";"-separated`}},
+		{"tabs", writeFile(t, dir, "tabs.csv", "a\tb\n1\t2\n4\t5\n"), LoadOptions{}, ErrNotCommaSeparated, []string{"tabs.csv", `"\t"-separated`}},
 		{"text in numeric", writeFile(t, dir, "text.csv", "a,b\n1,2\n3,4\nabc,5\n"), LoadOptions{}, ErrNotNumeric, []string{"text.csv", `column "a"`, "row 3", `"abc"`}},
 		{"text in numeric override", writeFile(t, dir, "text2.csv", "a,b\nx,2\ny,4\n"), LoadOptions{Types: map[string]Kind{"a": Numeric}}, ErrNotNumeric, []string{`column "a"`, "row 1"}},
 		{"NaN", writeFile(t, dir, "nan.csv", "a,b\n1,2\n3,NaN\n"), LoadOptions{}, ErrNotFinite, []string{`column "b"`, "row 2"}},

@@ -540,6 +540,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	// one (choquet2) is learned instead, up to 20 attributes.
 	fams := []optimize.Family{optimize.WM, optimize.OWA, optimize.Bilinear, optimize.Choquet}
 	nattrs := len(dist.Pairing.Attributes)
+	var noChoquet *auditWorstCase
 	if nattrs == 0 {
 		for _, fam := range fams {
 			r.WorstCase = append(r.WorstCase, auditWorstCase{Operator: fam.String(), Available: false, Status: "not_available",
@@ -552,9 +553,11 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 			reason += "; the 2-additive Choquet integral (choquet2) is learned instead"
 			fams[3] = optimize.Choquet2
 		} else {
+			reason += fmt.Sprintf("; nor is the 2-additive Choquet integral (choquet2), learned for at most %d", distances.MaxChoquetAttributes)
 			fams = fams[:3]
 		}
-		r.WorstCase = append(r.WorstCase, auditWorstCase{Operator: "choquet", Available: false, Status: "not_available", Reason: reason, Params: []float64{}})
+		// Listed after the families learned, in the hierarchy's order (it came first).
+		noChoquet = &auditWorstCase{Operator: "choquet", Available: false, Status: "not_available", Reason: reason, Params: []float64{}}
 	}
 	deadline := time.Now().Add(a.timeLimit)
 	workLeft := a.workLimit
@@ -627,6 +630,9 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		if perWork > 0 {
 			steps["worst_case/"+lr.Operator+"/work_limit"] = perWork
 		}
+	}
+	if noChoquet != nil {
+		r.WorstCase = append(r.WorstCase, *noChoquet)
 	}
 	if err := optimize.CheckHierarchy(learned); err != nil {
 		return nil, err // a wrong proof: an internal error (exit 3)

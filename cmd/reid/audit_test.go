@@ -1423,3 +1423,61 @@ func TestReportSaysWhetherFiguresRepeat(t *testing.T) {
 		}
 	}
 }
+
+// report.md escapes column names: a column named <b>x</b> was written raw, so a Markdown
+// viewer rendered it as HTML; a_b's underscore would start emphasis.
+func TestReportMarkdownEscapesNames(t *testing.T) {
+	orig, masked := writePairCSV(t, t.TempDir(), "a_b,<b>x</b>", 8, func(i int) (string, string) {
+		return fmt.Sprintf("%d,%d", i, (5*i)%8), fmt.Sprintf("%d.5,%d", i, (5*i)%8)
+	})
+	out := t.TempDir()
+	auditJSON(t, out, "--work-limit", "0.1", orig, masked)
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), `- attributes: a\_b, \<b\>x\</b\>`+"\n") || strings.Contains(string(md), "<b>") {
+		t.Errorf("report.md does not escape the names:\n%s", md)
+	}
+}
+
+// Above 13 attributes the full Choquet is not learned: choquet2 takes its place up to 20,
+// and above 20 neither is; the unavailable choquet row comes after the families learned
+// (it came first), and its reason names choquet2's limit too where that applies.
+func TestAuditChoquetRows(t *testing.T) {
+	for _, c := range []struct {
+		m    int
+		ops  []string
+		also string
+	}{
+		{14, []string{"wm", "owa", "bilinear", "choquet2", "choquet"}, "choquet2) is learned instead"},
+		{21, []string{"wm", "owa", "bilinear", "choquet"}, "nor is the 2-additive Choquet integral (choquet2), learned for at most 20"},
+	} {
+		names := make([]string, c.m)
+		for a := range names {
+			names[a] = fmt.Sprintf("v%d", a+1)
+		}
+		orig, masked := writePairCSV(t, t.TempDir(), strings.Join(names, ","), 12, func(i int) (string, string) {
+			o, m := make([]string, c.m), make([]string, c.m)
+			for a := range o {
+				o[a] = fmt.Sprint((i*(a%7+2) + 3*a) % 19)
+				m[a] = o[a] + ".5"
+			}
+			return strings.Join(o, ","), strings.Join(m, ",")
+		})
+		var doc struct {
+			WorstCase []auditWorstCase `json:"worst_case"`
+		}
+		if err := json.Unmarshal(auditJSON(t, t.TempDir(), "--work-limit", "0.05", orig, masked), &doc); err != nil {
+			t.Fatal(err)
+		}
+		var ops []string
+		for _, w := range doc.WorstCase {
+			ops = append(ops, w.Operator)
+		}
+		last := doc.WorstCase[len(doc.WorstCase)-1]
+		if !slices.Equal(ops, c.ops) || last.Available || !strings.Contains(last.Reason, c.also) {
+			t.Errorf("%d attributes: operators %v, last %+v; want %v, the last unavailable with %q", c.m, ops, last, c.ops, c.also)
+		}
+	}
+}

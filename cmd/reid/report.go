@@ -18,9 +18,9 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	if p := r.Inputs.Population; p != nil {
 		fmt.Fprintf(&b, "- population: `%s` (%d records, sha256 `%s`)\n", p.File, p.Records, p.SHA256)
 	}
-	fmt.Fprintf(&b, "- attributes: %s\n", cellList(r.Options.Attributes))
-	if d, ok := distanceAttributes(r.Options); ok {
-		fmt.Fprintf(&b, "- numeric attributes (DBRL and the worst case; PRL compares all): %s\n", d)
+	fmt.Fprintf(&b, "- attributes: %s\n", mdList(r.Options.Attributes))
+	if _, ok := distanceAttributes(r.Options); ok {
+		fmt.Fprintf(&b, "- numeric attributes (DBRL and the worst case; PRL compares all): %s\n", cmp.Or(mdList(r.Options.DistanceAttributes), "none"))
 	}
 	fmt.Fprintf(&b, "- masking known to the intruder: %s\n- worst-case %s\n\n", r.Options.Masking, searchLimit(r))
 	b.WriteString("## Verdict\n\n")
@@ -37,7 +37,7 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	if len(r.Warnings) > 0 {
 		b.WriteString("## Warnings\n\n")
 		for _, w := range r.Warnings {
-			fmt.Fprintf(&b, "- %s\n", w)
+			fmt.Fprintf(&b, "- %s\n", mdNoHTML(w))
 		}
 		b.WriteString("\n")
 	}
@@ -62,7 +62,7 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	b.WriteString("\n")
 	if u := r.Uniqueness; u != nil {
 		b.WriteString("\n## Uniqueness\n\n")
-		fmt.Fprintf(&b, "Keys %s; model %s (%s).\n\n", cellList(r.Options.Keys), u.Model, u.ModelDefinition)
+		fmt.Fprintf(&b, "Keys %s; model %s (%s).\n\n", mdList(r.Options.Keys), u.Model, u.ModelDefinition)
 		b.WriteString("| measure | value |\n|---|---:|\n")
 		fmt.Fprintf(&b, "| key classes | %d |\n| sample uniques | %d |\n| P(PU\\|SU) | %s |\n| expected re-identifications | %.4g |\n| re-identification rate | %.4f |\n| max record risk | %.4f |\n| k_min | %d |\n",
 			u.Classes, u.SampleUniques, optF(u.PPUGivenSU), u.ExpectedReidentifications, u.ReidentificationRate, u.MaxRecordRisk, u.KMin)
@@ -95,6 +95,25 @@ func cells(ss []string) []string {
 
 // cellList is names joined by commas, each as cell shows it.
 func cellList(names []string) string { return strings.Join(cells(names), ", ") }
+
+// mdList is cellList for Markdown: a column named <img src=x onerror=…> was written raw
+// into report.md, where a viewer would render it as HTML. Each name's Markdown and HTML
+// characters are escaped with backslashes (CommonMark §2.4: any ASCII punctuation).
+func mdList(names []string) string {
+	escape := strings.NewReplacer(`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
+		"<", `\<`, ">", `\>`, "&", `\&`, "|", `\|`)
+	shown := cells(names)
+	for i, s := range shown {
+		shown[i] = escape.Replace(s)
+	}
+	return strings.Join(shown, ", ")
+}
+
+// mdNoHTML escapes what would make HTML of a line of prose (a warning, which quotes
+// column names), leaving its other punctuation as written.
+func mdNoHTML(s string) string {
+	return strings.NewReplacer("<", `\<`, ">", `\>`, "&", `\&`).Replace(s)
+}
 
 // searchLimit says what bounded the worst-case searches and whether their figures repeat.
 func searchLimit(r *auditReport) string {
