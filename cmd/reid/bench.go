@@ -341,7 +341,9 @@ func writeBenchCSV(w io.Writer, rows []benchRow) error {
 		"bilinear_incumbent", "bilinear_bound", "bilinear_status", "choquet_incumbent", "choquet_bound", "choquet_status", "seconds_bilinear", "seconds_choquet"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 	// bilinear and choquet (the columns of the first version) hold the incumbent's Reid or
-	// n/a; the _incumbent, _bound and _status columns were added with the learners.
+	// n/a; the _incumbent, _bound and _status columns were added with the learners. A
+	// family without a result (not available, or interrupted before its search started)
+	// has n/a, as in the Markdown: its zero values read as a proven bound of 0.
 	cell := func(w auditWorstCase, v float64) string {
 		if !w.Available {
 			return "n/a"
@@ -353,8 +355,8 @@ func writeBenchCSV(w io.Writer, rows []benchRow) error {
 		if r.PRL != nil {
 			prl, prlSeconds = f(*r.PRL), f(r.Seconds["prl"])
 		}
-		c.Write([]string{r.Dataset, r.File, r.Masking, strconv.Itoa(r.N), f(r.DBRL), prl, f(r.WM.IncumbentReid), f(r.WM.BoundReid), r.WM.Status,
-			f(r.OWA.IncumbentReid), f(r.OWA.BoundReid), r.OWA.Status, cell(r.Bilinear, r.Bilinear.IncumbentReid), cell(r.Choquet, r.Choquet.IncumbentReid), f(r.KReid),
+		c.Write([]string{r.Dataset, r.File, r.Masking, strconv.Itoa(r.N), f(r.DBRL), prl, cell(r.WM, r.WM.IncumbentReid), cell(r.WM, r.WM.BoundReid), r.WM.Status,
+			cell(r.OWA, r.OWA.IncumbentReid), cell(r.OWA, r.OWA.BoundReid), r.OWA.Status, cell(r.Bilinear, r.Bilinear.IncumbentReid), cell(r.Choquet, r.Choquet.IncumbentReid), f(r.KReid),
 			f(r.Seconds["dbrl"]), prlSeconds, f(r.Seconds["wm"]), f(r.Seconds["owa"]),
 			cell(r.Bilinear, r.Bilinear.IncumbentReid), cell(r.Bilinear, r.Bilinear.BoundReid), r.Bilinear.Status,
 			cell(r.Choquet, r.Choquet.IncumbentReid), cell(r.Choquet, r.Choquet.BoundReid), r.Choquet.Status,

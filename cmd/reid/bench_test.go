@@ -72,8 +72,58 @@ func TestBenchInterrupted(t *testing.T) {
 		t.Errorf("the last file's searches are not marked interrupted: %v", rows[len(rows)-1])
 	}
 	// The interrupt came before PRL, which is then not run: n/a, not a Reid of 0.
-	if prl := rows[len(rows)-1][slices.Index(rows[0], "prl_em")]; prl != "n/a" {
+	last := rows[len(rows)-1]
+	if prl := last[slices.Index(rows[0], "prl_em")]; prl != "n/a" {
 		t.Errorf("prl_em of the interrupted file = %q, want n/a", prl)
+	}
+	// It came before the worst-case searches too: none started, so no family has an
+	// incumbent or a bound (the CSV wrote 0 for WM and OWA, a proven bound of 0).
+	for _, fam := range []string{"wm", "owa", "bilinear", "choquet"} {
+		inc, bound, status := last[slices.Index(rows[0], fam+"_incumbent")], last[slices.Index(rows[0], fam+"_bound")], last[slices.Index(rows[0], fam+"_status")]
+		if inc != "n/a" || bound != "n/a" || status != "interrupted" {
+			t.Errorf("%s of the interrupted file: incumbent %q, bound %q, status %q; want n/a, n/a, interrupted", fam, inc, bound, status)
+		}
+	}
+}
+
+// A family whose search started keeps its incumbent and bound in the CSV when it was
+// interrupted or stopped on its limit; one that never started (interrupted before it, or
+// not available) has n/a, as in the Markdown. The rows are made by hand: where a real
+// interrupt lands in a search depends on timing.
+func TestBenchCSVFamiliesNotStarted(t *testing.T) {
+	prl := 0.25
+	row := benchRow{Dataset: "d", File: "f", Masking: "none", N: 8, DBRL: 0.5, PRL: &prl,
+		WM:       auditWorstCase{Operator: "wm", Available: true, Status: "interrupted", IncumbentReid: 0.625, BoundReid: 0.875},
+		OWA:      auditWorstCase{Operator: "owa", Available: false, Status: "interrupted", Reason: "interrupted before the search started"},
+		Bilinear: auditWorstCase{Operator: "bilinear", Available: false, Status: "interrupted"},
+		Choquet:  auditWorstCase{Operator: "choquet", Available: false, Status: "not_available"},
+		Seconds:  map[string]float64{}}
+	var b strings.Builder
+	if err := writeBenchCSV(&b, []benchRow{row}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("%d rows (%v):\n%s", len(rows), err, b.String())
+	}
+	want := map[string]string{
+		"wm_incumbent": "0.625", "wm_bound": "0.875", "wm_status": "interrupted",
+		"owa_incumbent": "n/a", "owa_bound": "n/a", "owa_status": "interrupted",
+		"bilinear": "n/a", "bilinear_incumbent": "n/a", "bilinear_bound": "n/a", "bilinear_status": "interrupted",
+		"choquet": "n/a", "choquet_incumbent": "n/a", "choquet_bound": "n/a", "choquet_status": "not_available",
+	}
+	for col, v := range want {
+		if i := slices.Index(rows[0], col); i < 0 || rows[1][i] != v {
+			t.Errorf("%s: got %q (column %d), want %q", col, rows[1][max(i, 0)], i, v)
+		}
+	}
+	// The Markdown row says the same: WM's figures, n/a for the three others.
+	b.Reset()
+	if err := writeBenchMarkdown(&b, "t", []benchRow{row}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| 0.6250 (≤ 0.8750) | n/a | n/a | n/a |"; !strings.Contains(b.String(), want) {
+		t.Errorf("Markdown lacks %q:\n%s", want, b.String())
 	}
 }
 
