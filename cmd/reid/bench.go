@@ -35,11 +35,11 @@ n/a on more than 13 attributes), K.Reid (the masking read from the file name: md
 indrank_kK, rankswap_pP, argus_rankswap_pP; none otherwise), with times in seconds.
 
 The data set is DIR/NAME/original.csv with DIR/NAME/masked/*.csv (--datasets, default
-../shared/datasets; --dataset, default census; a --dataset given must exist, and an
-original.csv without masked files is an error). When the default has no original.csv the
-synthetic generator makes --records records (seed --seed) and masks them with MDAV
-k=3,5,10, individual ranking k=3 and rank swapping p=5,15 (--records at least %d: below
-it some masking would change nothing). The table is Markdown on stdout (or --md FILE);
+../shared/datasets; --dataset, default census; when either flag is given the data set must
+exist, and an original.csv without masked files is an error). When the defaults have no
+original.csv the synthetic generator makes --records records (seed --seed) and masks
+them with MDAV k=3,5,10, individual ranking k=3 and rank swapping p=5,15 (--records at
+least %d: below it some masking would change nothing). The table is Markdown on stdout (or --md FILE);
 --csv FILE writes it as CSV, one row per masked file with the columns dataset, masked,
 masking, n, dbrl_euclidean, prl_em, then for each learned family F (wm, owa, bilinear,
 choquet) F_incumbent, F_bound (shares of n) and F_status, k_reid, and seconds_* per
@@ -86,7 +86,8 @@ and its PRL if still running (n/a), writes the table of the files done and exits
 					return err
 				}
 				b := benchJob{timeLimit: time.Duration(timeLimit), workLimit: time.Duration(workLimit).Seconds(), seed: *seed, threads: *threads}
-				files, cleanup, err := b.files(e, *dsDir, *dsName, flagGiven(fs, "dataset"), *records)
+				src := benchSource{dir: *dsDir, name: *dsName, dirGiven: flagGiven(fs, "datasets"), nameGiven: flagGiven(fs, "dataset")}
+				files, cleanup, err := b.files(e, src, *records)
 				if err != nil {
 					return err
 				}
@@ -144,6 +145,13 @@ type benchJob struct {
 	threads   int // goroutines of each measure (0: all cores)
 }
 
+// benchSource is where the data set is: --datasets and --dataset, and whether each was
+// given on the command line (the synthetic fallback is for the defaults only).
+type benchSource struct {
+	dir, name           string
+	dirGiven, nameGiven bool
+}
+
 type benchFile struct {
 	dataset, name, original, masked, masking string
 	attrs                                    []string
@@ -172,20 +180,20 @@ func maskingOf(name string) string {
 }
 
 // files lists the grid's masked files: the data set's when present, else (the default
-// data set absent, named is false) synthetic ones.
-func (b *benchJob) files(e *env, dir, name string, named bool, records int) ([]benchFile, func(), error) {
-	orig, masked, err := benchDataset(dir, name, named)
+// data set absent, neither --datasets nor --dataset given) synthetic ones.
+func (b *benchJob) files(e *env, src benchSource, records int) ([]benchFile, func(), error) {
+	orig, masked, err := benchDataset(src)
 	if err != nil {
 		return nil, nil, err
 	}
 	if orig != "" {
 		var out []benchFile
 		for _, m := range masked {
-			out = append(out, benchFile{dataset: name, name: filepath.Base(m), original: orig, masked: m, masking: maskingOf(filepath.Base(m))})
+			out = append(out, benchFile{dataset: src.name, name: filepath.Base(m), original: orig, masked: m, masking: maskingOf(filepath.Base(m))})
 		}
 		return out, func() {}, nil
 	}
-	orig = filepath.Join(dir, name, "original.csv")
+	orig = filepath.Join(src.dir, src.name, "original.csv")
 	fmt.Fprintf(e.stderr, "reid: bench: no %s; using %d synthetic records (seed %d)\n", orig, records, b.seed)
 	tmp, err := os.MkdirTemp("", "reid-bench-")
 	if err != nil {
@@ -231,14 +239,19 @@ func (b *benchJob) files(e *env, dir, name string, named bool, records int) ([]b
 
 // benchDataset returns DIR/NAME/original.csv and its masked files, sorted, or no
 // original when the data set is absent (no original.csv) and the synthetic fallback
-// applies: only to the default name (named false). A named data set that is absent, or
-// one whose original has no masked file beside it, is an error before any work: either
-// would otherwise be measured on synthetic data, a table of the wrong data exiting 0.
-func benchDataset(dir, name string, named bool) (orig string, masked []string, err error) {
+// applies: only to the defaults (neither --datasets nor --dataset given). A data set
+// named on the command line (either flag) that is absent, or one whose original has no
+// masked file beside it, is an error before any work: either would otherwise be measured
+// on synthetic data, a table of the wrong data exiting 0 (a mistyped --datasets did).
+func benchDataset(src benchSource) (orig string, masked []string, err error) {
+	dir, name := src.dir, src.name
 	orig = filepath.Join(dir, name, "original.csv")
 	if _, err := os.Stat(orig); err != nil {
-		if named {
+		switch {
+		case src.nameGiven:
 			return "", nil, usagef("--dataset %s: no %s", name, orig)
+		case src.dirGiven:
+			return "", nil, usagef("--datasets %s: no %s", dir, orig)
 		}
 		return "", nil, nil
 	}

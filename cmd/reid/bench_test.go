@@ -25,8 +25,9 @@ func TestMaskingOf(t *testing.T) {
 
 func TestBenchSynthetic(t *testing.T) {
 	dir := t.TempDir()
+	withoutDefaultDatasets(t)
 	csvPath := filepath.Join(dir, "bench.csv")
-	code, out, stderr := runReid(t, "bench", "--datasets", filepath.Join(dir, "none"), "--records", "40", "--time-limit", "0.5s", "--csv", csvPath)
+	code, out, stderr := runReid(t, "bench", "--records", "40", "--time-limit", "0.5s", "--csv", csvPath)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -57,10 +58,11 @@ func TestBenchSynthetic(t *testing.T) {
 // done, says it was interrupted, and bench exits 130.
 func TestBenchInterrupted(t *testing.T) {
 	dir := t.TempDir()
+	withoutDefaultDatasets(t)
 	csvPath := filepath.Join(dir, "bench.csv")
 	var out, errOut lockedBuffer
 	e := &env{stdout: &out, stderr: &errOut, notify: func(c chan<- os.Signal) { c <- os.Interrupt }}
-	code := run([]string{"bench", "--datasets", filepath.Join(dir, "none"), "--records", "40", "--time-limit", "5s", "--csv", csvPath}, e)
+	code := run([]string{"bench", "--records", "40", "--time-limit", "5s", "--csv", csvPath}, e)
 	if code != exitInterrupted {
 		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errOut.String())
 	}
@@ -127,6 +129,17 @@ func TestBenchCSVFamiliesNotStarted(t *testing.T) {
 	}
 }
 
+// withoutDefaultDatasets makes the working directory a new empty one, where the default
+// --datasets (../shared/datasets) does not exist: bench then falls back to synthetic
+// data, which it does only for the defaults.
+func withoutDefaultDatasets(t *testing.T) {
+	t.Helper()
+	t.Chdir(t.TempDir())
+	if _, err := os.Stat(filepath.Join("..", "shared", "datasets")); err == nil {
+		t.Fatal("../shared/datasets exists beside the test's temporary directory")
+	}
+}
+
 // readCSVFile reads every row of a CSV file.
 func readCSVFile(t *testing.T, path string) [][]string {
 	t.Helper()
@@ -153,12 +166,13 @@ func TestBenchTimeLimitAndRecords(t *testing.T) {
 		t.Errorf("--time-limit help %q", u)
 	}
 	dir := t.TempDir()
+	withoutDefaultDatasets(t)
 	for _, tc := range []struct {
 		records string
 		code    int
 	}{{"19", exitInput}, {"20", exitOK}} {
 		md := filepath.Join(dir, "b"+tc.records+".md")
-		code, _, stderr := runReid(t, "bench", "--datasets", filepath.Join(dir, "none"), "--records", tc.records, "--time-limit", "0.05s", "--md", md)
+		code, _, stderr := runReid(t, "bench", "--records", tc.records, "--time-limit", "0.05s", "--md", md)
 		if code != tc.code {
 			t.Errorf("--records %s: exit %d, want %d: %s", tc.records, code, tc.code, stderr)
 		}
@@ -182,6 +196,23 @@ func TestBenchNamedDatasetMustExist(t *testing.T) {
 	code, _, stderr := runReid(t, "bench", "--datasets", dir, "--dataset", "censsus", "--md", md)
 	if code != exitInput || !strings.Contains(stderr, "--dataset censsus: no ") {
 		t.Errorf("misspelt --dataset: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(md); err == nil {
+		t.Error("an output was written")
+	}
+}
+
+// A --datasets given on the command line must hold the data set: a mistyped directory
+// fell back to synthetic data and exited 0, a table of the wrong data. Only the default
+// directory may be absent.
+func TestBenchGivenDatasetsMustExist(t *testing.T) {
+	dir := t.TempDir()
+	typo := filepath.Join(dir, "dataset")
+	md := filepath.Join(dir, "b.md")
+	code, _, stderr := runReid(t, "bench", "--datasets", typo, "--records", "20", "--work-limit", "0.05", "--md", md)
+	expectInputError(t, code, stderr, "--datasets "+typo+": no "+filepath.Join(typo, "census", "original.csv"))
+	if strings.Contains(stderr, "synthetic") {
+		t.Errorf("fell back to synthetic data: %q", stderr)
 	}
 	if _, err := os.Stat(md); err == nil {
 		t.Error("an output was written")
@@ -242,11 +273,12 @@ func TestBenchDatasetWithoutMaskedFiles(t *testing.T) {
 // the title names the work limit).
 func TestBenchWorkLimitRepeats(t *testing.T) {
 	dir := t.TempDir()
+	withoutDefaultDatasets(t)
 	var tables []string
 	// One goroutine and two: counted work decides where the searches stop, not the cores.
 	for _, run := range []string{"1", "2"} {
 		csvPath := filepath.Join(dir, "bench"+run+".csv")
-		code, out, stderr := runReid(t, "bench", "--datasets", filepath.Join(dir, "none"), "--records", "60", "--work-limit", "0.3", "--threads", run, "--csv", csvPath)
+		code, out, stderr := runReid(t, "bench", "--records", "60", "--work-limit", "0.3", "--threads", run, "--csv", csvPath)
 		if code != exitOK {
 			t.Fatalf("run %s: exit %d: %s", run, code, stderr)
 		}

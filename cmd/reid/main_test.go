@@ -564,6 +564,9 @@ func (w *fullWriter) Write(p []byte) (int, error) {
 func TestStdoutFullIsOutputError(t *testing.T) {
 	orig, _, swap := fixture(t)
 	dir := t.TempDir()
+	// Every path is absolute; bench's default --datasets (../shared/datasets) is absent
+	// from here, so it falls back to synthetic data (a --datasets given must exist).
+	t.Chdir(dir)
 	in := writeCSV(t, dir, "in.csv", smallCSV)
 	strict := writePolicy(t, `{"max_reid": 0}`)
 	audit := func(out string, extra ...string) []string {
@@ -591,7 +594,7 @@ func TestStdoutFullIsOutputError(t *testing.T) {
 		{"demo", []string{"demo", "--records", "20", "--audit=false"}, false, ""},
 		// A work limit: under a time limit the table's figures, and so its length, vary
 		// from run to run, and the disk that fills at the first run's last byte did not.
-		{"bench", []string{"bench", "--datasets", filepath.Join(dir, "none"), "--records", "20", "--work-limit", "0.01"}, false, ""},
+		{"bench", []string{"bench", "--records", "20", "--work-limit", "0.01"}, false, ""},
 		{"audit", audit("a"), false, "a"},
 		{"audit policy violated", audit("p", "--policy", strict), false, "p"},
 		{"audit interrupted", audit("i"), true, "i"},
