@@ -39,12 +39,17 @@ The data set is DIR/NAME/original.csv with DIR/NAME/masked/*.csv (--datasets, de
 exist, and an original.csv without masked files is an error). When the defaults have no
 original.csv the synthetic generator makes --records records (seed --seed) and masks
 them with MDAV k=3,5,10, individual ranking k=3 and rank swapping p=5,15 (--records at
-least %d: below it some masking would change nothing). The table is Markdown on stdout (or --md FILE);
---csv FILE writes it as CSV, one row per masked file with the columns dataset, masked,
-masking, n, dbrl_euclidean, prl_em, then for each learned family F (wm, owa, bilinear,
-choquet) F_incumbent, F_bound (shares of n) and F_status, k_reid, and seconds_* per
-measure (bilinear and choquet, the first version's columns, repeat bilinear_incumbent
-and choquet_incumbent, n/a where not available). The learned figures count links with a
+least %d: below it some masking would change nothing). On a data set's files --records N,
+when given, links and learns on the first N records of each file, standardised over the
+whole files, as 'reid audit --records' does, for a quick run (at least %[1]d too; a file
+of fewer records is used whole, with a warning); not given, on every record.
+
+The table is Markdown on stdout (or --md FILE); --csv FILE writes it as CSV, one row per
+masked file with the columns dataset, masked, masking, n, dbrl_euclidean, prl_em, then
+for each learned family F (wm, owa, bilinear, choquet) F_incumbent, F_bound (shares of n)
+and F_status, k_reid, and seconds_* per measure (bilinear and choquet, the first
+version's columns, repeat bilinear_incumbent and choquet_incumbent, n/a where not
+available). The learned figures count links with a
 margin of at least ε = %g, as 'reid learn' does: on files whose true links have
 smaller margins they can be below the Euclidean DBRL, which counts any margin.
 All figures but the times are reproducible with the same seed when every
@@ -56,7 +61,7 @@ and its PRL if still running (n/a), writes the table of the files done and exits
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			dsDir := fs.String("datasets", filepath.Join("..", "shared", "datasets"), "data sets `directory`")
 			dsName := fs.String("dataset", "census", "data set `name` (a subdirectory of --datasets)")
-			records := fs.Int("records", 1000, fmt.Sprintf("synthetic `records` when the data set is absent (at least %d)", least))
+			records := fs.Int("records", 1000, fmt.Sprintf("given, link on the first `N` records of each file of the data set (as reid audit --records; not given: all); the synthetic records made when the data set is absent (at least %d)", least))
 			seed := fs.Uint64("seed", 1, "random seed of the synthetic data and masking")
 			timeLimit := secondsOrDuration(10 * time.Second)
 			fs.Var(&timeLimit, "time-limit", "worst-case search time: each masked file gets twice this `duration`, shared by the learned families")
@@ -87,7 +92,11 @@ and its PRL if still running (n/a), writes the table of the files done and exits
 				}
 				b := benchJob{timeLimit: time.Duration(timeLimit), workLimit: time.Duration(workLimit).Seconds(), seed: *seed, threads: *threads}
 				src := benchSource{dir: *dsDir, name: *dsName, dirGiven: flagGiven(fs, "datasets"), nameGiven: flagGiven(fs, "dataset")}
-				files, cleanup, err := b.files(e, src, *records)
+				first := 0 // all
+				if flagGiven(fs, "records") {
+					first = *records
+				}
+				files, cleanup, err := b.files(e, src, *records, first)
 				if err != nil {
 					return err
 				}
@@ -120,7 +129,11 @@ and its PRL if still running (n/a), writes the table of the files done and exits
 				if b.workLimit > 0 {
 					limit = fmt.Sprintf("work limit %g work seconds", 2*b.workLimit)
 				}
-				title := fmt.Sprintf("%s, %d records, worst-case %s per file shared by the learned families, seed %d", files[0].dataset, rows[0].N, limit, b.seed)
+				records := fmt.Sprintf("%d records", rows[0].N)
+				if files[0].first > 0 && rows[0].N == files[0].first {
+					records = fmt.Sprintf("the first %d records of each file", rows[0].N)
+				}
+				title := fmt.Sprintf("%s, %s, worst-case %s per file shared by the learned families, seed %d", files[0].dataset, records, limit, b.seed)
 				if sig != nil {
 					title += fmt.Sprintf("; interrupted after %d of %d files", len(rows), len(files))
 				}
@@ -155,6 +168,9 @@ type benchSource struct {
 type benchFile struct {
 	dataset, name, original, masked, masking string
 	attrs                                    []string
+	// first is --records on a real data set: the first records of both files are linked
+	// (auditJob.records; 0: all).
+	first int
 }
 
 type benchRow struct {
@@ -179,9 +195,10 @@ func maskingOf(name string) string {
 	return m[1] + ":" + m[2] + "=" + m[3]
 }
 
-// files lists the grid's masked files: the data set's when present, else (the default
-// data set absent, neither --datasets nor --dataset given) synthetic ones.
-func (b *benchJob) files(e *env, src benchSource, records int) ([]benchFile, func(), error) {
+// files lists the grid's masked files: the data set's when present, each linked on its
+// first records (0: all), else (the default data set absent, neither --datasets nor
+// --dataset given) synthetic ones of records records.
+func (b *benchJob) files(e *env, src benchSource, records, first int) ([]benchFile, func(), error) {
 	orig, masked, err := benchDataset(src)
 	if err != nil {
 		return nil, nil, err
@@ -189,7 +206,7 @@ func (b *benchJob) files(e *env, src benchSource, records int) ([]benchFile, fun
 	if orig != "" {
 		var out []benchFile
 		for _, m := range masked {
-			out = append(out, benchFile{dataset: src.name, name: filepath.Base(m), original: orig, masked: m, masking: maskingOf(filepath.Base(m))})
+			out = append(out, benchFile{dataset: src.name, name: filepath.Base(m), original: orig, masked: m, masking: maskingOf(filepath.Base(m)), first: first})
 		}
 		return out, func() {}, nil
 	}
@@ -285,10 +302,17 @@ func (b *benchJob) row(ctx context.Context, e *env, f benchFile) (benchRow, erro
 	if err != nil {
 		return benchRow{}, err
 	}
-	a := auditJob{pf: pf, knowledge: know, maskingSpec: f.masking, timeLimit: 2 * b.timeLimit, workLimit: 2 * b.workLimit, threads: b.threads}
+	a := auditJob{pf: pf, knowledge: know, maskingSpec: f.masking, timeLimit: 2 * b.timeLimit, workLimit: 2 * b.workLimit, records: f.first, threads: b.threads}
 	rep, err := a.run(ctx, e)
 	if err != nil {
 		return benchRow{}, fmt.Errorf("%s: %w", f.name, err)
+	}
+	for _, w := range rep.Warnings {
+		// The report's other warnings are the audit's; this one answers bench's own flag
+		// (the files have fewer records than --records): audit's words, naming the files.
+		if strings.HasPrefix(w, "--records ") {
+			fmt.Fprintf(e.stderr, "reid bench: %s\n", w)
+		}
 	}
 	row := benchRow{Dataset: f.dataset, File: strings.TrimSuffix(f.name, ".csv"), Masking: f.masking, Seconds: map[string]float64{}}
 	st := rep.Timings.Steps

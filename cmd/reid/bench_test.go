@@ -219,6 +219,66 @@ func TestBenchGivenDatasetsMustExist(t *testing.T) {
 	}
 }
 
+// benchDatasetDir writes a data set of n records, DIR/NAME/original.csv and one masked
+// file, DIR/NAME/masked/noise.csv (each value moved by at most 0.4, partners in row order),
+// and returns DIR.
+func benchDatasetDir(t *testing.T, name string, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	set := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Join(set, "masked"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var o, m strings.Builder
+	o.WriteString("a,b,c\n")
+	m.WriteString("a,b,c\n")
+	for i := range n {
+		a, b, c := float64(i), float64(i*37%61), float64(i*17%29+i/3)
+		d := 0.4 * float64(i%3-1)
+		fmt.Fprintf(&o, "%g,%g,%g\n", a, b, c)
+		fmt.Fprintf(&m, "%g,%g,%g\n", a+d, b-d, c+d)
+	}
+	writeCSV(t, set, "original.csv", o.String())
+	writeCSV(t, filepath.Join(set, "masked"), "noise.csv", m.String())
+	return dir
+}
+
+// --records N given on a real data set links and learns on the first N records of each
+// file, as reid audit --records does; it was ignored there (it only sized the synthetic
+// data). Not given, every record is used; more than a file has uses it whole, with
+// audit's warning.
+func TestBenchRecordsOnRealData(t *testing.T) {
+	dir := benchDatasetDir(t, "mine", 60)
+	for _, tc := range []struct {
+		records []string // the flag, or none
+		n       string   // the CSV's n: the masked records linked
+		warn    bool     // the warning that the files have fewer records
+		title   string   // in the Markdown's title
+	}{
+		{nil, "60", false, "mine, 60 records,"},
+		{[]string{"--records", "25"}, "25", false, "mine, the first 25 records of each file,"},
+		{[]string{"--records", "100"}, "60", true, "mine, 60 records,"},
+	} {
+		csvPath := filepath.Join(t.TempDir(), "b.csv")
+		args := append([]string{"bench", "--datasets", dir, "--dataset", "mine", "--work-limit", "0.05", "--csv", csvPath}, tc.records...)
+		code, out, stderr := runReid(t, args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", tc.records, code, stderr)
+		}
+		rows := readCSVFile(t, csvPath)
+		if n := rows[1][slices.Index(rows[0], "n")]; len(rows) != 2 || n != tc.n {
+			t.Errorf("%v: n = %s, want %s (%d rows)", tc.records, n, tc.n, len(rows))
+		}
+		warning := "--records 100 is more than the 60 of " + filepath.Join(dir, "mine", "original.csv") + " and the 60 of " + filepath.Join(dir, "mine", "masked", "noise.csv") + ": all of them are used"
+		if strings.Contains(stderr, warning) != tc.warn {
+			t.Errorf("%v: warning %q on stderr: %v, want %v:\n%s", tc.records, warning, !tc.warn, tc.warn, stderr)
+		}
+		if !strings.Contains(out, tc.title) {
+			t.Errorf("%v: the title does not say %q:\n%.300s", tc.records, tc.title, out)
+		}
+	}
+}
+
 // A data set with its original.csv but no masked file (no masked/, an empty one, one
 // without .csv files) is an error naming the directory, whether --dataset names it or it
 // is the default: it was measured on synthetic data, with a notice claiming that
