@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -108,6 +109,9 @@ and its PRL if still running (n/a), writes the table of the files done and exits
 					inputs = append(inputs, f.original, f.masked)
 				}
 				if err := checkOutFiles(inputs, outPath{"csv", *csvOut}, outPath{"md", *mdOut}); err != nil {
+					return err
+				}
+				if err := checkCommonColumns(files); err != nil {
 					return err
 				}
 				ctx, release := interruptible(e, "bench")
@@ -288,6 +292,40 @@ func benchDataset(src benchSource) (orig string, masked []string, err error) {
 	return orig, masked, nil
 }
 
+// checkCommonColumns refuses, before any file's work, a masked file that shares no
+// column with its original: the audit links on the original's columns that the masked
+// file has too, none here, an error that came only after the files before it had been
+// measured, and that told to give --attrs, which bench does not have. Only the files'
+// headers are read.
+func checkCommonColumns(files []benchFile) error {
+	read := map[string][]string{} // the original, once
+	columns := func(path string) ([]string, error) {
+		if c, ok := read[path]; ok {
+			return c, nil
+		}
+		c, err := datasets.ColumnNames(path, datasets.LoadOptions{})
+		read[path] = c
+		return c, err
+	}
+	for _, f := range files {
+		if f.attrs != nil {
+			continue // synthetic: bench chose the attributes, which both files have
+		}
+		orig, err := columns(f.original)
+		if err != nil {
+			return err
+		}
+		masked, err := columns(f.masked)
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(orig, func(c string) bool { return slices.Contains(masked, c) }) {
+			return &datasets.InputError{File: f.masked, Err: fmt.Errorf("no column in common with %s: nothing to link on", f.original)}
+		}
+	}
+	return nil
+}
+
 // benchMaskJobs are the maskings of the synthetic data set (seed set by the caller).
 func benchMaskJobs() []maskJob {
 	return []maskJob{{method: "mdav", k: 3}, {method: "mdav", k: 5}, {method: "mdav", k: 10}, {method: "indrank", k: 3},
@@ -304,6 +342,9 @@ func (b *benchJob) row(ctx context.Context, e *env, f benchFile) (benchRow, erro
 	}
 	a := auditJob{pf: pf, knowledge: know, maskingSpec: f.masking, timeLimit: 2 * b.timeLimit, workLimit: 2 * b.workLimit, records: f.first, threads: b.threads}
 	rep, err := a.run(ctx, e)
+	if err != nil && strings.Contains(err.Error(), f.masked) {
+		return benchRow{}, err // it names the file already (a datasets.InputError)
+	}
 	if err != nil {
 		return benchRow{}, fmt.Errorf("%s: %w", f.name, err)
 	}

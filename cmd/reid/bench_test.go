@@ -279,6 +279,42 @@ func TestBenchRecordsOnRealData(t *testing.T) {
 	}
 }
 
+// A masked file that shares no column with the original is an error naming the two
+// files once each, checked for every file before any file's work: it said "(give
+// --attrs)", a flag bench does not have, named the masked file twice, and came after the
+// files before it had been measured.
+func TestBenchNoCommonColumn(t *testing.T) {
+	dir := benchDatasetDir(t, "mine", 30)
+	orig := filepath.Join(dir, "mine", "original.csv")
+	// Sorted after noise.csv, which would be measured first.
+	bad := writeCSV(t, filepath.Join(dir, "mine", "masked"), "other.csv", "x,y\n1,2\n3,4\n")
+	md := filepath.Join(t.TempDir(), "b.md")
+	code, _, stderr := runReid(t, "bench", "--datasets", dir, "--dataset", "mine", "--work-limit", "0.05", "--md", md)
+	expectInputError(t, code, stderr, "reid bench: "+bad+": no column in common with "+orig)
+	if strings.Contains(stderr, "--attrs") || strings.Count(stderr, "other.csv") != 1 || strings.Count(stderr, "original.csv") != 1 {
+		t.Errorf("stderr %q: want each file named once, and no --attrs", stderr)
+	}
+	if _, err := os.Stat(md); err == nil {
+		t.Error("an output was written")
+	}
+}
+
+// An error in a masked file names it once: bench put the file's name before an error
+// that named its path already.
+func TestBenchFileErrorNamedOnce(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "mine", "masked"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeCSV(t, filepath.Join(dir, "mine"), "original.csv", "a,b\n1,2\n3,4\n5,7\n6,1\n")
+	bad := writeCSV(t, filepath.Join(dir, "mine", "masked"), "x.csv", "a,b\n1,2\n3,NA\n5,7\n6,1\n")
+	code, _, stderr := runReid(t, "bench", "--datasets", dir, "--dataset", "mine", "--work-limit", "0.05")
+	expectInputError(t, code, stderr, "reid bench: "+bad+`: column "b", row 2: missing value`)
+	if strings.Count(stderr, "x.csv") != 1 {
+		t.Errorf("stderr %q names x.csv more than once", stderr)
+	}
+}
+
 // A data set with its original.csv but no masked file (no masked/, an empty one, one
 // without .csv files) is an error naming the directory, whether --dataset names it or it
 // is the default: it was measured on synthetic data, with a notice claiming that
