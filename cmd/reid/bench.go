@@ -24,7 +24,7 @@ func benchCommand() *command {
 	least, why := minRecords(benchMaskJobs())
 	return &command{
 		Name:      "bench",
-		UsageLine: "reid bench [--datasets DIR] [--dataset NAME] [--records N] [--time-limit T | --work-limit W] [--seed S] [--csv FILE] [--md FILE]",
+		UsageLine: "reid bench [--datasets DIR] [--dataset NAME] [--records N] [--time-limit T | --work-limit W] [--seed S] [--threads N] [--csv FILE] [--md FILE]",
 		Short:     "run the grid dataset × masking method × measure (the worst-case papers' tables)",
 		Long: fmt.Sprintf(`
 Bench runs, for every masked file of a data set, the measures of 'reid audit' and prints
@@ -46,19 +46,25 @@ whole files, as 'reid audit --records' does, for a quick run (at least %[1]d too
 of fewer records is used whole, with a warning); not given, on every record.
 
 The table is Markdown on stdout (or --md FILE); --csv FILE writes it as CSV, one row per
-masked file with the columns dataset, masked, masking, n, dbrl_euclidean, prl_em, then
-for each learned family F (wm, owa, bilinear, choquet) F_incumbent, F_bound (shares of n)
-and F_status, k_reid, and seconds_* per measure (bilinear and choquet, the first
-version's columns, repeat bilinear_incumbent and choquet_incumbent, n/a where not
-available). The learned figures count links with a
-margin of at least ε = %g, as 'reid learn' does: on files whose true links have
-smaller margins they can be below the Euclidean DBRL, which counts any margin.
-All figures but the times are reproducible with the same seed when every
-worst-case search ends optimal (otherwise they depend on --time-limit), and always with
---work-limit W instead (counted work, twice W per file shared the same way: the same
-table on every run, and on every machine of the same architecture with the same build).
-An interrupt (Ctrl-C) or SIGTERM ends the current file's searches (status interrupted)
-and its PRL if still running (n/a), writes the table of the files done and exits 130.`, least, optimize.DefaultEpsilon),
+masked file with the columns, in this order: dataset, masked, masking, n,
+dbrl_euclidean, prl_em, wm_incumbent, wm_bound, wm_status, owa_incumbent, owa_bound,
+owa_status, bilinear, choquet, k_reid, seconds_dbrl, seconds_prl, seconds_wm,
+seconds_owa, bilinear_incumbent, bilinear_bound, bilinear_status, choquet_incumbent,
+choquet_bound, choquet_status, seconds_bilinear, seconds_choquet. The first version's
+columns keep their places, the ones added since follow seconds_owa: bilinear and choquet
+repeat bilinear_incumbent and choquet_incumbent. For each learned family F, F_incumbent
+and F_bound are shares of n (n/a for a family not available or whose search never
+started, as prl_em and seconds_prl for a PRL not run) and F_status how its search ended.
+
+The learned figures count links with a margin of at least ε = %g, as 'reid learn'
+does: on files whose true links have smaller margins they can be below the Euclidean
+DBRL, which counts any margin. All figures but the times are reproducible with the same
+seed when every worst-case search ends optimal (otherwise they depend on --time-limit),
+and always with --work-limit W instead (counted work, twice W per file shared the same
+way: the same table on every run, and on every machine of the same architecture with the
+same build). An interrupt (Ctrl-C) or SIGTERM ends the current file's searches (status
+interrupted) and its PRL if still running (n/a), writes the table of the files done and
+exits 130.`, least, optimize.DefaultEpsilon),
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			dsDir := fs.String("datasets", filepath.Join("..", "shared", "datasets"), "data sets `directory`")
 			dsName := fs.String("dataset", "census", "data set `name` (a subdirectory of --datasets)")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -126,6 +127,39 @@ func TestBenchCSVFamiliesNotStarted(t *testing.T) {
 	}
 	if want := "| 0.6250 (≤ 0.8750) | n/a | n/a | n/a |"; !strings.Contains(b.String(), want) {
 		t.Errorf("Markdown lacks %q:\n%s", want, b.String())
+	}
+}
+
+// The help and the README list the CSV's columns in the order they are written: the
+// help said "then for each learned family F (wm, owa, bilinear, choquet) F_incumbent,
+// F_bound and F_status, k_reid", where bilinear's and Choquet's columns (but the first
+// version's bilinear and choquet) come after seconds_owa.
+func TestBenchCSVColumnsDocumented(t *testing.T) {
+	var b strings.Builder
+	if err := writeBenchCSV(&b, nil); err != nil {
+		t.Fatal(err)
+	}
+	header, err := csv.NewReader(strings.NewReader(b.String())).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := strings.Join(header, ", ")
+	help := strings.Join(strings.Fields(benchCommand().Long), " ")
+	if m := regexp.MustCompile(`columns, in this order: ([a-z_, ]+)\.`).FindStringSubmatch(help); m == nil || m[1] != written {
+		t.Errorf("help's CSV columns %q, written %q", m, written)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row string
+	for _, l := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(l, "| `reid bench ") {
+			row = l
+		}
+	}
+	if m := regexp.MustCompile("columns, in this order: `([a-z_, ]+)`").FindStringSubmatch(row); m == nil || m[1] != written {
+		t.Errorf("README's CSV columns %q, written %q (row %q)", m, written, row)
 	}
 }
 
