@@ -129,7 +129,7 @@ exits 130.`, least, optimize.DefaultEpsilon),
 						return err
 					}
 					rows = append(rows, row)
-					fmt.Fprintf(e.stderr, "reid: bench: %s done (%.1fs)\n", f.name, row.Seconds["total"])
+					fmt.Fprintf(e.stderr, "reid bench: %s done (%.1fs)\n", f.name, row.Seconds["total"])
 					if ctx.Err() != nil {
 						break // interrupted: the table of the files done, this one's searches marked
 					}
@@ -221,7 +221,7 @@ func (b *benchJob) files(e *env, src benchSource, records, first int) ([]benchFi
 		return out, func() {}, nil
 	}
 	orig = filepath.Join(src.dir, src.name, "original.csv")
-	fmt.Fprintf(e.stderr, "reid: bench: no %s; using %d synthetic records (seed %d)\n", orig, records, b.seed)
+	fmt.Fprintf(e.stderr, "reid bench: no %s; using %d synthetic records (seed %d)\n", orig, records, b.seed)
 	tmp, err := os.MkdirTemp("", "reid-bench-")
 	if err != nil {
 		return nil, nil, err

@@ -32,6 +32,17 @@ func TestBenchSynthetic(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
+	// bench's own lines start "reid bench:", as other commands' "reid CMD:" (they said
+	// "reid: bench:"): the synthetic data's notice and one line per file done.
+	for _, want := range []string{"reid bench: no " + filepath.Join("..", "shared", "datasets", "census", "original.csv") + "; using 40 synthetic records (seed 1)\n",
+		"reid bench: mdav_k3.csv done (", "reid bench: rankswap_p15.csv done ("} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "reid: bench:") {
+		t.Errorf("stderr has a line starting \"reid: bench:\":\n%s", stderr)
+	}
 	rows := readCSVFile(t, csvPath)
 	if len(rows) != 7 || rows[0][4] != "dbrl_euclidean" {
 		t.Fatalf("%d rows, header %v", len(rows), rows[0])
