@@ -54,7 +54,8 @@ choquet_bound, choquet_status, seconds_bilinear, seconds_choquet. The first vers
 columns keep their places, the ones added since follow seconds_owa: bilinear and choquet
 repeat bilinear_incumbent and choquet_incumbent. For each learned family F, F_incumbent
 and F_bound are shares of n (n/a for a family not available or whose search never
-started, as prl_em and seconds_prl for a PRL not run) and F_status how its search ended.
+started) and F_status how its search ended; n, dbrl_euclidean, k_reid and seconds_dbrl
+are n/a for a DBRL not run, prl_em and seconds_prl for a PRL not run.
 
 The learned figures count links with a margin of at least ε = %g, as 'reid learn'
 does: on files whose true links have smaller margins they can be below the Euclidean
@@ -63,8 +64,8 @@ seed when every worst-case search ends optimal (otherwise they depend on --time-
 and always with --work-limit W instead (counted work, twice W per file shared the same
 way: the same table on every run, and on every machine of the same architecture with the
 same build). An interrupt (Ctrl-C) or SIGTERM ends the current file's searches (status
-interrupted) and its PRL if still running (n/a), writes the table of the files done and
-exits 130.`, least, optimize.DefaultEpsilon),
+interrupted; n/a for those not started) and its DBRL and PRL if still running (n/a),
+writes the table of the files done and exits 130.`, least, optimize.DefaultEpsilon),
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			dsDir := fs.String("datasets", filepath.Join("..", "shared", "datasets"), "data sets `directory`")
 			dsName := fs.String("dataset", "census", "data set `name` (a subdirectory of --datasets)")
@@ -139,11 +140,15 @@ exits 130.`, least, optimize.DefaultEpsilon),
 				if b.workLimit > 0 {
 					limit = fmt.Sprintf("work limit %g work seconds", 2*b.workLimit)
 				}
-				records := fmt.Sprintf("%d records", rows[0].N)
-				if files[0].first > 0 && rows[0].N == files[0].first {
-					records = fmt.Sprintf("the first %d records of each file", rows[0].N)
+				title := files[0].dataset
+				// n from the first file's DBRL, which an interrupt may have stopped (the one
+				// file of the table): no count then, not "0 records".
+				if d := rows[0].DBRL; d != nil && files[0].first > 0 && d.N == files[0].first {
+					title += fmt.Sprintf(", the first %d records of each file", d.N)
+				} else if d != nil {
+					title += fmt.Sprintf(", %d records", d.N)
 				}
-				title := fmt.Sprintf("%s, %s, worst-case %s per file shared by the learned families, seed %d", files[0].dataset, records, limit, b.seed)
+				title += fmt.Sprintf(", worst-case %s per file shared by the learned families, seed %d", limit, b.seed)
 				if sig != nil {
 					title += fmt.Sprintf("; interrupted after %d of %d files", len(rows), len(files))
 				}
@@ -185,8 +190,9 @@ type benchFile struct {
 
 type benchRow struct {
 	Dataset, File, Masking string
-	N                      int
-	DBRL, KReid            float64
+	// DBRL is the Euclidean DBRL masked to original, with n and K.Reid; nil when it did
+	// not run (an interrupt stops it; no numeric attribute): n/a, not 0.
+	DBRL *auditLinkage
 	// PRL is nil when PRL did not run (an interrupt stops it): n/a, not 0.
 	PRL               *float64
 	WM, OWA           auditWorstCase
@@ -366,7 +372,7 @@ func (b *benchJob) row(ctx context.Context, e *env, f benchFile) (benchRow, erro
 	for _, l := range rep.Linkage {
 		switch l.ID {
 		case "dbrl/euclidean/masked-to-original":
-			row.N, row.DBRL, row.KReid = l.N, l.Reid, l.KReid
+			row.DBRL = &l
 			row.Seconds["dbrl"] = st["dbrl/masked-to-original"]
 		case "prl/em/masked-to-original":
 			row.PRL = &l.Reid
@@ -406,12 +412,16 @@ func writeBenchMarkdown(w io.Writer, title string, rows []benchRow) error {
 	b.WriteString("| masked file | K.Reid knowledge | Euclidean DBRL | PRL (EM) | learned WM | learned OWA | bilinear | Choquet | K.Reid | s DBRL | s PRL | s WM | s OWA | s bilinear | s Choquet |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
+		dbrl, kReid, dbrlSeconds := "n/a", "n/a", "–"
+		if r.DBRL != nil {
+			dbrl, kReid, dbrlSeconds = fmt.Sprintf("%.4f", r.DBRL.Reid), fmt.Sprintf("%.4f", r.DBRL.KReid), fmt.Sprintf("%.2f", r.Seconds["dbrl"])
+		}
 		prl, prlSeconds := "n/a", "–"
 		if r.PRL != nil {
 			prl, prlSeconds = fmt.Sprintf("%.4f", *r.PRL), fmt.Sprintf("%.2f", r.Seconds["prl"])
 		}
-		fmt.Fprintf(&b, "| %s | %s | %.4f | %s | %s | %s | %s | %s | %.4f | %.2f | %s | %.1f | %.1f | %.1f | %.1f |\n", r.File, r.Masking, r.DBRL, prl,
-			wcCell(r.WM), wcCell(r.OWA), wcCell(r.Bilinear), wcCell(r.Choquet), r.KReid, r.Seconds["dbrl"], prlSeconds, r.Seconds["wm"], r.Seconds["owa"],
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f |\n", r.File, r.Masking, dbrl, prl,
+			wcCell(r.WM), wcCell(r.OWA), wcCell(r.Bilinear), wcCell(r.Choquet), kReid, dbrlSeconds, prlSeconds, r.Seconds["wm"], r.Seconds["owa"],
 			r.Seconds["bilinear"], r.Seconds["choquet"])
 	}
 	_, err := io.WriteString(w, b.String())
@@ -435,13 +445,17 @@ func writeBenchCSV(w io.Writer, rows []benchRow) error {
 		return f(v)
 	}
 	for _, r := range rows {
+		n, dbrl, kReid, dbrlSeconds := "n/a", "n/a", "n/a", "n/a"
+		if r.DBRL != nil {
+			n, dbrl, kReid, dbrlSeconds = strconv.Itoa(r.DBRL.N), f(r.DBRL.Reid), f(r.DBRL.KReid), f(r.Seconds["dbrl"])
+		}
 		prl, prlSeconds := "n/a", "n/a"
 		if r.PRL != nil {
 			prl, prlSeconds = f(*r.PRL), f(r.Seconds["prl"])
 		}
-		c.Write([]string{r.Dataset, r.File, r.Masking, strconv.Itoa(r.N), f(r.DBRL), prl, cell(r.WM, r.WM.IncumbentReid), cell(r.WM, r.WM.BoundReid), r.WM.Status,
-			cell(r.OWA, r.OWA.IncumbentReid), cell(r.OWA, r.OWA.BoundReid), r.OWA.Status, cell(r.Bilinear, r.Bilinear.IncumbentReid), cell(r.Choquet, r.Choquet.IncumbentReid), f(r.KReid),
-			f(r.Seconds["dbrl"]), prlSeconds, f(r.Seconds["wm"]), f(r.Seconds["owa"]),
+		c.Write([]string{r.Dataset, r.File, r.Masking, n, dbrl, prl, cell(r.WM, r.WM.IncumbentReid), cell(r.WM, r.WM.BoundReid), r.WM.Status,
+			cell(r.OWA, r.OWA.IncumbentReid), cell(r.OWA, r.OWA.BoundReid), r.OWA.Status, cell(r.Bilinear, r.Bilinear.IncumbentReid), cell(r.Choquet, r.Choquet.IncumbentReid), kReid,
+			dbrlSeconds, prlSeconds, f(r.Seconds["wm"]), f(r.Seconds["owa"]),
 			cell(r.Bilinear, r.Bilinear.IncumbentReid), cell(r.Bilinear, r.Bilinear.BoundReid), r.Bilinear.Status,
 			cell(r.Choquet, r.Choquet.IncumbentReid), cell(r.Choquet, r.Choquet.BoundReid), r.Choquet.Status,
 			f(r.Seconds["bilinear"]), f(r.Seconds["choquet"])})

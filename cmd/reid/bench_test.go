@@ -90,6 +90,17 @@ func TestBenchInterrupted(t *testing.T) {
 	if prl := last[slices.Index(rows[0], "prl_em")]; prl != "n/a" {
 		t.Errorf("prl_em of the interrupted file = %q, want n/a", prl)
 	}
+	// And before the Euclidean DBRL, which gives n and K.Reid: n/a, not 0, in the CSV as
+	// in the Markdown (where a DBRL of 0.0000 stood), and the title, which takes n from the
+	// first file, names no count of records.
+	for _, col := range []string{"n", "dbrl_euclidean", "k_reid", "seconds_dbrl"} {
+		if v := last[slices.Index(rows[0], col)]; v != "n/a" {
+			t.Errorf("%s of the interrupted file = %q, want n/a", col, v)
+		}
+	}
+	if len(rows) == 2 && (!strings.Contains(out.String(), "| mdav_k3 | mdav:k=3 | n/a | n/a |") || strings.Contains(out.String(), "0 records")) {
+		t.Errorf("the Markdown of a file whose DBRL did not run:\n%s", out.String())
+	}
 	// It came before the worst-case searches too: none started, so no family has an
 	// incumbent or a bound (the CSV wrote 0 for WM and OWA, a proven bound of 0).
 	for _, fam := range []string{"wm", "owa", "bilinear", "choquet"} {
@@ -106,7 +117,7 @@ func TestBenchInterrupted(t *testing.T) {
 // interrupt lands in a search depends on timing.
 func TestBenchCSVFamiliesNotStarted(t *testing.T) {
 	prl := 0.25
-	row := benchRow{Dataset: "d", File: "f", Masking: "none", N: 8, DBRL: 0.5, PRL: &prl,
+	row := benchRow{Dataset: "d", File: "f", Masking: "none", DBRL: &auditLinkage{N: 8, Reid: 0.5}, PRL: &prl,
 		WM:       auditWorstCase{Operator: "wm", Available: true, Status: "interrupted", IncumbentReid: 0.625, BoundReid: 0.875},
 		OWA:      auditWorstCase{Operator: "owa", Available: false, Status: "interrupted", Reason: "interrupted before the search started"},
 		Bilinear: auditWorstCase{Operator: "bilinear", Available: false, Status: "interrupted"},
