@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -283,6 +285,26 @@ type auditWorstCase struct {
 	Params           []float64 `json:"params"`
 }
 
+// MarshalJSON writes a family that was not searched (available false: not started, or
+// not available on these attributes) with null figures: its zeros read as a proven bound
+// of 0, "nobody links anything", to a reader who skips available.
+func (c auditWorstCase) MarshalJSON() ([]byte, error) {
+	type plain auditWorstCase // its fields, not this method
+	if c.Available {
+		return json.Marshal(plain(c))
+	}
+	return json.Marshal(struct {
+		plain
+		N             *int     `json:"n"`
+		Incumbent     *int     `json:"incumbent"`
+		IncumbentReid *float64 `json:"incumbent_reid"`
+		Bound         *int     `json:"bound"`
+		BoundReid     *float64 `json:"bound_reid"`
+		Gap           *float64 `json:"gap"`
+		DBRLLinks     *int     `json:"dbrl_links"`
+	}{plain: plain(c)})
+}
+
 // auditMeasure is one figure with the name of its definition; the flat list the policy
 // and users' scripts read.
 type auditMeasure struct {
@@ -365,6 +387,9 @@ const (
 )
 
 type auditJob struct {
+	// command names the command in progress lines: "bench" and "demo" run audits too,
+	// whose lines said "reid audit:" ("" is "audit").
+	command     string
 	pf          *pairFlags
 	knowledge   linkage.Knowledge
 	maskingSpec string
@@ -587,11 +612,11 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		// their own progress lines come only every plainEvery.
 		switch {
 		case per > 0:
-			fmt.Fprintf(e.stderr, "reid audit: worst case %v (its share of the time limit: %v)\n", fam, per.Round(time.Millisecond))
+			fmt.Fprintf(e.stderr, "reid %s: worst case %v (its share of the time limit: %v)\n", cmp.Or(a.command, "audit"), fam, per.Round(time.Millisecond))
 		case perWork > 0:
-			fmt.Fprintf(e.stderr, "reid audit: worst case %v (its share of the work limit: %.3f work seconds)\n", fam, perWork)
+			fmt.Fprintf(e.stderr, "reid %s: worst case %v (its share of the work limit: %.3f work seconds)\n", cmp.Or(a.command, "audit"), fam, perWork)
 		default:
-			fmt.Fprintf(e.stderr, "reid audit: worst case %v\n", fam)
+			fmt.Fprintf(e.stderr, "reid %s: worst case %v\n", cmp.Or(a.command, "audit"), fam)
 		}
 		warm, err := fam.WarmStarts(learned)
 		if err != nil {

@@ -1468,8 +1468,28 @@ func TestAuditChoquetRows(t *testing.T) {
 		var doc struct {
 			WorstCase []auditWorstCase `json:"worst_case"`
 		}
-		if err := json.Unmarshal(auditJSON(t, t.TempDir(), "--work-limit", "0.05", orig, masked), &doc); err != nil {
+		data := auditJSON(t, t.TempDir(), "--work-limit", "0.05", orig, masked)
+		if err := json.Unmarshal(data, &doc); err != nil {
 			t.Fatal(err)
+		}
+		// The unavailable row's figures are null, not zeros that read as a proven bound
+		// of 0; the document still validates.
+		raw := map[string]any{}
+		if err := json.Unmarshal(data, &raw); err != nil {
+			t.Fatal(err)
+		}
+		rows := raw["worst_case"].([]any)
+		for _, f := range []string{"n", "incumbent", "incumbent_reid", "bound", "bound_reid", "gap", "dbrl_links"} {
+			if v, ok := rows[len(rows)-1].(map[string]any)[f]; !ok || v != nil {
+				t.Errorf("%d attributes: unavailable choquet's %s = %v, want null", c.m, f, v)
+			}
+			if v := rows[0].(map[string]any)[f]; v == nil {
+				t.Errorf("%d attributes: wm's %s is null", c.m, f)
+			}
+		}
+		schema := loadSchema(t)
+		if errs := validate(schema, schema, raw, "$"); len(errs) > 0 {
+			t.Errorf("report does not validate:\n%s", strings.Join(errs, "\n"))
 		}
 		var ops []string
 		for _, w := range doc.WorstCase {

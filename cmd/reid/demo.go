@@ -152,7 +152,7 @@ func (d *demoAudit) auditFile(e *env, originalPath, maskedPath, masking string, 
 	if err != nil {
 		return demoAudit{}, err
 	}
-	a := auditJob{pf: pf, knowledge: know, maskingSpec: masking, keys: demoKeys, timeLimit: d.timeLimit, workLimit: d.workLimit}
+	a := auditJob{command: "demo", pf: pf, knowledge: know, maskingSpec: masking, keys: demoKeys, timeLimit: d.timeLimit, workLimit: d.workLimit}
 	rep, err := a.run(context.Background(), e)
 	if err != nil {
 		return demoAudit{}, err
