@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -283,26 +282,6 @@ type auditWorstCase struct {
 	Gap              float64   `json:"gap"`
 	DBRLLinks        int       `json:"dbrl_links"`
 	Params           []float64 `json:"params"`
-}
-
-// MarshalJSON writes a family that was not searched (available false: not started, or
-// not available on these attributes) with null figures: its zeros read as a proven bound
-// of 0, "nobody links anything", to a reader who skips available.
-func (c auditWorstCase) MarshalJSON() ([]byte, error) {
-	type plain auditWorstCase // its fields, not this method
-	if c.Available {
-		return json.Marshal(plain(c))
-	}
-	return json.Marshal(struct {
-		plain
-		N             *int     `json:"n"`
-		Incumbent     *int     `json:"incumbent"`
-		IncumbentReid *float64 `json:"incumbent_reid"`
-		Bound         *int     `json:"bound"`
-		BoundReid     *float64 `json:"bound_reid"`
-		Gap           *float64 `json:"gap"`
-		DBRLLinks     *int     `json:"dbrl_links"`
-	}{plain: plain(c)})
 }
 
 // auditMeasure is one figure with the name of its definition; the flat list the policy

@@ -1472,20 +1472,9 @@ func TestAuditChoquetRows(t *testing.T) {
 		if err := json.Unmarshal(data, &doc); err != nil {
 			t.Fatal(err)
 		}
-		// The unavailable row's figures are null, not zeros that read as a proven bound
-		// of 0; the document still validates.
 		raw := map[string]any{}
 		if err := json.Unmarshal(data, &raw); err != nil {
 			t.Fatal(err)
-		}
-		rows := raw["worst_case"].([]any)
-		for _, f := range []string{"n", "incumbent", "incumbent_reid", "bound", "bound_reid", "gap", "dbrl_links"} {
-			if v, ok := rows[len(rows)-1].(map[string]any)[f]; !ok || v != nil {
-				t.Errorf("%d attributes: unavailable choquet's %s = %v, want null", c.m, f, v)
-			}
-			if v := rows[0].(map[string]any)[f]; v == nil {
-				t.Errorf("%d attributes: wm's %s is null", c.m, f)
-			}
 		}
 		schema := loadSchema(t)
 		if errs := validate(schema, schema, raw, "$"); len(errs) > 0 {
