@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -357,8 +358,16 @@ type loader struct {
 // It returns, for each output column, its index in the file.
 func (ld *loader) plan(fileNames []string) ([]int, error) {
 	if ld.opts.namesOnly != nil {
-		*ld.opts.namesOnly = slices.Clone(fileNames)
+		names := make([]string, len(fileNames))
+		for i, n := range fileNames {
+			names[i] = utf8Text(n)
+		}
+		*ld.opts.namesOnly = names
 		return nil, errNamesRead
+	}
+	fileNames = slices.Clone(fileNames)
+	for i, n := range fileNames {
+		fileNames[i] = utf8Text(n)
 	}
 	seen := make(map[string]int, len(fileNames))
 	for i, n := range fileNames {
@@ -955,7 +964,7 @@ func (b *columnBuilder) category(row int, label string) {
 		// when the batch is released: keep a copy.
 		label = strings.Clone(label)
 		code = int32(len(b.col.Levels))
-		b.col.Levels = append(b.col.Levels, label)
+		b.col.Levels = append(b.col.Levels, utf8Text(label))
 		b.levelCode[label] = code
 	}
 	b.grow(row)
@@ -963,6 +972,29 @@ func (b *columnBuilder) category(row int, label string) {
 	if b.col.Valid != nil {
 		b.col.Valid = append(b.col.Valid[:row], true)
 	}
+}
+
+// utf8Text is s when it is UTF-8, else s with each byte that begins no UTF-8 sequence
+// written as \xNN (a Latin-1 "caf\xe9" reads caf\xe9). Names and labels go into JSON
+// reports and Parquet strings, which are UTF-8: encoding/json wrote such bytes as U+FFFD,
+// two labels as one. Escaped at load, they stay distinct, compare as before (both files,
+// a population, are read alike) and show what the file holds; numbers are parsed from the
+// bytes as read. Refusing such text at load refused columns a command never uses.
+func utf8Text(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // parseNumber accepts decimal numbers as written by CSV tools: an optional sign, digits

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -379,5 +380,28 @@ func TestNumericMatrix(t *testing.T) {
 	m, err := age.NumericMatrix()
 	if err != nil || len(m) != 1 || m[0][2] != 20 {
 		t.Errorf("m = %v, %v", m, err)
+	}
+}
+
+// TestLoadNotUTF8: names and labels that are not UTF-8 (Latin-1 é, è) load with their
+// stray bytes written \xNN, so two such labels stay two and JSON shows them; UTF-8 text
+// is unchanged, and ColumnNames gives the names as Load does.
+func TestLoadNotUTF8(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "latin1.csv", "k\xe9,x,u\ncaf\xe9,1,caf\xc3\xa9\ncaf\xe8,2,th\xc3\xa9\ncaf\xe9,3,caf\xc3\xa9\n")
+	tab, err := Load(path, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := tab.Column(`k\xe9`)
+	if k == nil || !slices.Equal(k.Levels, []string{`caf\xe9`, `caf\xe8`}) || !slices.Equal(k.Codes, []int32{0, 1, 0}) {
+		t.Fatalf("column k\\xe9: %+v", k)
+	}
+	if u := tab.Column("u"); u == nil || !slices.Equal(u.Levels, []string{"café", "thé"}) {
+		t.Errorf("UTF-8 column: %+v", u)
+	}
+	names, err := ColumnNames(path, LoadOptions{})
+	if err != nil || !slices.Equal(names, []string{`k\xe9`, "x", "u"}) {
+		t.Errorf("ColumnNames: %q, %v", names, err)
 	}
 }

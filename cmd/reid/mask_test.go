@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -423,5 +424,30 @@ func TestMaskWriteToFIFONotHeld(t *testing.T) {
 	}
 	if held {
 		t.Error("signals were held while writing to a named pipe")
+	}
+}
+
+// A column named in Latin-1 (not UTF-8) is masked and copied CSV to CSV with its header's
+// bytes as they were: the loader shows the name as v\xe9, and the copy finds the field by
+// that name.
+func TestMaskLatin1Header(t *testing.T) {
+	dir := t.TempDir()
+	var in strings.Builder
+	in.WriteString("v\xe9,w\n")
+	for i := range 10 {
+		fmt.Fprintf(&in, "%d,caf\xe9%d\n", 3*i+i%4, i%2)
+	}
+	input := writeCSV(t, dir, "in.csv", in.String())
+	out := filepath.Join(dir, "out.csv")
+	if code, _, stderr := runReid(t, "mask", "--method", "noise", "--p", "10", "--out", out, input); code != exitOK {
+		t.Fatalf("mask: exit %d: %s", code, stderr)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(got), "\n")
+	if lines[0] != "v\xe9,w" || !strings.HasSuffix(lines[1], ",caf\xe90") {
+		t.Errorf("output begins %q, %q; want the header and labels byte for byte", lines[0], lines[1])
 	}
 }
