@@ -185,12 +185,15 @@ func FormatOf(path string) (Format, error) {
 }
 
 // OutputFormatOf is FormatOf for a file to write: a path without an extension that names
-// an existing device or named pipe (/dev/stdout, a FIFO) is CSV, the one text format,
-// since such outputs have no extension to choose by.
+// an existing device or named pipe (/dev/stdout, a FIFO), or a descriptor (/dev/stdout,
+// /dev/fd/N, /proc/self/fd/N, whatever the shell redirected it to), is CSV, the one text
+// format, since such outputs have no extension to choose by.
 func OutputFormatOf(path string) (Format, error) {
 	f, err := FormatOf(path)
 	if err != nil && filepath.Ext(path) == "" {
-		if fi, serr := os.Stat(path); serr == nil && fi.Mode()&(os.ModeDevice|os.ModeNamedPipe) != 0 {
+		descriptor := path == "/dev/stdout" || path == "/dev/stderr" ||
+			strings.HasPrefix(path, "/dev/fd/") || strings.HasPrefix(path, "/proc/self/fd/")
+		if fi, serr := os.Stat(path); serr == nil && (descriptor || fi.Mode()&(os.ModeDevice|os.ModeNamedPipe) != 0) {
 			return FormatCSV, nil
 		}
 	}
@@ -553,7 +556,8 @@ func (ld *loader) csv(f *os.File, size int64) error {
 			return &InputError{File: ld.path, Err: errors.New("empty column name in the header"), Detail: fmt.Sprintf("column %d", i+1)}
 		}
 	}
-	if len(header) == 1 {
+	if len(header) == 1 && !quotedHeader(body) {
+		// A quoted name ("income; USD") is one column by the file's own say.
 		for _, d := range []string{";", "\t"} {
 			if strings.Contains(header[0], d) {
 				// An audit of two such files ran PRL on one categorical column and exited 0.
@@ -972,6 +976,16 @@ func (b *columnBuilder) category(row int, label string) {
 	if b.col.Valid != nil {
 		b.col.Valid = append(b.col.Valid[:row], true)
 	}
+}
+
+// quotedHeader says whether the CSV body's first line starts (after blanks) with a quote.
+func quotedHeader(body func() (io.Reader, error)) bool {
+	in, err := body()
+	if err != nil {
+		return false
+	}
+	line, _ := bufio.NewReader(in).ReadString('\n')
+	return strings.HasPrefix(strings.TrimLeft(line, " \t"), `"`)
 }
 
 // utf8Text is s when it is UTF-8, else s with each byte that begins no UTF-8 sequence

@@ -405,3 +405,12 @@ func TestLoadNotUTF8(t *testing.T) {
 		t.Errorf("ColumnNames: %q, %v", names, err)
 	}
 }
+
+// A one-column file whose quoted header holds a semicolon is that column, not a
+// semicolon-separated export.
+func TestLoadQuotedSemicolonHeader(t *testing.T) {
+	tab, err := Load(writeFile(t, t.TempDir(), "q.csv", "\"income; USD\"\n1\n2\n"), LoadOptions{})
+	if err != nil || tab.Column("income; USD") == nil || tab.Rows() != 2 {
+		t.Fatalf("quoted header: %v", err)
+	}
+}

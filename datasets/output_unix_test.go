@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 )
@@ -23,11 +24,22 @@ func TestOutputFormatOf(t *testing.T) {
 	if err := os.WriteFile(regular, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A descriptor redirected to a regular file (reid mask --out /dev/stdout > x.csv).
+	f, err := os.Create(filepath.Join(dir, "redirected"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	descriptor := "/proc/self/fd/" + strconv.Itoa(int(f.Fd()))
+	if _, err := os.Stat(descriptor); err != nil {
+		descriptor = "/dev/null" // no /proc here: the case is the device's
+	}
 	for _, c := range []struct {
 		path string
 		want Format
 		ok   bool
 	}{
+		{descriptor, FormatCSV, true},
 		{"/dev/null", FormatCSV, true},
 		{fifo, FormatCSV, true},
 		{regular, FormatAuto, false},

@@ -256,10 +256,13 @@ type auditLinkage struct {
 	KnownLinksWrong int `json:"known_links_wrong,omitempty"`
 	// KnownInconsistent: masked records no original is consistent with under --masking
 	// (the masking was not done as stated): K.Reid is not measured, and max_k_reid fails.
-	KnownInconsistent int             `json:"known_inconsistent,omitempty"`
-	Knowledge         string          `json:"knowledge"`
-	SetSizes          []linkage.Count `json:"set_sizes"`
-	RankCounts        []linkage.Count `json:"rank_counts"`
+	KnownInconsistent int    `json:"known_inconsistent,omitempty"`
+	Knowledge         string `json:"knowledge"`
+	// maskingRefuted: the whole masked file contradicts --masking, also where --records
+	// measured none of its contradicting records.
+	maskingRefuted bool
+	SetSizes       []linkage.Count `json:"set_sizes"`
+	RankCounts     []linkage.Count `json:"rank_counts"`
 	// Warning (PRL with EM): why the fit may not be the maximum-likelihood one, as
 	// reid link --method prl reports it.
 	Warning string `json:"warning,omitempty"`
@@ -692,7 +695,7 @@ func fromLinkReport(method string, supervised bool, lr *linkReport) auditLinkage
 	}
 	return auditLinkage{ID: id, Method: method, Direction: lr.Direction, Operator: lr.Operator, Supervised: supervised,
 		N: lr.N, Unmatched: lr.Unmatched, Correct: lr.Correct, Reid: lr.Reid, ReidSets: lr.ReidSets, ReidAtK: lr.ReidAtK, KReid: lr.KReid,
-		KnownLinks: lr.KnownLinks, KnownLinksWrong: lr.KnownLinksWrong, KnownInconsistent: lr.KnownInconsistent, Knowledge: lr.Knowledge, SetSizes: nonNilCounts(lr.SetSizes), RankCounts: nonNilCounts(lr.RankCounts)}
+		KnownLinks: lr.KnownLinks, KnownLinksWrong: lr.KnownLinksWrong, KnownInconsistent: lr.KnownInconsistent, maskingRefuted: lr.maskingRefuted, Knowledge: lr.Knowledge, SetSizes: nonNilCounts(lr.SetSizes), RankCounts: nonNilCounts(lr.RankCounts)}
 }
 
 // leftOutWarning is releasedSampleText for the audit, with how many of the intruder's

@@ -222,7 +222,14 @@ func (b *benchJob) files(e *env, src benchSource, records, first int) ([]benchFi
 	if orig != "" {
 		var out []benchFile
 		for _, m := range masked {
-			out = append(out, benchFile{dataset: src.name, name: filepath.Base(m), original: orig, masked: m, masking: maskingOf(filepath.Base(m)), first: first})
+			spec := maskingOf(filepath.Base(m))
+			if _, err := parseKnowledge(spec); err != nil {
+				// A name such as mdav_k1.csv reads as a masking that changes nothing: no
+				// K.Reid for it, said now, rather than an error after the files before it.
+				fmt.Fprintf(e.stderr, "reid bench: %s: its name reads as --masking %v; K.Reid is not measured (none)\n", filepath.Base(m), err)
+				spec = "none"
+			}
+			out = append(out, benchFile{dataset: src.name, name: filepath.Base(m), original: orig, masked: m, masking: spec, first: first})
 		}
 		return out, func() {}, nil
 	}

@@ -96,9 +96,9 @@ the largest attribute diff, summing to 1; bilinear, the upper triangle of W row 
 1; choquet, μ of the 2^m − 1 non-empty attribute sets by bitmask (attribute i is bit
 i − 1: {1}, {2}, {1,2}, {3} …; the last is μ(all) = 1); choquet2, the Möbius masses of the
 attributes a_1 … a_m, then of the pairs a_12, a_13 … a_(m−1)m, summing to 1. --params-out
-writes them as a file naming the attributes; 'reid link --params FILE' re-counts the links
-when given the run's pairing flags again (--direction, --records, --attrs, --masked-scale:
-the file records only the scale, and link warns when that differs).
+writes them as a file naming the attributes; 'reid link --params FILE', given the run's
+pairing flags again (--direction, --records, --attrs, --masked-scale: the file records
+only the scale, and link warns when that differs), counts dbrl_links as its correct.
 
 The JSON (--format json) has engine, original and masked (files and SHA-256), attributes,
 direction, operator, params, epsilon, n, correct_links (records linked

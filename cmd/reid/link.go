@@ -101,14 +101,15 @@ linked record:` + recordsOutHelp + prlHelp,
 				if *format != "text" && *format != "json" {
 					return usagef("--format must be text or json")
 				}
+				var paramsData []byte // read once: --params /dev/stdin has no second reading
 				if *params != "" && !given["operator"] {
 					// The file names its operator: --params p.json alone said "--params
 					// does not go with --operator euclidean", an operator never asked for.
-					name, err := paramsOperator(*params)
+					name, data, err := paramsOperator(*params)
 					if err != nil {
 						return err
 					}
-					*operator = name
+					*operator, paramsData = name, data
 				}
 				dir, err := linkage.ParseDirection(*direction)
 				if err != nil {
@@ -133,7 +134,7 @@ linked record:` + recordsOutHelp + prlHelp,
 				if err != nil {
 					return err
 				}
-				job := linkJob{files: files, operator: *operator, paramsFile: *params, direction: dir,
+				job := linkJob{files: files, operator: *operator, paramsFile: *params, paramsData: paramsData, direction: dir,
 					knowledge: know, records: *records, threads: *threads}
 				report, perRecord, err := job.run(e)
 				if err != nil {
@@ -315,6 +316,9 @@ type linkReport struct {
 	Warnings          []string        `json:"warnings,omitempty"`
 	SetSizes          []linkage.Count `json:"set_sizes"`
 	RankCounts        []linkage.Count `json:"rank_counts"`
+	// maskingRefuted: the whole masked file contradicts --masking (the counts above are
+	// over the records measured only); an audit's max_k_reid rule then fails.
+	maskingRefuted bool
 	// Seconds is for the text output only: timings would break byte-identical JSON.
 	Seconds float64 `json:"-"`
 }
@@ -325,6 +329,8 @@ type linkJob struct {
 	files      *pairedFiles
 	operator   string
 	paramsFile string
+	// paramsData is paramsFile's content when it was read to find the operator.
+	paramsData []byte
 	direction  linkage.Direction
 	knowledge  linkage.Knowledge
 	records    int
@@ -427,7 +433,8 @@ func (r *linkReport) addKnown(n int, hasTrue func(i int) bool, dir linkage.Direc
 	}
 	// Either count refutes the stated masking (with the right method and parameter both
 	// are 0). Without the second a wrong --masking gave K.Reid 0 in silence, and a
-	// max_k_reid gate passed on it.
+	// max_k_reid gate passed on it. The attack runs on the whole files, so what it found
+	// outside the records measured (--records) refutes the masking too.
 	var refuted []string
 	if r.KnownLinksWrong > 0 {
 		refuted = append(refuted, fmt.Sprintf("%d links its attack makes known are not the true ones", r.KnownLinksWrong))
@@ -435,6 +442,13 @@ func (r *linkReport) addKnown(n int, hasTrue func(i int) bool, dir linkage.Direc
 	if r.KnownInconsistent > 0 {
 		refuted = append(refuted, fmt.Sprintf("no original record is consistent with it for %d of the %d masked records measured (a value no original record holds within the rank window, or no matching group mean)",
 			r.KnownInconsistent, r.N))
+	}
+	if memo != nil {
+		fileWrong, fileInconsistent := countTrue(memo.wrong), countTrue(memo.inconsistent)
+		if fileWrong > r.KnownLinksWrong || fileInconsistent > r.KnownInconsistent {
+			refuted = append(refuted, fmt.Sprintf("in the whole masked file, %d wrong links made known and %d records consistent with no original", fileWrong, fileInconsistent))
+		}
+		r.maskingRefuted = fileWrong > 0 || fileInconsistent > 0
 	}
 	if len(refuted) > 0 {
 		r.Warnings = append(r.Warnings, "--masking does not describe how the masked file was made: "+strings.Join(refuted, "; ")+
@@ -479,21 +493,21 @@ func firstRecords(om, mm [][]float64, trueMasked, trueOriginal []int, n int) ([]
 
 // paramsOperator reads the operator a parameter file names (its "operator" field), for
 // --params without --operator.
-func paramsOperator(path string) (string, error) {
+func paramsOperator(path string) (string, []byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", &datasets.InputError{File: path, Err: err}
+		return "", nil, &datasets.InputError{File: path, Err: err}
 	}
 	var f struct {
 		Operator string `json:"operator"`
 	}
 	if err := json.Unmarshal(data, &f); err != nil {
-		return "", &datasets.InputError{File: path, Err: fmt.Errorf("params: %w", err)}
+		return "", nil, &datasets.InputError{File: path, Err: fmt.Errorf("params: %w", err)}
 	}
 	if f.Operator == "" {
-		return "", &datasets.InputError{File: path, Err: fmt.Errorf(`params: no "operator" field: give --operator`)}
+		return "", nil, &datasets.InputError{File: path, Err: fmt.Errorf(`params: no "operator" field: give --operator`)}
 	}
-	return f.Operator, nil
+	return f.Operator, data, nil
 }
 
 func (j *linkJob) buildOperator(om, mm [][]float64, trueMasked []int) (distances.Operator, error) {
@@ -540,9 +554,12 @@ func (j *linkJob) buildOperator(om, mm [][]float64, trueMasked []int) (distances
 		if j.paramsFile == "" {
 			return nil, usagef("--operator %s needs --params FILE", j.operator)
 		}
-		data, err := os.ReadFile(j.paramsFile)
-		if err != nil {
-			return nil, &datasets.InputError{File: j.paramsFile, Err: err}
+		data := j.paramsData
+		if data == nil {
+			var err error
+			if data, err = os.ReadFile(j.paramsFile); err != nil {
+				return nil, &datasets.InputError{File: j.paramsFile, Err: err}
+			}
 		}
 		op, err := distances.ReadParams(bytes.NewReader(data), attrs)
 		if err != nil {
@@ -610,7 +627,7 @@ func (j *linkJob) knownLinks() (*knownMemo, error) {
 	for i, t := range p.TrueMasked {
 		byMasked.Known[t] = kr.Known[i]
 		byMasked.Candidates[t] = kr.Candidates[i]
-		// An attack not run (kr.Reason) leaves every set empty: that refutes nothing.
+		// An attack not run (kr.Reason, a method without one) refutes nothing.
 		memo.inconsistent[t] = kr.Reason == "" && kr.Candidates[i] == 0
 		if kr.Known[i] >= 0 && kr.Known[i] != i {
 			// Candidates[t] stays 1, the attack's count: KnownResult's "Known is the
@@ -813,4 +830,15 @@ func printWarnings(w io.Writer, warnings []string) {
 	for _, warning := range warnings {
 		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
+}
+
+// countTrue counts the true values of b.
+func countTrue(b []bool) int {
+	n := 0
+	for _, v := range b {
+		if v {
+			n++
+		}
+	}
+	return n
 }

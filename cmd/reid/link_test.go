@@ -610,6 +610,23 @@ func TestKnownInconsistent(t *testing.T) {
 	if code != exitOK {
 		t.Errorf("audit with masked = original: exit %d:\n%s", code, stderr)
 	}
+
+	// Only the last record contradicts the masking, and --records 5 measures the first
+	// five: the attack ran on the whole file, so the warning and the gate still say so.
+	lines := strings.Split(strings.TrimSuffix(string(content), "\n"), "\n")
+	lines[n] = strings.Replace(lines[n], ",", ".5,", 1)
+	lastOff := writeCSV(t, dir, "last.csv", strings.Join(lines, "\n")+"\n")
+	r.KnownInconsistent, r.Warnings = 0, nil
+	runJSON(t, &r, "link", "--format", "json", "--records", "5", "--masking", "rankswap:p=10", orig, lastOff)
+	if r.KnownInconsistent != 0 || !slices.ContainsFunc(r.Warnings, func(w string) bool {
+		return strings.Contains(w, "in the whole masked file, 0 wrong links made known and 1 records consistent with no original")
+	}) {
+		t.Errorf("--records 5, record %d contradicting: known_inconsistent %d, warnings %q", n, r.KnownInconsistent, r.Warnings)
+	}
+	code, _, stderr = runReid(t, "audit", "--out", t.TempDir(), "--records", "5", "--work-limit", "0.1", "--masking", "rankswap:p=10", "--policy", policy, orig, lastOff)
+	if code != exitPolicy || !strings.Contains(stderr, "max_k_reid: k_reid not measured") {
+		t.Errorf("audit --records 5, record %d contradicting: exit %d, want %d and max_k_reid not measured:\n%s", n, code, exitPolicy, stderr)
+	}
 }
 
 // --drop-constant's dropped attributes are named in link's and the audit's warnings (only

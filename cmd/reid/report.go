@@ -13,10 +13,10 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# reid audit report\n\n")
 	fmt.Fprintf(&b, "- engine: %s, schema %s, seed %d\n", r.Engine, r.SchemaVersion, r.Seed)
-	fmt.Fprintf(&b, "- original: `%s` (%d records, sha256 `%s`)\n", r.Inputs.Original.File, r.Inputs.Original.Records, r.Inputs.Original.SHA256)
-	fmt.Fprintf(&b, "- masked: `%s` (%d records, sha256 `%s`)\n", r.Inputs.Masked.File, r.Inputs.Masked.Records, r.Inputs.Masked.SHA256)
+	fmt.Fprintf(&b, "- original: %s (%d records, sha256 `%s`)\n", mdList([]string{r.Inputs.Original.File}), r.Inputs.Original.Records, r.Inputs.Original.SHA256)
+	fmt.Fprintf(&b, "- masked: %s (%d records, sha256 `%s`)\n", mdList([]string{r.Inputs.Masked.File}), r.Inputs.Masked.Records, r.Inputs.Masked.SHA256)
 	if p := r.Inputs.Population; p != nil {
-		fmt.Fprintf(&b, "- population: `%s` (%d records, sha256 `%s`)\n", p.File, p.Records, p.SHA256)
+		fmt.Fprintf(&b, "- population: %s (%d records, sha256 `%s`)\n", mdList([]string{p.File}), p.Records, p.SHA256)
 	}
 	fmt.Fprintf(&b, "- attributes: %s\n", mdList(r.Options.Attributes))
 	if _, ok := distanceAttributes(r.Options); ok {
@@ -109,10 +109,10 @@ func mdList(names []string) string {
 	return strings.Join(shown, ", ")
 }
 
-// mdNoHTML escapes what would make HTML of a line of prose (a warning, which quotes
-// column names), leaving its other punctuation as written.
+// mdNoHTML escapes what would make HTML or a link of a line of prose (a warning, which
+// quotes column names and file names), leaving its other punctuation as written.
 func mdNoHTML(s string) string {
-	return strings.NewReplacer("<", `\<`, ">", `\>`, "&", `\&`).Replace(s)
+	return strings.NewReplacer("<", `\<`, ">", `\>`, "&", `\&`, "[", `\[`, "]", `\]`, "`", "\\`").Replace(s)
 }
 
 // searchLimit says what bounded the worst-case searches and whether their figures repeat.
