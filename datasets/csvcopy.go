@@ -47,7 +47,7 @@ func ReplaceCSVColumns(output, input string, t *Table, columns []string) error {
 	field := make([]int, len(columns))
 	cols := make([]*Column, len(columns))
 	for k, name := range columns {
-		field[k] = slices.IndexFunc(header, func(h string) bool { return utf8Text(strings.TrimSpace(h)) == name })
+		field[k] = slices.IndexFunc(header, func(h string) bool { return LabelText(strings.TrimSpace(h)) == name })
 		cols[k] = t.Column(name)
 		if field[k] < 0 || cols[k] == nil {
 			return &InputError{File: input, Column: name, Err: errors.New("no such column")}

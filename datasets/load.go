@@ -191,8 +191,7 @@ func FormatOf(path string) (Format, error) {
 func OutputFormatOf(path string) (Format, error) {
 	f, err := FormatOf(path)
 	if err != nil && filepath.Ext(path) == "" {
-		descriptor := path == "/dev/stdout" || path == "/dev/stderr" ||
-			strings.HasPrefix(path, "/dev/fd/") || strings.HasPrefix(path, "/proc/self/fd/")
+		_, descriptor := Descriptor(path)
 		if fi, serr := os.Stat(path); serr == nil && (descriptor || fi.Mode()&(os.ModeDevice|os.ModeNamedPipe) != 0) {
 			return FormatCSV, nil
 		}
@@ -363,14 +362,14 @@ func (ld *loader) plan(fileNames []string) ([]int, error) {
 	if ld.opts.namesOnly != nil {
 		names := make([]string, len(fileNames))
 		for i, n := range fileNames {
-			names[i] = utf8Text(n)
+			names[i] = LabelText(n)
 		}
 		*ld.opts.namesOnly = names
 		return nil, errNamesRead
 	}
 	fileNames = slices.Clone(fileNames)
 	for i, n := range fileNames {
-		fileNames[i] = utf8Text(n)
+		fileNames[i] = LabelText(n)
 	}
 	seen := make(map[string]int, len(fileNames))
 	for i, n := range fileNames {
@@ -968,7 +967,7 @@ func (b *columnBuilder) category(row int, label string) {
 		// when the batch is released: keep a copy.
 		label = strings.Clone(label)
 		code = int32(len(b.col.Levels))
-		b.col.Levels = append(b.col.Levels, utf8Text(label))
+		b.col.Levels = append(b.col.Levels, LabelText(label))
 		b.levelCode[label] = code
 	}
 	b.grow(row)
@@ -988,13 +987,15 @@ func quotedHeader(body func() (io.Reader, error)) bool {
 	return strings.HasPrefix(strings.TrimLeft(line, " \t"), `"`)
 }
 
-// utf8Text is s when it is UTF-8, else s with each byte that begins no UTF-8 sequence
+// LabelText is s when it is UTF-8, else s with each byte that begins no UTF-8 sequence
 // written as \xNN (a Latin-1 "caf\xe9" reads caf\xe9). Names and labels go into JSON
 // reports and Parquet strings, which are UTF-8: encoding/json wrote such bytes as U+FFFD,
 // two labels as one. Escaped at load, they stay distinct, compare as before (both files,
 // a population, are read alike) and show what the file holds; numbers are parsed from the
-// bytes as read. Refusing such text at load refused columns a command never uses.
-func utf8Text(s string) string {
+// bytes as read. Refusing such text at load refused columns a command never uses. A
+// caller that compares text of its own with loaded labels (a list of ids) passes it
+// through LabelText first.
+func LabelText(s string) string {
 	if utf8.ValidString(s) {
 		return s
 	}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -39,6 +41,9 @@ func Write(path string, t *Table, format Format) error {
 // file (a device such as /dev/stdout or /dev/full, a named pipe) is written directly, since
 // renaming over it would replace the device, and a write error is then an error.
 func WriteAtomic(path string, write func(*os.File) error) (err error) {
+	if fd, ok := Descriptor(path); ok {
+		return writeDescriptor(fd, path, write)
+	}
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
 		return writeDirect(path, write)
 	}
@@ -78,6 +83,28 @@ func WriteAtomic(path string, write func(*os.File) error) (err error) {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// Descriptor returns the file descriptor a path names by itself: /dev/stdout (1),
+// /dev/stderr (2), /dev/fd/N and /proc/self/fd/N. Such a path is a descriptor the command
+// was given, whatever the shell made of it: redirected to a regular file (> log, >> log),
+// replacing that file through a temporary one erased what the log held and what the
+// command printed after.
+func Descriptor(path string) (int, bool) {
+	switch path {
+	case "/dev/stdout":
+		return 1, true
+	case "/dev/stderr":
+		return 2, true
+	}
+	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/"} {
+		if n, ok := strings.CutPrefix(path, dir); ok {
+			if fd, err := strconv.Atoi(n); err == nil && fd >= 0 {
+				return fd, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // writeDirect lets write fill the existing non-regular file path (opened for writing, not

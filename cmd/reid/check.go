@@ -421,7 +421,7 @@ func readIDs(path string) (ids []string, lines []int, sum string, err error) {
 			l = strings.TrimPrefix(l, "\ufeff") // a byte-order mark, as the data files may have
 		}
 		if l = strings.TrimSpace(l); l != "" {
-			ids = append(ids, l)
+			ids = append(ids, datasets.LabelText(l)) // as the files' ids were read
 			lines = append(lines, n)
 		}
 	}

@@ -346,3 +346,24 @@ func TestCheckReleasedSample(t *testing.T) {
 		t.Errorf("check text: exit %d\n%s", code, out)
 	}
 }
+
+// Ids in Latin-1 (not UTF-8): the files' ids load with their stray bytes written \xNN, and
+// an --intruder-ids list holding the same bytes is read the same way, so its ids match.
+func TestIntruderIDsLatin1(t *testing.T) {
+	dir := t.TempDir()
+	orig, masked := writePairCSV(t, dir, "id,a", 4, func(i int) (string, string) {
+		return fmt.Sprintf("r%d\xe9,%d", i, 10*i), fmt.Sprintf("r%d\xe9,%d.5", i, 10*i)
+	})
+	ids := writeCSV(t, dir, "ids.txt", "r2\xe9\nr0\xe9\n")
+	code, out, stderr := runReid(t, "check", "--format", "json", "--id", "id", "--intruder-ids", ids, orig, masked)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r checkReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.IntruderRecords != 2 || r.MaskedWithOrigin != 2 {
+		t.Errorf("intruder subset: %+v", r)
+	}
+}

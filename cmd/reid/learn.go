@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/reid-sdc/reid/datasets"
 	"github.com/reid-sdc/reid/distances"
 	"github.com/reid-sdc/reid/linkage"
 	"github.com/reid-sdc/reid/optimize"
@@ -187,7 +188,11 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 				// with them when learn fails.
 				mps := ""
 				if *exportMPS != "" {
-					tmp, err := os.MkdirTemp(filepath.Dir(*exportMPS), ".reid-learn-*")
+					dir := filepath.Dir(*exportMPS)
+					if _, fd := datasets.Descriptor(*exportMPS); fd {
+						dir = "" // not /dev: the model is copied to the descriptor
+					}
+					tmp, err := os.MkdirTemp(dir, ".reid-learn-*")
 					if err != nil {
 						return err
 					}

@@ -348,6 +348,9 @@ func holdSignals(e *env) (release func() os.Signal) {
 // and may block until a reader comes: no hold then, so that a signal still stops them.
 func writeHeld(e *env, paths []string, write func() error) error {
 	for _, p := range paths {
+		if _, fd := datasets.Descriptor(p); fd {
+			return write()
+		}
 		if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
 			return write()
 		}
@@ -484,6 +487,9 @@ func checkOutFile(flagName, path string) error {
 // read-only mount, /proc): found after a search of minutes, the results were lost. A
 // device or named pipe (/dev/stdout) is written directly and is not probed.
 func checkWritable(flagName, path, dir string) error {
+	if _, fd := datasets.Descriptor(path); fd {
+		return nil // /dev/stdout redirected to a file: the probe went into /dev
+	}
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
 		return nil
 	}
