@@ -114,6 +114,11 @@ func writeDirect(path string, write func(*os.File) error) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	return writeClose(f, path, write)
+}
+
+// writeClose lets write fill f, then closes it: a close error is the write's error.
+func writeClose(f *os.File, path string, write func(*os.File) error) error {
 	if err := write(f); err != nil {
 		f.Close()
 		return err

@@ -15,13 +15,5 @@ func writeDescriptor(fd int, path string, write func(*os.File) error) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	f := os.NewFile(uintptr(dup), path)
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return writeClose(os.NewFile(uintptr(dup), path), path, write)
 }
