@@ -56,7 +56,7 @@ func ReplaceCSVColumns(output, input string, t *Table, columns []string) error {
 	return WriteAtomic(output, func(out *os.File) error {
 		bw := bufio.NewWriterSize(out, 1<<20)
 		w := csv.NewWriter(bw)
-		if err := w.Write(header); err != nil {
+		if err := writeCSVHeader(bw, w, header); err != nil {
 			return fmt.Errorf("%s: %w", output, err)
 		}
 		row := 0
@@ -75,7 +75,7 @@ func ReplaceCSVColumns(output, input string, t *Table, columns []string) error {
 				if cols[k].Missing(row) && slices.Contains(defaultMissingTokens(), strings.TrimSpace(rec[j])) {
 					continue // missing in the input too: its own token (NA stays NA)
 				}
-				rec[j] = cols[k].String(row)
+				rec[j] = csvText(cols[k], row)
 			}
 			if err := writeCSVRecord(bw, w, rec); err != nil {
 				return fmt.Errorf("%s: %w", output, err)

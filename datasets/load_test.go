@@ -414,3 +414,18 @@ func TestLoadQuotedSemicolonHeader(t *testing.T) {
 		t.Fatalf("quoted header: %v", err)
 	}
 }
+
+// rawText undoes LabelText on any bytes (CSV outputs write labels back as read), and
+// leaves escapes LabelText never makes (below 0x80, upper-case hex) as they are.
+func TestRawTextUndoesLabelText(t *testing.T) {
+	for _, s := range []string{"", "café", "caf\xe9", "\xff\xfe\x80a\xc3", "a\xe9b\xe9", "\xc3\xa9\xe9", "日本\x90"} {
+		if got := rawText(LabelText(s)); got != s {
+			t.Errorf("rawText(LabelText(%q)) = %q", s, got)
+		}
+	}
+	for _, s := range []string{`\x41`, `\xE9`, `\x`, `a\x8`, `\\xg0`} {
+		if got := rawText(s); got != s {
+			t.Errorf("rawText(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}

@@ -218,7 +218,11 @@ func writeSchema(t *Table, asText bool) *arrow.Schema {
 		default:
 			typ = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
 		}
-		fields[j] = arrow.Field{Name: c.Name, Type: typ, Nullable: true}
+		name := c.Name
+		if asText {
+			name = rawText(name) // CSV: the bytes the name was read from
+		}
+		fields[j] = arrow.Field{Name: name, Type: typ, Nullable: true}
 	}
 	return arrow.NewSchema(fields, nil)
 }
@@ -258,7 +262,7 @@ func buildArray(mem memory.Allocator, c *Column, lo, hi int, asText bool) arrow.
 			if c.Missing(i) {
 				b.AppendNull()
 			} else {
-				b.Append(c.String(i))
+				b.Append(csvText(c, i))
 			}
 		}
 		return b.NewArray()
@@ -302,17 +306,64 @@ func buildArray(mem memory.Allocator, c *Column, lo, hi int, asText bool) arrow.
 // shift. CSV cannot tell an empty label from a missing value: both read back missing.
 func writeOneColumnCSV(w *bufio.Writer, c *Column) error {
 	cw := csv.NewWriter(w)
-	if err := writeCSVRecord(w, cw, []string{c.Name}); err != nil {
+	if err := writeCSVHeader(w, cw, []string{rawText(c.Name)}); err != nil {
 		return err
 	}
 	for i := 0; i < c.Len(); i++ {
-		if err := writeCSVRecord(w, cw, []string{c.String(i)}); err != nil {
+		if err := writeCSVRecord(w, cw, []string{csvText(c, i)}); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
 }
+
+// writeCSVHeader writes a CSV header with cw, except one column whose name holds ';' or
+// a tab, which it quotes itself (encoding/csv would not): unquoted, the loader refuses
+// it as another delimiter's export (ErrNotCommaSeparated).
+func writeCSVHeader(w *bufio.Writer, cw *csv.Writer, header []string) error {
+	if len(header) != 1 || !strings.ContainsAny(header[0], ";\t") {
+		return writeCSVRecord(w, cw, header)
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	_, err := w.WriteString(`"` + strings.ReplaceAll(header[0], `"`, `""`) + "\"\n")
+	return err
+}
+
+// csvText is the text of row i of c in a CSV output: a label read from bytes that are not
+// UTF-8 goes back to those bytes (see rawText), as CSV-to-CSV copies keep them.
+func csvText(c *Column, i int) string {
+	if c.Kind == Categorical {
+		return rawText(c.String(i))
+	}
+	return c.String(i)
+}
+
+// rawText undoes LabelText: each \xNN with NN in 80–ff becomes that byte. Only such
+// escapes are made by LabelText (a byte beginning no UTF-8 sequence is 0x80 or above), so
+// the names and labels of a UTF-8 file are unchanged unless they hold that text literally.
+func rawText(s string) string {
+	if !strings.Contains(s, `\x`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if i+3 < len(s) && s[i] == '\\' && s[i+1] == 'x' {
+			if v, err := strconv.ParseUint(s[i+2:i+4], 16, 8); err == nil && v >= 0x80 && isLowerHex(s[i+2]) && isLowerHex(s[i+3]) {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isLowerHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
 
 // writeCSVRecord writes rec with cw, except a record of one empty field, which it writes
 // as "" (see writeOneColumnCSV) after flushing cw to w.

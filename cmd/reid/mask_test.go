@@ -450,4 +450,47 @@ func TestMaskLatin1Header(t *testing.T) {
 	if lines[0] != "v\xe9,w" || !strings.HasSuffix(lines[1], ",caf\xe90") {
 		t.Errorf("output begins %q, %q; want the header and labels byte for byte", lines[0], lines[1])
 	}
+	// PRAM rewrites the labels of w: as their bytes, not as the loader's caf\xe90 text,
+	// in a CSV copy and in a CSV written from Parquet.
+	pq := filepath.Join(dir, "in.parquet")
+	if code, _, stderr := runReid(t, "mask", "--method", "pram", "--p", "50", "--attrs", "w", "--out", pq, input); code != exitOK {
+		t.Fatalf("pram to Parquet: exit %d: %s", code, stderr)
+	}
+	for _, c := range []struct{ in, out string }{{input, filepath.Join(dir, "pram.csv")}, {pq, filepath.Join(dir, "pram2.csv")}} {
+		if code, _, stderr := runReid(t, "mask", "--method", "pram", "--p", "50", "--attrs", "w", "--out", c.out, c.in); code != exitOK {
+			t.Fatalf("pram %s: exit %d: %s", c.in, code, stderr)
+		}
+		got, err := os.ReadFile(c.out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(got), `\x`) || !strings.HasPrefix(string(got), "v\xe9,w\n") || strings.Count(string(got), "caf\xe9") != 10 {
+			t.Errorf("pram from %s wrote:\n%q", filepath.Base(c.in), got)
+		}
+	}
+}
+
+// A one-column file whose quoted header holds ';' is masked into a file with the header
+// still quoted: written bare, reid itself refused it as a semicolon export.
+func TestMaskQuotedSemicolonHeader(t *testing.T) {
+	dir := t.TempDir()
+	input := writeCSV(t, dir, "q.csv", "\"income; USD\"\n10\n20\n35\n41\n")
+	for _, out := range []string{filepath.Join(dir, "q1.csv"), filepath.Join(dir, "q1.parquet")} {
+		if code, _, stderr := runReid(t, "mask", "--method", "noise", "--p", "10", "--out", out, input); code != exitOK {
+			t.Fatalf("mask to %s: exit %d: %s", out, code, stderr)
+		}
+	}
+	back := filepath.Join(dir, "q2.csv")
+	if code, _, stderr := runReid(t, "mask", "--method", "noise", "--p", "10", "--out", back, filepath.Join(dir, "q1.parquet")); code != exitOK {
+		t.Fatalf("mask from Parquet: exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{filepath.Join(dir, "q1.csv"), back} {
+		got, _ := os.ReadFile(f)
+		if !strings.HasPrefix(string(got), "\"income; USD\"\n") {
+			t.Errorf("%s begins %q", filepath.Base(f), got)
+		}
+		if code, _, stderr := runReid(t, "describe", f); code != exitOK {
+			t.Errorf("describe %s: exit %d: %s", filepath.Base(f), code, stderr)
+		}
+	}
 }
