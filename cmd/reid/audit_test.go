@@ -1243,7 +1243,7 @@ func TestAuditReportsShowWarnings(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range doc.Warnings {
-		if !strings.Contains(string(md), "- "+w+"\n") {
+		if !strings.Contains(string(md), "- "+mdText(w)+"\n") { // escaped as names are
 			t.Errorf("report.md lacks the warning %q", w)
 		}
 		if !strings.Contains(string(page), "<li>"+html.EscapeString(w)+"</li>") {
@@ -1438,6 +1438,15 @@ func TestReportMarkdownEscapesNames(t *testing.T) {
 	}
 	if !strings.Contains(string(md), `- attributes: a\_b, \<b\>x\</b\>`+"\n") || strings.Contains(string(md), "<b>") {
 		t.Errorf("report.md does not escape the names:\n%s", md)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"plain", "`plain`"},
+		{"a`b", "`` a`b ``"},
+		{"x``y`", "``` x``y` ```"},
+	} {
+		if got := mdCode(c.in); got != c.want {
+			t.Errorf("mdCode(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }
 

@@ -221,11 +221,24 @@ func (b *benchJob) files(e *env, src benchSource, records, first int) ([]benchFi
 	}
 	if orig != "" {
 		var out []benchFile
+		records := -1 // the original's, read once when a name gives a group size k
 		for _, m := range masked {
 			spec := maskingOf(filepath.Base(m))
-			if _, err := parseKnowledge(spec); err != nil {
-				// A name such as mdav_k1.csv reads as a masking that changes nothing: no
-				// K.Reid for it, said now, rather than an error after the files before it.
+			know, err := parseKnowledge(spec)
+			if err == nil && know.K > 0 {
+				if records < 0 {
+					if records, err = countRecords(orig); err != nil {
+						return nil, nil, err
+					}
+				}
+				if know.K > records {
+					err = fmt.Errorf("%q: k is more than the %d records", spec, records)
+				}
+			}
+			if err != nil {
+				// A name such as mdav_k1.csv reads as a masking that changes nothing, and
+				// mdav_k61.csv on 60 records as one that cannot be: no K.Reid for it, said
+				// now, rather than an error after the files before it.
 				fmt.Fprintf(e.stderr, "reid bench: %s: its name reads as --masking %v; K.Reid is not measured (none)\n", filepath.Base(m), err)
 				spec = "none"
 			}
@@ -427,7 +440,8 @@ func writeBenchMarkdown(w io.Writer, title string, rows []benchRow) error {
 		if r.PRL != nil {
 			prl, prlSeconds = fmt.Sprintf("%.4f", *r.PRL), fmt.Sprintf("%.2f", r.Seconds["prl"])
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f |\n", r.File, r.Masking, dbrl, prl,
+		// A '|' in a file's name would end its cell.
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %.1f | %.1f | %.1f |\n", strings.ReplaceAll(r.File, "|", `\|`), r.Masking, dbrl, prl,
 			wcCell(r.WM), wcCell(r.OWA), wcCell(r.Bilinear), wcCell(r.Choquet), kReid, dbrlSeconds, prlSeconds, r.Seconds["wm"], r.Seconds["owa"],
 			r.Seconds["bilinear"], r.Seconds["choquet"])
 	}
@@ -469,4 +483,13 @@ func writeBenchCSV(w io.Writer, rows []benchRow) error {
 	}
 	c.Flush()
 	return c.Error()
+}
+
+// countRecords is the number of records of a data file.
+func countRecords(path string) (int, error) {
+	t, err := datasets.Load(path, datasets.LoadOptions{})
+	if err != nil {
+		return 0, err
+	}
+	return t.Rows(), nil
 }

@@ -477,8 +477,8 @@ func TestBenchOutputIsAnInput(t *testing.T) {
 }
 
 // A masked file whose name reads as a masking that changes nothing (mdav_k1.csv: k = 1)
-// gets no K.Reid, said on stderr, instead of ending the run with an internal error after
-// the files before it.
+// or cannot be (mdav_k31.csv on 30 records) gets no K.Reid, said on stderr, instead of
+// ending the run with an error after the files before it.
 func TestBenchNameMaskingInvalid(t *testing.T) {
 	dir := benchDatasetDir(t, "mine", 30)
 	noise, err := os.ReadFile(filepath.Join(dir, "mine", "masked", "noise.csv"))
@@ -486,6 +486,7 @@ func TestBenchNameMaskingInvalid(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeCSV(t, filepath.Join(dir, "mine", "masked"), "mdav_k1.csv", string(noise))
+	writeCSV(t, filepath.Join(dir, "mine", "masked"), "mdav_k31.csv", string(noise)) // 30 records
 	csvOut := filepath.Join(t.TempDir(), "b.csv")
 	code, _, stderr := runReid(t, "bench", "--datasets", dir, "--dataset", "mine", "--work-limit", "0.05", "--csv", csvOut, "--md", filepath.Join(t.TempDir(), "b.md"))
 	if code != exitOK || !strings.Contains(stderr, "reid bench: mdav_k1.csv: its name reads as --masking \"mdav:k=1\": k must be one integer of at least 2") {
@@ -495,7 +496,10 @@ func TestBenchNameMaskingInvalid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(data), "\nmine,mdav_k1,none,") {
+	if !strings.Contains(stderr, `reid bench: mdav_k31.csv: its name reads as --masking "mdav:k=31": k is more than the 30 records`) {
+		t.Errorf("no warning for mdav_k31.csv:\n%s", stderr)
+	}
+	if !strings.Contains(string(data), "\nmine,mdav_k1,none,") || !strings.Contains(string(data), "\nmine,mdav_k31,none,") {
 		t.Errorf("the file's row does not say masking none:\n%s", data)
 	}
 }

@@ -24,7 +24,7 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	}
 	fmt.Fprintf(&b, "- masking known to the intruder: %s\n- worst-case %s\n\n", r.Options.Masking, searchLimit(r))
 	b.WriteString("## Verdict\n\n")
-	b.WriteString("`" + ciLine(r) + "`\n\n")
+	b.WriteString(mdCode(ciLine(r)) + "\n\n")
 	if p := r.Policy; p != nil {
 		b.WriteString("| rule | measure | value | threshold | result |\n|---|---|---:|---:|---|\n")
 		for _, x := range p.Rules {
@@ -37,7 +37,7 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	if len(r.Warnings) > 0 {
 		b.WriteString("## Warnings\n\n")
 		for _, w := range r.Warnings {
-			fmt.Fprintf(&b, "- %s\n", mdNoHTML(w))
+			fmt.Fprintf(&b, "- %s\n", mdText(w))
 		}
 		b.WriteString("\n")
 	}
@@ -100,19 +100,39 @@ func cellList(names []string) string { return strings.Join(cells(names), ", ") }
 // into report.md, where a viewer would render it as HTML. Each name's Markdown and HTML
 // characters are escaped with backslashes (CommonMark §2.4: any ASCII punctuation).
 func mdList(names []string) string {
-	escape := strings.NewReplacer(`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
-		"<", `\<`, ">", `\>`, "&", `\&`, "|", `\|`)
 	shown := cells(names)
 	for i, s := range shown {
-		shown[i] = escape.Replace(s)
+		shown[i] = mdText(s)
 	}
 	return strings.Join(shown, ", ")
 }
 
-// mdNoHTML escapes what would make HTML or a link of a line of prose (a warning, which
-// quotes column names and file names), leaving its other punctuation as written.
-func mdNoHTML(s string) string {
-	return strings.NewReplacer("<", `\<`, ">", `\>`, "&", `\&`, "[", `\[`, "]", `\]`, "`", "\\`").Replace(s)
+// mdText backslash-escapes the characters of s that Markdown or HTML would read
+// (CommonMark §2.4: any ASCII punctuation may be escaped): names, and warnings, which
+// quote names ("the categorical ones (*cat*)" was emphasis).
+func mdText(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
+		"<", `\<`, ">", `\>`, "&", `\&`, "|", `\|`).Replace(s)
+}
+
+// mdCode is s as a code span: its fence is one backtick longer than the longest run in s
+// (CommonMark §6.1), with spaces inside when s begins or ends with one (a file name with a
+// backtick ended a one-backtick span).
+func mdCode(s string) string {
+	run, longest := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if longest > 0 {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
 }
 
 // searchLimit says what bounded the worst-case searches and whether their figures repeat.
