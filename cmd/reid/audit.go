@@ -308,8 +308,12 @@ type auditSummary struct {
 	// case needs the count on max_reid's terms.
 	WorstCaseReidDBRL *float64 `json:"worst_case_reid_dbrl"`
 	MaxKReid          float64  `json:"max_k_reid"`
-	PPUGivenSU        *float64 `json:"p_pu_given_su"`
-	KMin              *int     `json:"k_min"`
+	// KReidNotMeasured, when present, says why max_k_reid is no measurement: the masked
+	// file contradicts --masking (a max_k_reid rule fails then; a script reading the
+	// summary alone read the 0 as a measured K.Reid).
+	KReidNotMeasured string   `json:"k_reid_not_measured,omitempty"`
+	PPUGivenSU       *float64 `json:"p_pu_given_su"`
+	KMin             *int     `json:"k_min"`
 }
 
 // auditReport is report.json. Field names are a contract (docs/report-schema.json): add
@@ -847,6 +851,7 @@ func (r *auditReport) fillMeasures() {
 	if s.MaxReid < 0 {
 		s.MaxReid = 0
 	}
+	s.KReidNotMeasured = kReidRefuted(r)
 	for _, w := range r.WorstCase {
 		if !w.Available {
 			continue
@@ -1048,6 +1053,9 @@ func ciLine(r *auditReport) string {
 		// Last, so that the fields before it keep their places for scripts that split
 		// the line.
 		line += " worst_case_reid_dbrl=" + optF(s.WorstCaseReidDBRL)
+	}
+	if s.KReidNotMeasured != "" {
+		line += " k_reid_measured=false" // last too
 	}
 	return line
 }

@@ -591,9 +591,21 @@ func TestKnownInconsistent(t *testing.T) {
 		t.Errorf("x + 0.5 under rankswap: known_inconsistent %d, k_reid %v, warnings %q; want %d, 0, a warning", r.KnownInconsistent, r.KReid, r.Warnings, n)
 	}
 	policy := writePolicy(t, `{"max_k_reid": 1}`)
-	code, _, stderr := runReid(t, "audit", "--out", t.TempDir(), "--work-limit", "0.1", "--masking", "rankswap:p=10", "--policy", policy, orig, masked)
+	code, stdout, stderr := runReid(t, "audit", "--out", t.TempDir(), "--work-limit", "0.1", "--masking", "rankswap:p=10", "--policy", policy, orig, masked)
 	if code != exitPolicy || !strings.Contains(stderr, "max_k_reid: k_reid not measured (--masking does not describe the masked file") {
 		t.Errorf("audit with the contradicted masking: exit %d, want %d and max_k_reid not measured:\n%s", code, exitPolicy, stderr)
+	}
+	// The summary says so too, for a script that reads it rather than the gate.
+	if !strings.HasSuffix(strings.TrimSpace(stdout), " k_reid_measured=false") {
+		t.Errorf("the CI line does not say K.Reid was not measured:\n%s", stdout)
+	}
+	var rep struct {
+		Summary struct {
+			KReidNotMeasured string `json:"k_reid_not_measured"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal(auditJSON(t, t.TempDir(), "--work-limit", "0.1", "--masking", "rankswap:p=10", orig, masked), &rep); err != nil || !strings.HasPrefix(rep.Summary.KReidNotMeasured, "--masking does not describe") {
+		t.Errorf("summary.k_reid_not_measured = %q, %v", rep.Summary.KReidNotMeasured, err)
 	}
 
 	content, err := os.ReadFile(orig)
