@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestOutputFormatOf: an output without an extension is CSV when it is a device or a named
@@ -24,22 +26,21 @@ func TestOutputFormatOf(t *testing.T) {
 	if err := os.WriteFile(regular, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// A descriptor redirected to a regular file (reid mask --out /dev/stdout > x.csv).
-	f, err := os.Create(filepath.Join(dir, "redirected"))
+	// A numbered descriptor of the process's own (a regular file here) is no output a
+	// caller gave: it keeps FormatOf's verdict.
+	f, err := os.Create(filepath.Join(dir, "own"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	descriptor := "/proc/self/fd/" + strconv.Itoa(int(f.Fd()))
-	if _, err := os.Stat(descriptor); err != nil {
-		descriptor = "/dev/null" // no /proc here: the case is the device's
-	}
+	own := "/proc/self/fd/" + strconv.Itoa(int(f.Fd()))
 	for _, c := range []struct {
 		path string
 		want Format
 		ok   bool
 	}{
-		{descriptor, FormatCSV, true},
+		{"/dev/stdout", FormatCSV, true},
+		{own, FormatAuto, false},
 		{"/dev/null", FormatCSV, true},
 		{fifo, FormatCSV, true},
 		{regular, FormatAuto, false},
@@ -53,9 +54,9 @@ func TestOutputFormatOf(t *testing.T) {
 	}
 }
 
-// TestWriteAtomicDescriptor: a path that names a descriptor (/proc/self/fd/N, as
-// /dev/stdout under "cmd >> log") is written through it, after what the file held: it was
-// replaced through a temporary file, which erased the log.
+// TestWriteAtomicDescriptor: /dev/stdout redirected to a regular file (cmd >> log) is
+// written through the descriptor, after what the file held: it was replaced through a
+// temporary file, which erased the log. Descriptors other than 1 and 2 are not taken.
 func TestWriteAtomicDescriptor(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "log")
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -66,31 +67,35 @@ func TestWriteAtomicDescriptor(t *testing.T) {
 	if _, err := f.WriteString("PREVIOUS\n"); err != nil {
 		t.Fatal(err)
 	}
-	desc := "/proc/self/fd/" + strconv.Itoa(int(f.Fd()))
-	if _, err := os.Stat(desc); err != nil {
-		t.Skipf("no /proc here: %v", err)
-	}
-	if fd, ok := Descriptor(desc); !ok || fd != int(f.Fd()) {
-		t.Fatalf("Descriptor(%q) = %d, %v", desc, fd, ok)
-	}
 	before, _ := os.Stat(path)
-	if err := WriteAtomic(desc, func(w *os.File) error { _, err := w.WriteString("written\n"); return err }); err != nil {
+	// fd 1 becomes the log for the write (nothing is printed meanwhile), then is restored.
+	saved, err := unix.Dup(1)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.WriteString("after\n"); err != nil { // the descriptor still works
+	if err := unix.Dup2(int(f.Fd()), 1); err != nil {
 		t.Fatal(err)
+	}
+	werr := WriteAtomic("/dev//stdout", func(w *os.File) error { _, err := w.WriteString("written\n"); return err })
+	_, aerr := f.WriteString("after\n") // the descriptor still works
+	if err := unix.Dup2(saved, 1); err != nil {
+		t.Fatal(err)
+	}
+	unix.Close(saved)
+	if werr != nil || aerr != nil {
+		t.Fatal(werr, aerr)
 	}
 	got, err := os.ReadFile(path)
 	after, _ := os.Stat(path)
 	if err != nil || string(got) != "PREVIOUS\nwritten\nafter\n" || !os.SameFile(before, after) {
 		t.Errorf("log holds %q (same file: %v), want PREVIOUS, written, after in the same file", got, os.SameFile(before, after))
 	}
-	for _, p := range []string{"/dev/stdout", "/dev/stderr", "/dev/fd/7"} {
+	for _, p := range []string{"/dev/stdout", "/dev/stderr", "/dev/fd/1", "/proc/self/fd/2", "/dev/./stdout"} {
 		if _, ok := Descriptor(p); !ok {
 			t.Errorf("Descriptor(%q): not a descriptor", p)
 		}
 	}
-	for _, p := range []string{"/dev/null", "/dev/fd/x", "out.csv", "/proc/self/fd/"} {
+	for _, p := range []string{"/dev/null", "/dev/fd/5", "/proc/self/fd/3", "/dev/stdin", "/dev/fd/0", "out.csv"} {
 		if _, ok := Descriptor(p); ok {
 			t.Errorf("Descriptor(%q): a descriptor", p)
 		}

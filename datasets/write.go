@@ -85,24 +85,19 @@ func WriteAtomic(path string, write func(*os.File) error) (err error) {
 	return nil
 }
 
-// Descriptor returns the file descriptor a path names by itself: /dev/stdout (1),
-// /dev/stderr (2), /dev/fd/N and /proc/self/fd/N. Such a path is a descriptor the command
-// was given, whatever the shell made of it: redirected to a regular file (> log, >> log),
-// replacing that file through a temporary one erased what the log held and what the
-// command printed after.
+// Descriptor returns the standard output or error descriptor (1 or 2) that a path names
+// by itself: /dev/stdout, /dev/stderr, /dev/fd/1 and /dev/fd/2, /proc/self/fd/1 and 2
+// (any spelling filepath.Clean makes one of these). Such a path is the descriptor the
+// command was given, whatever the shell made of it: redirected to a regular file (> log,
+// >> log), replacing that file through a temporary one erased what the log held and what
+// the command printed after. Other numbers are not taken: a descriptor the caller did not
+// open could be one of the command's own files by the time it writes.
 func Descriptor(path string) (int, bool) {
-	switch path {
-	case "/dev/stdout":
+	switch filepath.Clean(path) {
+	case "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/proc/thread-self/fd/1":
 		return 1, true
-	case "/dev/stderr":
+	case "/dev/stderr", "/dev/fd/2", "/proc/self/fd/2", "/proc/thread-self/fd/2":
 		return 2, true
-	}
-	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/"} {
-		if n, ok := strings.CutPrefix(path, dir); ok {
-			if fd, err := strconv.Atoi(n); err == nil && fd >= 0 {
-				return fd, true
-			}
-		}
 	}
 	return 0, false
 }

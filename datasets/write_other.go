@@ -8,3 +8,6 @@ import "os"
 func writeDescriptor(_ int, path string, write func(*os.File) error) error {
 	return writeDirect(path, write)
 }
+
+// CheckDescriptor cannot inspect descriptors here: the write reports a bad one.
+func CheckDescriptor(int) error { return nil }

@@ -33,7 +33,9 @@ papers: Euclidean DBRL, PRL (EM), the learned WM, OWA, bilinear and Choquet dist
 (incumbent and proven bound; each file's searches get twice --time-limit in all, shared
 by the families as by 'reid audit': the time a family leaves goes to the next; Choquet
 n/a on more than 13 attributes), K.Reid (the masking read from the file name: mdav_kK,
-indrank_kK, rankswap_pP, argus_rankswap_pP; none otherwise), with times in seconds.
+indrank_kK, rankswap_pP, argus_rankswap_pP; none otherwise; n/a, with a note on
+stderr, for a name that reads as no valid masking, such as mdav_k1, or a masking the file
+contradicts), with times in seconds.
 
 The data set is DIR/NAME/original.csv with DIR/NAME/masked/*.csv (--datasets, default
 ../shared/datasets; --dataset, default census; when either flag is given the data set must
@@ -186,6 +188,9 @@ type benchFile struct {
 	// first is --records on a real data set: the first records of both files are linked
 	// (auditJob.records; 0: all).
 	first int
+	// noKReid: the name reads as no valid masking (mdav_k1.csv): K.Reid is n/a, not the
+	// 0 of masking none (for mdav_k1, an unmasked file, the truth is 1).
+	noKReid bool
 }
 
 type benchRow struct {
@@ -198,6 +203,9 @@ type benchRow struct {
 	WM, OWA           auditWorstCase
 	Bilinear, Choquet auditWorstCase
 	Seconds           map[string]float64
+	// KReidNA: K.Reid was not measured (a name that reads as no valid masking, or a
+	// masking the file contradicts): n/a, not 0.
+	KReidNA bool
 }
 
 var knowledgeFromName = regexp.MustCompile(`^(?:argus_)?(mdav|indrank|rankswap)_([kp])(\d+(?:\.\d+)?)$`)
@@ -239,10 +247,10 @@ func (b *benchJob) files(e *env, src benchSource, records, first int) ([]benchFi
 				// A name such as mdav_k1.csv reads as a masking that changes nothing, and
 				// mdav_k61.csv on 60 records as one that cannot be: no K.Reid for it, said
 				// now, rather than an error after the files before it.
-				fmt.Fprintf(e.stderr, "reid bench: %s: its name reads as --masking %v; K.Reid is not measured (none)\n", filepath.Base(m), err)
+				fmt.Fprintf(e.stderr, "reid bench: %s: its name reads as --masking %v; K.Reid is not measured (n/a)\n", filepath.Base(m), err)
 				spec = "none"
 			}
-			out = append(out, benchFile{dataset: src.name, name: filepath.Base(m), original: orig, masked: m, masking: spec, first: first})
+			out = append(out, benchFile{dataset: src.name, name: filepath.Base(m), original: orig, masked: m, masking: spec, first: first, noKReid: err != nil})
 		}
 		return out, func() {}, nil
 	}
@@ -387,7 +395,12 @@ func (b *benchJob) row(ctx context.Context, e *env, f benchFile) (benchRow, erro
 			fmt.Fprintf(e.stderr, "reid bench: %s\n", w)
 		}
 	}
-	row := benchRow{Dataset: f.dataset, File: strings.TrimSuffix(f.name, ".csv"), Masking: f.masking, Seconds: map[string]float64{}}
+	row := benchRow{Dataset: f.dataset, File: strings.TrimSuffix(f.name, ".csv"), Masking: f.masking, Seconds: map[string]float64{}, KReidNA: f.noKReid}
+	if why := rep.Summary.KReidNotMeasured; why != "" {
+		// The file contradicts the masking its name gives: as the audit's gate, no K.Reid.
+		fmt.Fprintf(e.stderr, "reid bench: %s: K.Reid is not measured (n/a): %s\n", f.name, why)
+		row.KReidNA = true
+	}
 	st := rep.Timings.Steps
 	for _, l := range rep.Linkage {
 		switch l.ID {
@@ -436,6 +449,9 @@ func writeBenchMarkdown(w io.Writer, title string, rows []benchRow) error {
 		if r.DBRL != nil {
 			dbrl, kReid, dbrlSeconds = fmt.Sprintf("%.4f", r.DBRL.Reid), fmt.Sprintf("%.4f", r.DBRL.KReid), fmt.Sprintf("%.2f", r.Seconds["dbrl"])
 		}
+		if r.KReidNA {
+			kReid = "n/a"
+		}
 		prl, prlSeconds := "n/a", "–"
 		if r.PRL != nil {
 			prl, prlSeconds = fmt.Sprintf("%.4f", *r.PRL), fmt.Sprintf("%.2f", r.Seconds["prl"])
@@ -469,6 +485,9 @@ func writeBenchCSV(w io.Writer, rows []benchRow) error {
 		n, dbrl, kReid, dbrlSeconds := "n/a", "n/a", "n/a", "n/a"
 		if r.DBRL != nil {
 			n, dbrl, kReid, dbrlSeconds = strconv.Itoa(r.DBRL.N), f(r.DBRL.Reid), f(r.DBRL.KReid), f(r.Seconds["dbrl"])
+		}
+		if r.KReidNA {
+			kReid = "n/a"
 		}
 		prl, prlSeconds := "n/a", "n/a"
 		if r.PRL != nil {

@@ -487,9 +487,11 @@ func TestBenchNameMaskingInvalid(t *testing.T) {
 	}
 	writeCSV(t, filepath.Join(dir, "mine", "masked"), "mdav_k1.csv", string(noise))
 	writeCSV(t, filepath.Join(dir, "mine", "masked"), "mdav_k31.csv", string(noise)) // 30 records
+	// Named rank-swapped, but noise: values ± 0.4 that no original holds refute it.
+	writeCSV(t, filepath.Join(dir, "mine", "masked"), "rankswap_p10.csv", string(noise))
 	csvOut := filepath.Join(t.TempDir(), "b.csv")
 	code, _, stderr := runReid(t, "bench", "--datasets", dir, "--dataset", "mine", "--work-limit", "0.05", "--csv", csvOut, "--md", filepath.Join(t.TempDir(), "b.md"))
-	if code != exitOK || !strings.Contains(stderr, "reid bench: mdav_k1.csv: its name reads as --masking \"mdav:k=1\": k must be one integer of at least 2") {
+	if code != exitOK || !strings.Contains(stderr, "reid bench: mdav_k1.csv: its name reads as --masking \"mdav:k=1\": k must be one integer of at least 2, got \"1\"; K.Reid is not measured (n/a)") {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
 	data, err := os.ReadFile(csvOut)
@@ -498,6 +500,18 @@ func TestBenchNameMaskingInvalid(t *testing.T) {
 	}
 	if !strings.Contains(stderr, `reid bench: mdav_k31.csv: its name reads as --masking "mdav:k=31": k is more than the 30 records`) {
 		t.Errorf("no warning for mdav_k31.csv:\n%s", stderr)
+	}
+	// K.Reid (the 15th column) is n/a for both, not the 0 of masking none: mdav_k1 is the
+	// unmasked file here in all but name, whose true K.Reid would be 1.
+	if !strings.Contains(stderr, "reid bench: rankswap_p10.csv: K.Reid is not measured (n/a): --masking does not describe") {
+		t.Errorf("no note for rankswap_p10.csv:\n%s", stderr)
+	}
+	for _, name := range []string{"mdav_k1", "mdav_k31", "rankswap_p10"} {
+		for _, line := range strings.Split(string(data), "\n") {
+			if f := strings.Split(line, ","); len(f) > 14 && f[1] == name && f[14] != "n/a" {
+				t.Errorf("%s: k_reid %q, want n/a", name, f[14])
+			}
+		}
 	}
 	if !strings.Contains(string(data), "\nmine,mdav_k1,none,") || !strings.Contains(string(data), "\nmine,mdav_k31,none,") {
 		t.Errorf("the file's row does not say masking none:\n%s", data)

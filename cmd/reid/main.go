@@ -487,8 +487,13 @@ func checkOutFile(flagName, path string) error {
 // read-only mount, /proc): found after a search of minutes, the results were lost. A
 // device or named pipe (/dev/stdout) is written directly and is not probed.
 func checkWritable(flagName, path, dir string) error {
-	if _, fd := datasets.Descriptor(path); fd {
-		return nil // /dev/stdout redirected to a file: the probe went into /dev
+	if fd, ok := datasets.Descriptor(path); ok {
+		// /dev/stdout redirected to a file: the probe went into /dev. A closed or
+		// read-only descriptor is found now, not after the work.
+		if err := datasets.CheckDescriptor(fd); err != nil {
+			return usagef("--%s %s: %v", flagName, path, err)
+		}
+		return nil
 	}
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
 		return nil
@@ -569,7 +574,17 @@ func writeFiles(outs ...outFile) error {
 	})
 	if err != nil && restWritten {
 		for _, o := range rest {
-			os.Remove(o.path)
+			// Only files renamed into place: never /dev/stdout (a link in /dev) or a
+			// device, which were written through.
+			if _, fd := datasets.Descriptor(o.path); fd {
+				continue
+			}
+			// Through a symbolic link its target was written (datasets.WriteAtomic).
+			if target, serr := filepath.EvalSymlinks(o.path); serr == nil {
+				if fi, serr := os.Lstat(target); serr == nil && fi.Mode().IsRegular() {
+					os.Remove(target)
+				}
+			}
 		}
 	}
 	return err

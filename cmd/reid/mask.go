@@ -531,8 +531,14 @@ func byCodes(P *mat.Dense, levels []string) *mat.Dense {
 }
 
 func printMaskSummary(e *env, s *maskSummary, format string) error {
+	w := e.stdout
+	if fd, ok := datasets.Descriptor(s.Output); ok && fd == 1 {
+		// The masked file went to standard output: the summary after it would make it a
+		// file no reader (reid's included) can read.
+		w = e.stderr
+	}
 	if format == "json" {
-		return writeJSON(e.stdout, s)
+		return writeJSON(w, s)
 	}
 	params := ""
 	switch {
@@ -543,7 +549,7 @@ func printMaskSummary(e *env, s *maskSummary, format string) error {
 	default:
 		params = fmt.Sprintf("p=%g seed=%d", s.P, s.Seed)
 	}
-	_, err := fmt.Fprintf(e.stdout, "masked %d records of %s with %s (%s) on %s\nwrote %s\n",
+	_, err := fmt.Fprintf(w, "masked %d records of %s with %s (%s) on %s\nwrote %s\n",
 		s.Records, s.Input, s.Method, params, strings.Join(s.Attributes, ", "), s.Output)
 	return err
 }

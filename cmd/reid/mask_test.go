@@ -494,3 +494,21 @@ func TestMaskQuotedSemicolonHeader(t *testing.T) {
 		}
 	}
 }
+
+// With the masked file on standard output, mask's summary goes to stderr: after the data,
+// on stdout, it made the file unreadable ("row 7: not a number: masked 6 records ...").
+func TestMaskSummaryBesideStdout(t *testing.T) {
+	for _, c := range []struct {
+		output   string
+		toStderr bool
+	}{{"/dev/stdout", true}, {"/dev/fd/1", true}, {"out.csv", false}, {"/dev/stderr", false}} {
+		var out, errOut bytes.Buffer
+		s := &maskSummary{Method: "noise", Input: "in.csv", Output: c.output, Records: 6, Attributes: []string{"x"}}
+		if err := printMaskSummary(&env{stdout: &out, stderr: &errOut}, s, "text"); err != nil {
+			t.Fatal(err)
+		}
+		if got := errOut.Len() > 0 && out.Len() == 0; got != c.toStderr {
+			t.Errorf("--out %s: stdout %q, stderr %q", c.output, out.String(), errOut.String())
+		}
+	}
+}
