@@ -1499,3 +1499,13 @@ func TestAuditChoquetRows(t *testing.T) {
 		}
 	}
 }
+
+// mdText on a warning that quotes odd column names, escaped by hand (CommonMark §2.4:
+// a backslash before ASCII punctuation makes it literal).
+func TestMDTextByHand(t *testing.T) {
+	in := "the categorical ones (*cat*, __c__, a|b, ~~s~~, <i>) are compared by PRL"
+	want := `the categorical ones (\*cat\*, \_\_c\_\_, a\|b, \~\~s\~\~, \<i\>) are compared by PRL`
+	if got := mdText(in); got != want {
+		t.Errorf("mdText:\n got %s\nwant %s", got, want)
+	}
+}

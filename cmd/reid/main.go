@@ -487,6 +487,11 @@ func checkOutFile(flagName, path string) error {
 // read-only mount, /proc): found after a search of minutes, the results were lost. A
 // device or named pipe (/dev/stdout) is written directly and is not probed.
 func checkWritable(flagName, path, dir string) error {
+	switch filepath.Clean(path) {
+	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/proc/thread-self/fd/0":
+		// Written through its link, it replaced the file the shell read it from.
+		return usagef("--%s %s: standard input is not an output", flagName, path)
+	}
 	if fd, ok := datasets.Descriptor(path); ok {
 		// /dev/stdout redirected to a file: the probe went into /dev. A closed or
 		// read-only descriptor is found now, not after the work.

@@ -677,3 +677,17 @@ func TestOutputsOneFileTwoSpellings(t *testing.T) {
 		t.Errorf("left behind: %v", entries)
 	}
 }
+
+// Standard input is no output: written through its link it replaced the file the shell
+// read it from (--out /dev/stdin < victim.json). Refused before the work, as a closed
+// standard output would be.
+func TestStdinIsNoOutput(t *testing.T) {
+	dir := t.TempDir()
+	orig := writeCSV(t, dir, "o.csv", smallCSV)
+	for _, p := range []string{"/dev/stdin", "/dev/fd/0", "/dev//stdin"} {
+		code, _, errOut := runReid(t, "link", "--attrs", "a,b", "--out", p, orig, orig)
+		if code != exitInput || !strings.Contains(errOut, "standard input is not an output") {
+			t.Errorf("--out %s: exit %d, %q", p, code, errOut)
+		}
+	}
+}

@@ -112,7 +112,7 @@ func mdList(names []string) string {
 // quote names ("the categorical ones (*cat*)" was emphasis).
 func mdText(s string) string {
 	return strings.NewReplacer(`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
-		"<", `\<`, ">", `\>`, "&", `\&`, "|", `\|`).Replace(s)
+		"<", `\<`, ">", `\>`, "&", `\&`, "|", `\|`, "~", `\~`).Replace(s)
 }
 
 // mdCode is s as a code span: its fence is one backtick longer than the longest run in s
