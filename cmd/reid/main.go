@@ -348,9 +348,8 @@ func holdSignals(e *env) (release func() os.Signal) {
 // and may block until a reader comes: no hold then, so that a signal still stops them.
 func writeHeld(e *env, paths []string, write func() error) error {
 	for _, p := range paths {
-		if _, fd := datasets.Descriptor(p); fd {
-			return write()
-		}
+		// /dev/stdout follows to what it is: a pipe or terminal may block, a redirected
+		// regular file does not, and the other outputs' renames still want the hold.
 		if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
 			return write()
 		}
