@@ -839,10 +839,17 @@ func (r *auditReport) fillMeasures() {
 	}
 	s := &r.Summary
 	s.MaxReid = -1
+	s.KReidNotMeasured = kReidRefuted(r)
+	kDef := ""
+	if s.KReidNotMeasured != "" {
+		// The list is what scripts read: its 0 must say it is none (schema 1.0 keeps
+		// the value a number).
+		kDef = "; NOT MEASURED: " + s.KReidNotMeasured
+	}
 	for _, l := range r.Linkage {
 		add("reid", l.ID, defReid, l.Reid)
 		add("reid_sets", l.ID, defReidSets, l.ReidSets)
-		add("k_reid", l.ID, defKReid+" ("+l.Knowledge+")", l.KReid)
+		add("k_reid", l.ID, defKReid+" ("+l.Knowledge+")"+kDef, l.KReid)
 		if l.Reid > s.MaxReid {
 			s.MaxReid, s.MaxReidSource = l.Reid, l.ID
 		}
@@ -851,7 +858,6 @@ func (r *auditReport) fillMeasures() {
 	if s.MaxReid < 0 {
 		s.MaxReid = 0
 	}
-	s.KReidNotMeasured = kReidRefuted(r)
 	for _, w := range r.WorstCase {
 		if !w.Available {
 			continue

@@ -603,9 +603,15 @@ func TestKnownInconsistent(t *testing.T) {
 		Summary struct {
 			KReidNotMeasured string `json:"k_reid_not_measured"`
 		} `json:"summary"`
+		Measures []auditMeasure `json:"measures"`
 	}
 	if err := json.Unmarshal(auditJSON(t, t.TempDir(), "--work-limit", "0.1", "--masking", "rankswap:p=10", orig, masked), &rep); err != nil || !strings.HasPrefix(rep.Summary.KReidNotMeasured, "--masking does not describe") {
 		t.Errorf("summary.k_reid_not_measured = %q, %v", rep.Summary.KReidNotMeasured, err)
+	}
+	for _, m := range rep.Measures {
+		if m.Name == "k_reid" && !strings.Contains(m.Definition, "; NOT MEASURED: --masking does not describe") {
+			t.Errorf("measure %s/%s: definition %q does not say it is not measured", m.Name, m.Source, m.Definition)
+		}
 	}
 
 	content, err := os.ReadFile(orig)
