@@ -81,16 +81,18 @@ counted (also without a work limit: what a work limit needs to reach as far).
 
 --export-mps FILE writes the full model (every record, every competitor, integer K) in
 free MPS, for any MILP solver to check reid: columns T1 … Tp are params in their order
-(below; choquet2's auxiliary columns follow), K1 … KN the records (K_i = 1: record i
+(below; auxiliary columns follow: bilinear's one, numbered m² + 1, choquet2's one per
+pair), K1 … KN the records (K_i = 1: record i
 given up, so the solver's objective is N − links), rows R<i>_<j> record i's row for
 competitor j; its size is N(M−1) rows, so keep it for a few hundred records (Choquet adds
-m·2^(m−1) monotonicity rows, 53,248 on 13 attributes: export it on fewer attributes). For bilinear the PSD constraint on W is not linear: the file holds the
+m·2^(m−1) − 2m monotonicity rows, 53,222 on 13 attributes: export it on fewer attributes). For bilinear the PSD constraint on W is not linear: the file holds the
 2×2-minor rows and the eigenvector cuts the search found, a relaxation, whose optimum is
 an upper bound on the links (a solver may link more with a W that is not PSD). With an
 export the reductions run to their end whatever the time limit. --params-out FILE
 writes the learned parameters in the format of 'reid link --params'.
 
-params, the learned parameters (text output: by name), in this order: wm, one weight per
+params, the learned parameters (text output: WM by name, OWA as w1 …; bilinear and
+the Choquet families print eigenvalues or Shapley values instead), in this order: wm, one weight per
 attribute in the order of attributes, summing to 1; owa, one weight per rank, w1 weighing
 the largest attribute diff, summing to 1; bilinear, the upper triangle of W row by row
 (W11, W12 … W1m, W22 … Wmm; the distance is Σ W_ii x_i² + 2 Σ_{i<j} W_ij x_i x_j), trace
