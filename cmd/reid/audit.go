@@ -201,9 +201,9 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 
 // auditInput is one input file of the report.
 type auditInput struct {
-	File    string `json:"file"`
-	SHA256  string `json:"sha256"`
-	Records int    `json:"records"`
+	File    pathText `json:"file"`
+	SHA256  string   `json:"sha256"`
+	Records int      `json:"records"`
 }
 
 type auditInputs struct {
@@ -430,8 +430,8 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		SchemaVersion: auditSchemaVersion,
 		Engine:        "reid " + version,
 		Inputs: auditInputs{
-			Original: auditInput{*pf.original, files.OriginalSHA256, files.OriginalRecords},
-			Masked:   auditInput{*pf.masked, files.MaskedSHA256, files.MaskedRecords},
+			Original: auditInput{pathText(*pf.original), files.OriginalSHA256, files.OriginalRecords},
+			Masked:   auditInput{pathText(*pf.masked), files.MaskedSHA256, files.MaskedRecords},
 		},
 		Options: auditOptions{Attributes: files.Pairing.Attributes, DistanceAttributes: dist.Pairing.Attributes, ID: *pf.id, Keys: a.keys, Masking: a.maskingSpec,
 			TimeLimit: a.timeLimit.String(), WorkLimit: a.workLimit, Epsilon: a.epsilon, Records: a.records, PRLQuantiles: prlQuantiles,
@@ -1051,7 +1051,7 @@ func ciLine(r *auditReport) string {
 		}
 	}
 	line := fmt.Sprintf("reid audit %s: %s max_reid=%.4f (%s) worst_case_reid_bound=%s worst_case_reid_incumbent=%s max_k_reid=%.4f",
-		verdict, filepath.Base(r.Inputs.Masked.File), s.MaxReid, s.MaxReidSource, optF(s.WorstCaseReidBound), optF(s.WorstCaseReidIncumbent), s.MaxKReid)
+		verdict, filepath.Base(string(r.Inputs.Masked.File)), s.MaxReid, s.MaxReidSource, optF(s.WorstCaseReidBound), optF(s.WorstCaseReidIncumbent), s.MaxKReid)
 	if s.PPUGivenSU != nil {
 		line += fmt.Sprintf(" p_pu_given_su=%.4f k_min=%d", *s.PPUGivenSU, *s.KMin)
 	}

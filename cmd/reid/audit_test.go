@@ -16,6 +16,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"unicode/utf8"
 )
 
 // auditFixture generates the demo's files once (original, MDAV k=3, rank swap p=5).
@@ -1507,5 +1508,45 @@ func TestMDTextByHand(t *testing.T) {
 	want := `the categorical ones (\*cat\*, \_\_c\_\_, a\|b, \~\~s\~\~, \<i\>) are compared by PRL`
 	if got := mdText(in); got != want {
 		t.Errorf("mdText:\n got %s\nwant %s", got, want)
+	}
+}
+
+// Files named in Latin-1 (not UTF-8): report.json writes their names' stray bytes as
+// \xNN, as the loader shows names (encoding/json wrote U+FFFD), and report.md and
+// report.html are UTF-8 (they held the raw bytes).
+func TestReportsLatin1FileNames(t *testing.T) {
+	dir := t.TempDir()
+	orig, masked := writePairCSV(t, dir, "a,b", 8, func(i int) (string, string) {
+		return fmt.Sprintf("%d,%d", i, (5*i)%8), fmt.Sprintf("%d.5,%d", i, (5*i)%8)
+	})
+	o, m := filepath.Join(dir, "orig\xe9.csv"), filepath.Join(dir, "mask\xe9.csv")
+	if err := os.Rename(orig, o); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(masked, m); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	var doc struct {
+		Inputs struct {
+			Original struct {
+				File string `json:"file"`
+			} `json:"original"`
+		} `json:"inputs"`
+	}
+	if err := json.Unmarshal(auditJSON(t, out, "--work-limit", "0.05", o, m), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, `orig\xe9.csv`); doc.Inputs.Original.File != want {
+		t.Errorf("report.json names the original %q, want %q", doc.Inputs.Original.File, want)
+	}
+	for _, name := range []string{"report.md", "report.html"} {
+		data, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !utf8.Valid(data) || !strings.Contains(string(data), `mask\xe9.csv`) {
+			t.Errorf("%s is not UTF-8 or does not name mask\\xe9.csv", name)
+		}
 	}
 }

@@ -209,7 +209,7 @@ func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
 	switch {
 	case *p.intruderIDs != "":
 		// The hash of the bytes read: from /dev/stdin, reading the path again hashed nothing.
-		pf.Intruder = &intruderSubset{IDsFile: *p.intruderIDs, IDsSHA256: idsSHA256, Records: pairing.Original.Rows()}
+		pf.Intruder = &intruderSubset{IDsFile: pathText(*p.intruderIDs), IDsSHA256: idsSHA256, Records: pairing.Original.Rows()}
 	case *p.sample != 0:
 		seed := *p.seed
 		pf.Intruder = &intruderSubset{Sample: *p.sample, Seed: &seed, Records: pairing.Original.Rows()}
@@ -221,11 +221,11 @@ func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
 // the whole original (--intruder-ids or --sample): without it two reports of different
 // subsets could not be told apart, nor one reproduced. Records is how many were kept.
 type intruderSubset struct {
-	Sample    float64 `json:"sample,omitempty"`
-	Seed      *uint64 `json:"sample_seed,omitempty"`
-	IDsFile   string  `json:"ids_file,omitempty"`
-	IDsSHA256 string  `json:"ids_sha256,omitempty"`
-	Records   int     `json:"records"`
+	Sample    float64  `json:"sample,omitempty"`
+	Seed      *uint64  `json:"sample_seed,omitempty"`
+	IDsFile   pathText `json:"ids_file,omitempty"`
+	IDsSHA256 string   `json:"ids_sha256,omitempty"`
+	Records   int      `json:"records"`
 }
 
 // typesPerFile gives each file the --types overrides of its own columns: a release often
@@ -521,9 +521,9 @@ type checkAttribute struct {
 }
 
 type checkFile struct {
-	File    string `json:"file"`
-	SHA256  string `json:"sha256"`
-	Records int    `json:"records"`
+	File    pathText `json:"file"`
+	SHA256  string   `json:"sha256"`
+	Records int      `json:"records"`
 }
 
 type checkReport struct {
@@ -557,8 +557,8 @@ func disjointWarnings(p *datasets.Pairing) []string {
 func printCheck(e *env, pf *pairFlags, f *pairedFiles, format string) error {
 	p := f.Pairing
 	r := checkReport{
-		Original:        checkFile{*pf.original, f.OriginalSHA256, f.OriginalRecords},
-		Masked:          checkFile{*pf.masked, f.MaskedSHA256, f.MaskedRecords},
+		Original:        checkFile{pathText(*pf.original), f.OriginalSHA256, f.OriginalRecords},
+		Masked:          checkFile{pathText(*pf.masked), f.MaskedSHA256, f.MaskedRecords},
 		Link:            "row order",
 		IntruderRecords: p.Original.Rows(),
 		Dropped:         f.Original.Dropped,

@@ -106,18 +106,18 @@ the JSON (--format json) names the files by their base names, and the directory 
 
 // demoRow is one masked file's line of the demo table; JSON names are stable.
 type demoRow struct {
-	File       string  `json:"file"`
-	Method     string  `json:"method"`
-	Parameters string  `json:"parameters"`
-	Records    int     `json:"records"`
-	Attributes int     `json:"attributes"`
-	Changed    float64 `json:"changed_share"`
-	MeanAbsDZ  float64 `json:"mean_abs_dz"`
-	KAnonymity int     `json:"k_anonymity"`
-	Reid       float64 `json:"reid"`
-	ReidSets   float64 `json:"reid_sets"`
-	KReid      float64 `json:"k_reid"`
-	Knowledge  string  `json:"knowledge"`
+	File       pathText `json:"file"`
+	Method     string   `json:"method"`
+	Parameters string   `json:"parameters"`
+	Records    int      `json:"records"`
+	Attributes int      `json:"attributes"`
+	Changed    float64  `json:"changed_share"`
+	MeanAbsDZ  float64  `json:"mean_abs_dz"`
+	KAnonymity int      `json:"k_anonymity"`
+	Reid       float64  `json:"reid"`
+	ReidSets   float64  `json:"reid_sets"`
+	KReid      float64  `json:"k_reid"`
+	Knowledge  string   `json:"knowledge"`
 }
 
 type demoResult struct {
@@ -134,9 +134,9 @@ type demoAudit struct {
 	timeLimit time.Duration
 	workLimit float64
 	out       string
-	File      string `json:"file"`
-	Report    string `json:"report"`
-	CI        string `json:"summary"`
+	File      pathText `json:"file"`
+	Report    string   `json:"report"`
+	CI        string   `json:"summary"`
 }
 
 // demoKeys are the synthetic data's categorical keys used for uniqueness.
@@ -157,15 +157,15 @@ func (d *demoAudit) auditFile(e *env, originalPath, maskedPath, masking string, 
 	if err != nil {
 		return demoAudit{}, err
 	}
-	rep.Inputs.Original.File, rep.Inputs.Masked.File = shown(originalPath), shown(maskedPath)
+	rep.Inputs.Original.File, rep.Inputs.Masked.File = pathText(shown(originalPath)), pathText(shown(maskedPath))
 	if rep.Uniqueness != nil {
-		rep.Uniqueness.Sample.File = shown(rep.Uniqueness.Sample.File)
+		rep.Uniqueness.Sample.File = pathText(shown(string(rep.Uniqueness.Sample.File)))
 	}
 	dir := filepath.Join(d.out, strings.TrimSuffix(filepath.Base(maskedPath), ".csv"))
 	if err := writeAuditFiles(dir, rep); err != nil {
 		return demoAudit{}, err
 	}
-	return demoAudit{File: filepath.Base(maskedPath), Report: filepath.Join(dir, "report.html"), CI: ciLine(rep)}, nil
+	return demoAudit{File: pathText(filepath.Base(maskedPath)), Report: filepath.Join(dir, "report.html"), CI: ciLine(rep)}, nil
 }
 
 func runDemo(e *env, records int, seed uint64, dir string, audit *demoAudit) (*demoResult, error) {
@@ -318,7 +318,7 @@ func demoMeasure(originalPath, maskedPath string, attrs []string, know linkage.K
 	}
 	// The masked file is standardised with the original's statistics here, so that Δz
 	// measures the change in original standard deviations.
-	row := demoRow{File: filepath.Base(maskedPath), Records: p.Original.Rows(), Attributes: len(attrs)}
+	row := demoRow{File: pathText(filepath.Base(maskedPath)), Records: p.Original.Rows(), Attributes: len(attrs)}
 	changed, total, sumAbs := 0, 0, 0.0
 	for j := range p.Original.Columns {
 		ov, mv := p.Original.Columns[j].Values, p.Masked.Columns[j].Values

@@ -85,7 +85,7 @@ type columnDescription struct {
 }
 
 type fileDescription struct {
-	File    string              `json:"file"`
+	File    pathText            `json:"file"`
 	Records int                 `json:"records"`
 	Columns []columnDescription `json:"columns"`
 }
@@ -109,7 +109,7 @@ func columnMeanSD(c *datasets.Column) (mean, sd float64, ok bool) {
 }
 
 func describe(t *datasets.Table) fileDescription {
-	d := fileDescription{File: t.Source, Records: t.Rows()}
+	d := fileDescription{File: pathText(t.Source), Records: t.Rows()}
 	for j := range t.Columns {
 		c := &t.Columns[j]
 		cd := columnDescription{Name: c.Name, Type: c.Kind.String()}

@@ -209,8 +209,8 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 				if err != nil {
 					return err
 				}
-				r.Original = inputFile{*pf.original, files.OriginalSHA256}
-				r.Masked = inputFile{*pf.masked, files.MaskedSHA256}
+				r.Original = inputFile{pathText(*pf.original), files.OriginalSHA256}
+				r.Masked = inputFile{pathText(*pf.masked), files.MaskedSHA256}
 				r.Intruder = files.Intruder
 				r.ReleasedSample = files.releasedSample()
 				r.MaskedScale = files.maskedScaleInput()

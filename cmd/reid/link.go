@@ -140,8 +140,8 @@ linked record:` + recordsOutHelp + prlHelp,
 				if err != nil {
 					return err
 				}
-				report.Original = inputFile{*pf.original, files.OriginalSHA256}
-				report.Masked = inputFile{*pf.masked, files.MaskedSHA256}
+				report.Original = inputFile{pathText(*pf.original), files.OriginalSHA256}
+				report.Masked = inputFile{pathText(*pf.masked), files.MaskedSHA256}
 				report.Intruder = files.Intruder
 				report.ReleasedSample = files.releasedSample()
 				report.MaskedScale = files.maskedScaleInput()
@@ -219,9 +219,18 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// pathText is a file's path in JSON: bytes that are not UTF-8 (a Latin-1 file name) are
+// written \xNN, as the loader shows names and labels (datasets.LabelText), where
+// encoding/json wrote U+FFFD.
+type pathText string
+
+func (p pathText) MarshalJSON() ([]byte, error) {
+	return json.Marshal(datasets.LabelText(string(p)))
+}
+
 type inputFile struct {
-	File   string `json:"file"`
-	SHA256 string `json:"sha256"`
+	File   pathText `json:"file"`
+	SHA256 string   `json:"sha256"`
 }
 
 // runInputs opens the JSON documents of link, PRL and learn: the engine, the files, the

@@ -105,7 +105,7 @@ A summary of what was done is printed on stdout (--format text|json).`,
 				if err := writeHeld(e, []string{*out}, func() error { return writeMasked(*out, args[0], tab, summary.Attributes) }); err != nil {
 					return err
 				}
-				summary.Input, summary.Output = args[0], *out
+				summary.Input, summary.Output = pathText(args[0]), pathText(*out)
 				if err := printMaskSummary(e, summary, *format); err != nil {
 					return fmt.Errorf("%s is written, but its summary could not be printed: %w", *out, err)
 				}
@@ -230,8 +230,8 @@ type maskSummary struct {
 	Matrix     string   `json:"matrix,omitempty"`
 	Attributes []string `json:"attributes"`
 	Records    int      `json:"records"`
-	Input      string   `json:"input"`
-	Output     string   `json:"output"`
+	Input      pathText `json:"input"`
+	Output     pathText `json:"output"`
 }
 
 // check validates the method and its parameters before the input is read. Every masking
@@ -532,7 +532,7 @@ func byCodes(P *mat.Dense, levels []string) *mat.Dense {
 
 func printMaskSummary(e *env, s *maskSummary, format string) error {
 	w := e.stdout
-	if fd, ok := datasets.Descriptor(s.Output); ok && fd == 1 {
+	if fd, ok := datasets.Descriptor(string(s.Output)); ok && fd == 1 {
 		// The masked file went to standard output: the summary after it would make it a
 		// file no reader (reid's included) can read.
 		w = e.stderr

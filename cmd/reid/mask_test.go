@@ -503,7 +503,7 @@ func TestMaskSummaryBesideStdout(t *testing.T) {
 		toStderr bool
 	}{{"/dev/stdout", true}, {"/dev/fd/1", true}, {"out.csv", false}, {"/dev/stderr", false}} {
 		var out, errOut bytes.Buffer
-		s := &maskSummary{Method: "noise", Input: "in.csv", Output: c.output, Records: 6, Attributes: []string{"x"}}
+		s := &maskSummary{Method: "noise", Input: "in.csv", Output: pathText(c.output), Records: 6, Attributes: []string{"x"}}
 		if err := printMaskSummary(&env{stdout: &out, stderr: &errOut}, s, "text"); err != nil {
 			t.Fatal(err)
 		}

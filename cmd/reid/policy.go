@@ -42,7 +42,7 @@ func policyKeys() []string {
 
 // policyResult is the "policy" object of the report.
 type policyResult struct {
-	File       string            `json:"file"`
+	File       pathText          `json:"file"`
 	SHA256     string            `json:"sha256"`
 	Rules      []policyRule      `json:"rules"`
 	Pass       bool              `json:"pass"`
@@ -206,7 +206,7 @@ func (p *policy) worstCaseBy() string {
 // check evaluates the policy on a report. Each rule compares the largest (for min_k the
 // smallest) value of its measure over every source.
 func (p *policy) check(r *auditReport, path string) *policyResult {
-	res := &policyResult{File: path, SHA256: p.sha256, Rules: []policyRule{}, Violations: []policyViolation{}, Pass: true}
+	res := &policyResult{File: pathText(path), SHA256: p.sha256, Rules: []policyRule{}, Violations: []policyViolation{}, Pass: true}
 	rule := func(name, measure string, threshold, value float64, pass bool, source string) {
 		measured := source != ""
 		res.Rules = append(res.Rules, policyRule{name, threshold, measure, value, measured, pass})

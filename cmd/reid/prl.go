@@ -313,8 +313,8 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	}
 	knownOf := r.addKnown(len(res.Records), func(i int) bool { return res.Records[i].True >= 0 }, dir, prob.TrueMasked, known)
 	r.KRReid = [2]float64{r.KReid, r.Reid}
-	r.Original = inputFile{*pf.original, files.OriginalSHA256}
-	r.Masked = inputFile{*pf.masked, files.MaskedSHA256}
+	r.Original = inputFile{pathText(*pf.original), files.OriginalSHA256}
+	r.Masked = inputFile{pathText(*pf.masked), files.MaskedSHA256}
 	r.Intruder = files.Intruder
 	if r.ReleasedSample = files.releasedSample(); r.ReleasedSample != nil {
 		r.ReleasedSample.MaskedScale = "original" // PRL's |dz| is over the original's sd, whatever --masked-scale says

@@ -6,6 +6,8 @@ import (
 	"html"
 	"io"
 	"strings"
+
+	"github.com/reid-sdc/reid/datasets"
 )
 
 // writeReportMarkdown writes report.md: the summary tables of the audit.
@@ -13,10 +15,10 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# reid audit report\n\n")
 	fmt.Fprintf(&b, "- engine: %s, schema %s, seed %d\n", r.Engine, r.SchemaVersion, r.Seed)
-	fmt.Fprintf(&b, "- original: %s (%d records, sha256 `%s`)\n", mdList([]string{r.Inputs.Original.File}), r.Inputs.Original.Records, r.Inputs.Original.SHA256)
-	fmt.Fprintf(&b, "- masked: %s (%d records, sha256 `%s`)\n", mdList([]string{r.Inputs.Masked.File}), r.Inputs.Masked.Records, r.Inputs.Masked.SHA256)
+	fmt.Fprintf(&b, "- original: %s (%d records, sha256 `%s`)\n", mdList([]string{string(r.Inputs.Original.File)}), r.Inputs.Original.Records, r.Inputs.Original.SHA256)
+	fmt.Fprintf(&b, "- masked: %s (%d records, sha256 `%s`)\n", mdList([]string{string(r.Inputs.Masked.File)}), r.Inputs.Masked.Records, r.Inputs.Masked.SHA256)
 	if p := r.Inputs.Population; p != nil {
-		fmt.Fprintf(&b, "- population: %s (%d records, sha256 `%s`)\n", mdList([]string{p.File}), p.Records, p.SHA256)
+		fmt.Fprintf(&b, "- population: %s (%d records, sha256 `%s`)\n", mdList([]string{string(p.File)}), p.Records, p.SHA256)
 	}
 	fmt.Fprintf(&b, "- attributes: %s\n", mdList(r.Options.Attributes))
 	if _, ok := distanceAttributes(r.Options); ok {
@@ -111,6 +113,7 @@ func mdList(names []string) string {
 // (CommonMark §2.4: any ASCII punctuation may be escaped): names, and warnings, which
 // quote names ("the categorical ones (*cat*)" was emphasis).
 func mdText(s string) string {
+	s = datasets.LabelText(s) // UTF-8: a Latin-1 file name's bytes as \xNN
 	return strings.NewReplacer(`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
 		"<", `\<`, ">", `\>`, "&", `\&`, "|", `\|`, "~", `\~`).Replace(s)
 }
@@ -119,6 +122,7 @@ func mdText(s string) string {
 // (CommonMark §6.1), with spaces inside when s begins or ends with one (a file name with a
 // backtick ended a one-backtick span).
 func mdCode(s string) string {
+	s = datasets.LabelText(s)
 	run, longest := 0, 0
 	for _, c := range s {
 		if c == '`' {
@@ -161,14 +165,15 @@ body:has(.chart:target)>:not(.chart:target){display:none}`
 // writeReportHTML writes report.html: one self-contained page (inline CSS and SVG).
 func writeReportHTML(w io.Writer, r *auditReport) error {
 	var b strings.Builder
-	esc := html.EscapeString
+	// UTF-8 throughout: a Latin-1 file name's bytes as \xNN, as in report.json.
+	esc := func(s string) string { return html.EscapeString(datasets.LabelText(s)) }
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>reid audit report</title><style>" + reportCSS + "</style></head><body>\n")
 	attrs := strings.Join(r.Options.Attributes, ", ")
 	if d, ok := distanceAttributes(r.Options); ok {
 		attrs += " (numeric, for DBRL and the worst case: " + d + "; PRL compares all)"
 	}
 	fmt.Fprintf(&b, "<h1>reid audit report</h1>\n<p>%s, schema %s. Masked <code>%s</code> (%d records) against original <code>%s</code> (%d records); attributes %s; masking known to the intruder: %s; worst-case %s.</p>\n",
-		esc(r.Engine), esc(r.SchemaVersion), esc(r.Inputs.Masked.File), r.Inputs.Masked.Records, esc(r.Inputs.Original.File), r.Inputs.Original.Records,
+		esc(r.Engine), esc(r.SchemaVersion), esc(string(r.Inputs.Masked.File)), r.Inputs.Masked.Records, esc(string(r.Inputs.Original.File)), r.Inputs.Original.Records,
 		esc(attrs), esc(r.Options.Masking), esc(searchLimit(r)))
 	fmt.Fprintf(&b, "<p><code>%s</code></p>\n", esc(ciLine(r)))
 	if p := r.Policy; p != nil {

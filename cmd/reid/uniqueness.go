@@ -279,7 +279,7 @@ func (j *uniquenessJob) run(samplePath, popPath, weights string, lo datasets.Loa
 	if lo.Missing == datasets.MissingKeep {
 		rep.MissingKeys = "own category"
 	}
-	rep.Sample.File, rep.Sample.Records = samplePath, sample.Rows()
+	rep.Sample.File, rep.Sample.Records = pathText(samplePath), sample.Rows()
 	if rep.Sample.SHA256, err = fileSHA256(samplePath); err != nil {
 		return nil, nil, err
 	}
@@ -294,7 +294,7 @@ func (j *uniquenessJob) run(samplePath, popPath, weights string, lo datasets.Loa
 		if opts.Population, err = datasets.Load(popPath, popOpts); err != nil {
 			return nil, nil, err
 		}
-		rep.Population = &uniqInput{File: popPath, Records: opts.Population.Rows()}
+		rep.Population = &uniqInput{File: pathText(popPath), Records: opts.Population.Rows()}
 		if rep.Population.SHA256, err = fileSHA256(popPath); err != nil {
 			return nil, nil, err
 		}
@@ -316,9 +316,9 @@ func (j *uniquenessJob) run(samplePath, popPath, weights string, lo datasets.Loa
 }
 
 type uniqInput struct {
-	File    string `json:"file"`
-	SHA256  string `json:"sha256"`
-	Records int    `json:"records"`
+	File    pathText `json:"file"`
+	SHA256  string   `json:"sha256"`
+	Records int      `json:"records"`
 }
 
 type uniqKey struct {
