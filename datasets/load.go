@@ -359,17 +359,14 @@ type loader struct {
 // plan matches the file's column names against the selection and creates the builders.
 // It returns, for each output column, its index in the file.
 func (ld *loader) plan(fileNames []string) ([]int, error) {
-	if ld.opts.namesOnly != nil {
-		names := make([]string, len(fileNames))
-		for i, n := range fileNames {
-			names[i] = LabelText(n)
-		}
-		*ld.opts.namesOnly = names
-		return nil, errNamesRead
-	}
-	fileNames = slices.Clone(fileNames)
+	names := make([]string, len(fileNames)) // as labels are: LabelText
 	for i, n := range fileNames {
-		fileNames[i] = LabelText(n)
+		names[i] = LabelText(n)
+	}
+	fileNames = names
+	if ld.opts.namesOnly != nil {
+		*ld.opts.namesOnly = fileNames
+		return nil, errNamesRead
 	}
 	seen := make(map[string]int, len(fileNames))
 	for i, n := range fileNames {

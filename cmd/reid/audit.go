@@ -573,6 +573,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	deadline := time.Now().Add(a.timeLimit)
 	workLeft := a.workLimit
 	var learned []optimize.Result
+	command := cmp.Or(a.command, "audit")
 	for i, fam := range fams {
 		t = time.Now()
 		per := time.Duration(0) // no limit
@@ -598,11 +599,11 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		// their own progress lines come only every plainEvery.
 		switch {
 		case per > 0:
-			fmt.Fprintf(e.stderr, "reid %s: worst case %v (its share of the time limit: %v)\n", cmp.Or(a.command, "audit"), fam, per.Round(time.Millisecond))
+			fmt.Fprintf(e.stderr, "reid %s: worst case %v (its share of the time limit: %v)\n", command, fam, per.Round(time.Millisecond))
 		case perWork > 0:
-			fmt.Fprintf(e.stderr, "reid %s: worst case %v (its share of the work limit: %.3f work seconds)\n", cmp.Or(a.command, "audit"), fam, perWork)
+			fmt.Fprintf(e.stderr, "reid %s: worst case %v (its share of the work limit: %.3f work seconds)\n", command, fam, perWork)
 		default:
-			fmt.Fprintf(e.stderr, "reid %s: worst case %v\n", cmp.Or(a.command, "audit"), fam)
+			fmt.Fprintf(e.stderr, "reid %s: worst case %v\n", command, fam)
 		}
 		warm, err := fam.WarmStarts(learned)
 		if err != nil {

@@ -382,8 +382,8 @@ func (b *benchJob) row(ctx context.Context, e *env, f benchFile) (benchRow, erro
 	}
 	a := auditJob{command: "bench", pf: pf, knowledge: know, maskingSpec: f.masking, timeLimit: 2 * b.timeLimit, workLimit: 2 * b.workLimit, records: f.first, threads: b.threads}
 	rep, err := a.run(ctx, e)
-	if err != nil && strings.Contains(err.Error(), f.masked) {
-		return benchRow{}, err // it names the file already (a datasets.InputError)
+	if ie := (*datasets.InputError)(nil); errors.As(err, &ie) && ie.File == f.masked {
+		return benchRow{}, err // it names the file already
 	}
 	if err != nil {
 		return benchRow{}, fmt.Errorf("%s: %w", f.name, err)

@@ -79,8 +79,10 @@ type knownMemo struct {
 	wrong []bool
 	// inconsistent[masked row]: no original record is consistent with the knowledge
 	// there (a value no original holds within the rank window, no matching group mean):
-	// the masking was not done as stated.
+	// the masking was not done as stated (result.Inconsistent counts them).
 	inconsistent []bool
+	// wrongLinks counts wrong over the whole file.
+	wrongLinks int
 }
 
 // inputs returns the files the pairing reads: the positional arguments and the file flags

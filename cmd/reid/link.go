@@ -101,15 +101,10 @@ linked record:` + recordsOutHelp + prlHelp,
 				if *format != "text" && *format != "json" {
 					return usagef("--format must be text or json")
 				}
-				var paramsData []byte // read once: --params /dev/stdin has no second reading
 				if *params != "" && !given["operator"] {
-					// The file names its operator: --params p.json alone said "--params
-					// does not go with --operator euclidean", an operator never asked for.
-					name, data, err := paramsOperator(*params)
-					if err != nil {
-						return err
-					}
-					*operator, paramsData = name, data
+					// The file names its operator (distances.ReadParams reads it): --params
+					// p.json alone said "--params does not go with --operator euclidean".
+					*operator = ""
 				}
 				dir, err := linkage.ParseDirection(*direction)
 				if err != nil {
@@ -134,7 +129,7 @@ linked record:` + recordsOutHelp + prlHelp,
 				if err != nil {
 					return err
 				}
-				job := linkJob{files: files, operator: *operator, paramsFile: *params, paramsData: paramsData, direction: dir,
+				job := linkJob{files: files, operator: *operator, paramsFile: *params, direction: dir,
 					knowledge: know, records: *records, threads: *threads}
 				report, perRecord, err := job.run(e)
 				if err != nil {
@@ -338,8 +333,6 @@ type linkJob struct {
 	files      *pairedFiles
 	operator   string
 	paramsFile string
-	// paramsData is paramsFile's content when it was read to find the operator.
-	paramsData []byte
 	direction  linkage.Direction
 	knowledge  linkage.Knowledge
 	records    int
@@ -453,7 +446,7 @@ func (r *linkReport) addKnown(n int, hasTrue func(i int) bool, dir linkage.Direc
 			r.KnownInconsistent, r.N))
 	}
 	if memo != nil {
-		fileWrong, fileInconsistent := countTrue(memo.wrong), countTrue(memo.inconsistent)
+		fileWrong, fileInconsistent := memo.wrongLinks, memo.result.Inconsistent
 		if fileWrong > r.KnownLinksWrong || fileInconsistent > r.KnownInconsistent {
 			refuted = append(refuted, fmt.Sprintf("in the whole masked file, %d wrong links made known and %d records consistent with no original", fileWrong, fileInconsistent))
 		}
@@ -500,25 +493,6 @@ func firstRecords(om, mm [][]float64, trueMasked, trueOriginal []int, n int) ([]
 	return cut(om, no), cut(mm, nm), tm, to
 }
 
-// paramsOperator reads the operator a parameter file names (its "operator" field), for
-// --params without --operator.
-func paramsOperator(path string) (string, []byte, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", nil, &datasets.InputError{File: path, Err: err}
-	}
-	var f struct {
-		Operator string `json:"operator"`
-	}
-	if err := json.Unmarshal(data, &f); err != nil {
-		return "", nil, &datasets.InputError{File: path, Err: fmt.Errorf("params: %w", err)}
-	}
-	if f.Operator == "" {
-		return "", nil, &datasets.InputError{File: path, Err: fmt.Errorf(`params: no "operator" field: give --operator`)}
-	}
-	return f.Operator, data, nil
-}
-
 func (j *linkJob) buildOperator(om, mm [][]float64, trueMasked []int) (distances.Operator, error) {
 	m := len(om)
 	attrs := j.files.Pairing.Attributes
@@ -559,23 +533,20 @@ func (j *linkJob) buildOperator(om, mm [][]float64, trueMasked []int) (distances
 			return nil, asInput(fmt.Errorf("%s: %w", source, err))
 		}
 		return op, nil
-	case "wm", "owa", "bilinear", "choquet":
+	case "wm", "owa", "bilinear", "choquet", "": // "": --params alone, the file's operator
 		if j.paramsFile == "" {
 			return nil, usagef("--operator %s needs --params FILE", j.operator)
 		}
-		data := j.paramsData
-		if data == nil {
-			var err error
-			if data, err = os.ReadFile(j.paramsFile); err != nil {
-				return nil, &datasets.InputError{File: j.paramsFile, Err: err}
-			}
+		data, err := os.ReadFile(j.paramsFile)
+		if err != nil {
+			return nil, &datasets.InputError{File: j.paramsFile, Err: err}
 		}
 		op, err := distances.ReadParams(bytes.NewReader(data), attrs)
 		if err != nil {
 			return nil, &datasets.InputError{File: j.paramsFile, Err: err}
 		}
 		j.paramsScale = distances.ParamsScale(data)
-		if op.Name() != j.operator {
+		if j.operator != "" && op.Name() != j.operator {
 			return nil, &datasets.InputError{File: j.paramsFile, Err: fmt.Errorf("holds %s parameters, not %s", op.Name(), j.operator)}
 		}
 		return op, nil
@@ -631,7 +602,7 @@ func (j *linkJob) knownLinks() (*knownMemo, error) {
 	// Back to masked record numbers: Known[masked row] = original row. A link made known
 	// that is not the true one means the masking was not done as --masking says (e.g. a
 	// larger swap window): it is no knowledge, so it is dropped and counted.
-	byMasked := &linkage.KnownResult{Knowledge: kr.Knowledge, Reason: kr.Reason, Known: make([]int, len(kr.Known)), Candidates: make([]int, len(kr.Known))}
+	byMasked := &linkage.KnownResult{Knowledge: kr.Knowledge, Reason: kr.Reason, Inconsistent: kr.Inconsistent, Known: make([]int, len(kr.Known)), Candidates: make([]int, len(kr.Known))}
 	memo := &knownMemo{knowledge: j.knowledge, result: byMasked, wrong: make([]bool, len(kr.Known)), inconsistent: make([]bool, len(kr.Known))}
 	for i, t := range p.TrueMasked {
 		byMasked.Known[t] = kr.Known[i]
@@ -643,6 +614,7 @@ func (j *linkJob) knownLinks() (*knownMemo, error) {
 			// original when Candidates == 1" no longer holds here, and nothing reads it.
 			byMasked.Known[t] = -1
 			memo.wrong[t] = true
+			memo.wrongLinks++
 		}
 	}
 	j.files.known = memo
@@ -839,15 +811,4 @@ func printWarnings(w io.Writer, warnings []string) {
 	for _, warning := range warnings {
 		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
-}
-
-// countTrue counts the true values of b.
-func countTrue(b []bool) int {
-	n := 0
-	for _, v := range b {
-		if v {
-			n++
-		}
-	}
-	return n
 }

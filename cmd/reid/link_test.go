@@ -748,5 +748,5 @@ func TestParamsNameTheOperator(t *testing.T) {
 	}
 	bare := writeCSV(t, dir, "bare.json", `{"weights": [1, 0]}`)
 	code, _, stderr := runReid(t, "link", "--params", bare, orig, masked)
-	expectInputError(t, code, stderr, "bare.json", `no "operator" field: give --operator`)
+	expectInputError(t, code, stderr, "bare.json", `missing "operator" (want one of`)
 }
