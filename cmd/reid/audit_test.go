@@ -1210,11 +1210,20 @@ func TestAuditReleasedSample(t *testing.T) {
 	}
 	// Both directions: 15 and 5 (masked-to-original: ids 21, 23, 24, 25, 27 past the first
 	// 20 originals).
+	directions := 0
 	for _, l := range doc["linkage"].([]any) {
 		l := l.(map[string]any)
-		if id, _ := l["id"].(string); strings.HasPrefix(id, "dbrl/euclidean/") && (l["n"] != 15.0 || l["unmatched"] != 5.0) {
+		id, _ := l["id"].(string)
+		if !strings.HasPrefix(id, "dbrl/euclidean/") {
+			continue
+		}
+		directions++
+		if l["n"] != 15.0 || l["unmatched"] != 5.0 {
 			t.Errorf("--records 20, %s: n %v unmatched %v, want 15 and 5", id, l["n"], l["unmatched"])
 		}
+	}
+	if directions != 2 {
+		t.Errorf("--records 20: %d Euclidean DBRL runs in the report, want both directions", directions)
 	}
 	if ws := fmt.Sprint(doc["warnings"]); !strings.Contains(ws, "the original-to-masked Reids count the 15 of the intruder's first 20 records whose partner is among the first 20 masked records") ||
 		!strings.Contains(ws, "the masked-to-original Reids count the 15 of its first 20 records whose original is among the intruder's first 20") {

@@ -565,8 +565,9 @@ func TestStdoutFullIsOutputError(t *testing.T) {
 	orig, _, swap := fixture(t)
 	dir := t.TempDir()
 	// Every path is absolute; bench's default --datasets (../shared/datasets) is absent
-	// from here, so it falls back to synthetic data (a --datasets given must exist).
-	t.Chdir(dir)
+	// from the working directory, so it falls back to synthetic data (a --datasets given
+	// must exist).
+	withoutDefaultDatasets(t)
 	in := writeCSV(t, dir, "in.csv", smallCSV)
 	strict := writePolicy(t, `{"max_reid": 0}`)
 	audit := func(out string, extra ...string) []string {

@@ -507,7 +507,9 @@ func TestMaskSummaryBesideStdout(t *testing.T) {
 		if err := printMaskSummary(&env{stdout: &out, stderr: &errOut}, s, "text"); err != nil {
 			t.Fatal(err)
 		}
-		if got := errOut.Len() > 0 && out.Len() == 0; got != c.toStderr {
+		onStderr := errOut.Len() > 0 && out.Len() == 0
+		onStdout := out.Len() > 0 && errOut.Len() == 0
+		if onStderr != c.toStderr || onStdout == c.toStderr {
 			t.Errorf("--out %s: stdout %q, stderr %q", c.output, out.String(), errOut.String())
 		}
 	}
