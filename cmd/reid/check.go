@@ -109,6 +109,7 @@ func (p *pairFlags) positionalFiles(args []string) error {
 // A --sample fraction that asks for less than one original record keeps one (the
 // measures are then an intruder's who knows a single record): it says so on stderr.
 func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
+	*p.id = datasets.LabelText(*p.id) // as the header is read (see splitList)
 	opts, err := p.load.options()
 	if err != nil {
 		return nil, err

@@ -367,3 +367,28 @@ func TestIntruderIDsLatin1(t *testing.T) {
 		t.Errorf("intruder subset: %+v", r)
 	}
 }
+
+// Column names in Latin-1 (not UTF-8) can be typed as their bytes in every flag that
+// names columns, as they are in the file's header: the loader shows them as \xNN text,
+// and a flag's names are read the same way.
+func TestColumnFlagsLatin1(t *testing.T) {
+	dir := t.TempDir()
+	orig, masked := writePairCSV(t, dir, "id\xe9,a\xe9,b", 6, func(i int) (string, string) {
+		return fmt.Sprintf("r%d,%d,%d", i, 10*i, i%3), fmt.Sprintf("r%d,%d.5,%d", i, 10*i, i%3)
+	})
+	sample := writeCSV(t, dir, "s.csv", "k\xe9,w\xe9,s\xe9,n\xe9\nx,2,u,1\ny,3,v,5\nx,2,v,9\n")
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"check --id --attrs", []string{"check", "--id", "id\xe9", "--attrs", "a\xe9,b", orig, masked}},
+		{"link --types", []string{"link", "--attrs", "a\xe9", "--types", "a\xe9:numeric", orig, masked}},
+		{"link prl --block", []string{"link", "--method", "prl", "--bands", "0.2", "--attrs", "a\xe9,b", "--block", "b", "--id", "id\xe9", orig, masked}},
+		{"mask --attrs", []string{"mask", "--method", "noise", "--p", "10", "--attrs", "a\xe9", "--out", filepath.Join(dir, "m.csv"), orig}},
+		{"uniqueness", []string{"uniqueness", "--keys", "k\xe9,n\xe9", "--bins", "n\xe9:4", "--weights", "w\xe9", "--sensitive", "s\xe9", sample}},
+	} {
+		if code, _, stderr := runReid(t, c.args...); code != exitOK {
+			t.Errorf("%s: exit %d: %s", c.name, code, stderr)
+		}
+	}
+}

@@ -197,13 +197,16 @@ func (l *loadFlags) options() (datasets.LoadOptions, error) {
 	return opts, nil
 }
 
+// splitList reads a comma-separated list of column names (or NAME:VALUE items) as the
+// loader reads a header: trimmed, and bytes that are not UTF-8 written \xNN, so that a
+// Latin-1 name typed as its bytes finds its column.
 func splitList(s string) []string {
 	if strings.TrimSpace(s) == "" {
 		return nil
 	}
 	var out []string
 	for _, f := range strings.Split(s, ",") {
-		out = append(out, strings.TrimSpace(f))
+		out = append(out, datasets.LabelText(strings.TrimSpace(f)))
 	}
 	return out
 }

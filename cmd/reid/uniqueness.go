@@ -147,6 +147,7 @@ computed as m − 4e-16). The failing classes are listed, worst first (at most -
 				if err != nil {
 					return err
 				}
+				*weights = datasets.LabelText(*weights) // as the header is read (see splitList)
 				opts := uniqueness.Options{Keys: job.keys, Weights: *weights, Fraction: *fraction, Estimator: est,
 					Sensitive: job.sensitive, K: *k, L: *l, T: *t, List: *list, Workers: *threads}
 				if *list == 0 {
@@ -204,6 +205,7 @@ func newUniquenessJob(keyNames []string, bins binsFlag, sensitive []string) (*un
 	}
 	for _, b := range bins {
 		name, spec, ok := strings.Cut(b, ":")
+		name = datasets.LabelText(name) // as the header is read (see splitList)
 		k, isKey := index[name]
 		switch {
 		case !ok || spec == "":
