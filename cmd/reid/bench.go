@@ -39,7 +39,9 @@ contradicts), with times in seconds.
 
 The data set is DIR/NAME/original.csv with DIR/NAME/masked/*.csv (--datasets, default
 ../shared/datasets; --dataset, default census; when either flag is given the data set must
-exist, and an original.csv without masked files is an error). When the defaults have no
+exist, and an original.csv without masked files is an error; each masked file is linked
+by row order, so every one must load, share columns with the original and hold as many
+records: checked before any work). When the defaults have no
 original.csv the synthetic generator makes --records records (seed --seed) and masks
 them with MDAV k=3,5,10, individual ranking k=3 and rank swapping p=5,15 (--records at
 least %d: below it some masking would change nothing). On a data set's files --records N,
@@ -120,7 +122,7 @@ writes the table of the files done and exits 130.`, least, optimize.DefaultEpsil
 				if err := checkOutFiles(inputs, outPath{"csv", *csvOut}, outPath{"md", *mdOut}); err != nil {
 					return err
 				}
-				if err := checkCommonColumns(files); err != nil {
+				if err := checkBenchFiles(files); err != nil {
 					return err
 				}
 				ctx, release := interruptible(e, "bench")
@@ -332,12 +334,14 @@ func benchDataset(src benchSource) (orig string, masked []string, err error) {
 	return orig, masked, nil
 }
 
-// checkCommonColumns refuses, before any file's work, a masked file that shares no
-// column with its original: the audit links on the original's columns that the masked
-// file has too, none here, an error that came only after the files before it had been
-// measured, and that told to give --attrs, which bench does not have. Only the files'
-// headers are read.
-func checkCommonColumns(files []benchFile) error {
+// checkBenchFiles refuses, before any file's work, a masked file that the audit would
+// refuse after the files before it had been measured: one that shares no column with
+// its original (the audit links on the original's columns that the masked file has too;
+// its advice to give --attrs does not fit bench, which has no such flag), or whose
+// common columns do not load or hold another number of records (bench links by row
+// order). The files are loaded here once more, on the columns the audit reads: small
+// next to the searches.
+func checkBenchFiles(files []benchFile) error {
 	read := map[string][]string{} // the original, once
 	columns := func(path string) ([]string, error) {
 		if c, ok := read[path]; ok {
@@ -346,6 +350,19 @@ func checkCommonColumns(files []benchFile) error {
 		c, err := datasets.ColumnNames(path, datasets.LoadOptions{})
 		read[path] = c
 		return c, err
+	}
+	rows := map[string]int{} // by path and columns
+	count := func(path string, common []string) (int, error) {
+		key := path + "\x00" + strings.Join(common, "\x00")
+		if n, ok := rows[key]; ok {
+			return n, nil
+		}
+		t, err := datasets.Load(path, datasets.LoadOptions{Columns: common})
+		if err != nil {
+			return 0, err
+		}
+		rows[key] = t.Rows()
+		return t.Rows(), nil
 	}
 	for _, f := range files {
 		if f.attrs != nil {
@@ -359,8 +376,21 @@ func checkCommonColumns(files []benchFile) error {
 		if err != nil {
 			return err
 		}
-		if !slices.ContainsFunc(orig, func(c string) bool { return slices.Contains(masked, c) }) {
+		common := slices.DeleteFunc(slices.Clone(orig), func(c string) bool { return !slices.Contains(masked, c) })
+		if len(common) == 0 {
 			return &datasets.InputError{File: f.masked, Err: fmt.Errorf("no column in common with %s: nothing to link on", f.original)}
+		}
+		nOrig, err := count(f.original, common)
+		if err != nil {
+			return err
+		}
+		nMasked, err := count(f.masked, common)
+		if err != nil {
+			return err
+		}
+		if nOrig != nMasked {
+			return &datasets.InputError{File: f.masked, Err: datasets.ErrRowMismatch,
+				Detail: fmt.Sprintf("%d records here, %d in %s (bench links by row order, which needs equal counts)", nMasked, nOrig, f.original)}
 		}
 	}
 	return nil

@@ -355,6 +355,35 @@ func TestBenchNoCommonColumn(t *testing.T) {
 	}
 }
 
+// A masked file with fewer records than its original, or a bad value in a column the
+// audit links on, sorted after noise.csv, is refused before any file's work, with or
+// without --records: bench measured the files before it and then exited 2 without a
+// table.
+func TestBenchFilesCheckedFirst(t *testing.T) {
+	for _, c := range []struct{ name, content, want string }{
+		{"x_fewer.csv", "a,b,c\n1,2,3\n4,5,6\n", "the files have different numbers of records: 2 records here, 30 in "},
+		{"x_bad.csv", "a,b\n" + strings.Repeat("1,2\n", 14) + "1,x\n" + strings.Repeat("1,2\n", 15), `column "b", row 15: `},
+	} {
+		for _, records := range []string{"", "20"} {
+			dir := benchDatasetDir(t, "mine", 30)
+			bad := writeCSV(t, filepath.Join(dir, "mine", "masked"), c.name, c.content)
+			md := filepath.Join(t.TempDir(), "b.md")
+			args := []string{"bench", "--datasets", dir, "--dataset", "mine", "--work-limit", "0.05", "--md", md}
+			if records != "" {
+				args = append(args, "--records", records)
+			}
+			code, _, stderr := runReid(t, args...)
+			expectInputError(t, code, stderr, "reid bench: "+bad+": "+c.want)
+			if strings.Contains(stderr, "done") {
+				t.Errorf("%s: a file was measured before the error:\n%s", c.name, stderr)
+			}
+			if _, err := os.Stat(md); err == nil {
+				t.Errorf("%s: an output was written", c.name)
+			}
+		}
+	}
+}
+
 // An error in a masked file names it once: bench put the file's name before an error
 // that named its path already.
 func TestBenchFileErrorNamedOnce(t *testing.T) {
