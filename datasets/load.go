@@ -1270,6 +1270,32 @@ func (b *columnBuilder) inexact(row int, text string) error {
 		" (read the column as categorical if it holds identifiers, or as numeric to round it)")
 }
 
+// nonFiniteCode refuses NaN and ±Inf in a column of numbers declared categorical (by
+// --types, or as uniqueness reads its keys): read as numbers the file is refused
+// (describe, mask and link say "not finite"), and as a code NaN made a class of its own
+// where it stands for no value. A column of text (at most half its values numbers) keeps
+// "NaN" as a label.
+func (b *columnBuilder) nonFiniteCode(n, start int, isNull func(int) bool, value func(int) string) error {
+	parsed, present, first := 0, 0, -1
+	for i := 0; i < n; i++ {
+		if isNull(i) {
+			continue
+		}
+		present++
+		if v, ok := parseNumber(value(i)); ok {
+			parsed++
+			if first < 0 && (math.IsNaN(v) || math.IsInf(v, 0)) && isNonFinite(strings.TrimSpace(value(i))) {
+				first = i
+			}
+		}
+	}
+	if first >= 0 && 2*parsed > present {
+		return b.fail(start+first+1, ErrNotFinite, strconv.Quote(strings.TrimSpace(value(first)))+
+			" in a column of numbers read as categories (write a missing value as NA or an empty cell)")
+	}
+	return nil
+}
+
 // appendText adds text values, deciding the kind of an undecided (CSV) column from this
 // batch: numeric when more than half of its non-missing values parse as numbers and none
 // is an integer float64 cannot hold (an identifier, see inexactInteger).
@@ -1313,6 +1339,11 @@ func (b *columnBuilder) appendText(n, start int, isNull func(int) bool, value fu
 			if 2*parsed > present && !ids {
 				b.kind = Numeric
 			}
+		}
+	}
+	if b.override && b.kind == Categorical {
+		if err := b.nonFiniteCode(n, start, isNull, value); err != nil {
+			return err
 		}
 	}
 	for i := 0; i < n; i++ {
@@ -1362,7 +1393,7 @@ func numericGetter(arr arrow.Array) (numericArray, bool) {
 	case *array.Float64:
 		return numericArray{get: a.Value}, true
 	case *array.Float32:
-		return numericArray{get: func(i int) float64 { return float64(a.Value(i)) }}, true
+		return numericArray{get: func(i int) float64 { return float32Decimal(a.Value(i)) }}, true
 	case *array.Float16:
 		return numericArray{get: func(i int) float64 { return float64(a.Value(i).Float32()) }}, true
 	case *array.Decimal32, *array.Decimal64, *array.Decimal128, *array.Decimal256:
@@ -1407,6 +1438,18 @@ func numericGetter(arr arrow.Array) (numericArray, bool) {
 		}, true
 	}
 	return numericArray{}, false
+}
+
+// float32Decimal is v as the decimal it was written from: the shortest decimal that
+// rounds to v at float32 precision, read as float64. A float32 column holding 0.1 holds
+// 0.100000001490116…, which matched no 0.1 of a CSV population file and labelled its
+// class "0.10000000149011612"; the float32's own digits are all a writer meant.
+func float32Decimal(v float32) float64 {
+	if w := float64(v); (w == math.Trunc(w) && math.Abs(w) <= 1<<24) || math.IsInf(w, 0) || math.IsNaN(w) {
+		return w // small integers: their shortest decimal is themselves
+	}
+	w, _ := strconv.ParseFloat(strconv.FormatFloat(float64(v), 'g', -1, 32), 64)
+	return w
 }
 
 // smallInt reads an integer array of at most 32 bits, which float64 always holds exactly.

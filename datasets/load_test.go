@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -219,6 +220,99 @@ func TestArrowNumericTypes(t *testing.T) {
 	}
 	if c := tab.Column("u"); c.Kind != Numeric || c.Values[0] != 200 {
 		t.Errorf("u = %+v", c)
+	}
+}
+
+// A float32 column reads as the decimals it was written from (the shortest that round
+// to each float32), as a CSV export of it does: 0.1, not 0.100000001490116; as labels of
+// a categorical column too.
+func TestArrowFloat32Decimals(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "f", Type: arrow.PrimitiveTypes.Float32}}, nil)
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+	b.Field(0).(*array.Float32Builder).AppendValues([]float32{0.1, 2.3, -7, 16777216, 3e38, 1.5e-5}, nil)
+	rec := b.NewRecordBatch()
+	p := filepath.Join(t.TempDir(), "f32.arrow")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := ipc.NewFileWriter(f, ipc.WithSchema(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	f.Close()
+	want := []float64{0.1, 2.3, -7, 16777216, 3e38, 1.5e-5}
+	tab, err := Load(p, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tab.Column("f").Values; !slices.Equal(got, want) {
+		t.Errorf("values %v, want %v", got, want)
+	}
+	tab, err = Load(p, LoadOptions{Types: map[string]Kind{"f": Categorical}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tab.Column("f")
+	var labels []string
+	for i := range c.Len() {
+		labels = append(labels, c.String(i))
+	}
+	if got := strings.Join(labels, ","); got != "0.1,2.3,-7,16777216,3e+38,0.000015" {
+		t.Errorf("labels %s", got)
+	}
+}
+
+// NaN and ±Inf are refused in a column of numbers declared categorical, as they are when
+// it is read as numbers (they made a class "NaN" of uniqueness keys); in a column of
+// text, "NaN" stays a label. Rows counted by hand.
+func TestNonFiniteCodes(t *testing.T) {
+	dir := t.TempDir()
+	cat := LoadOptions{Types: map[string]Kind{"a": Categorical}}
+	for _, c := range []struct {
+		content string
+		row     int // 0: loads
+	}{
+		{"a\n1\nNaN\n2\n", 2},
+		{"a\n1\n2\n-inf\n", 3},
+		{"a\nNaN\nfoo\nbar\n", 0},
+		{"a\n1\nNA\n2\n", 0}, // missing (kept below), not a number
+	} {
+		p := writeFile(t, dir, "c.csv", c.content)
+		_, err := Load(p, LoadOptions{Types: cat.Types, Missing: MissingKeep})
+		var ie *InputError
+		switch {
+		case c.row == 0 && err != nil:
+			t.Errorf("%q: %v", c.content, err)
+		case c.row > 0 && (!errors.Is(err, ErrNotFinite) || !errors.As(err, &ie) || ie.Row != c.row || ie.Column != "a"):
+			t.Errorf("%q: err = %v, want not finite at row %d", c.content, err, c.row)
+		}
+	}
+	// A float column of Arrow read as categories.
+	schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Float64}}, nil)
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+	b.Field(0).(*array.Float64Builder).AppendValues([]float64{1, 2, math.NaN()}, nil)
+	p := filepath.Join(dir, "nan.arrow")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := ipc.NewFileWriter(f, ipc.WithSchema(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(b.NewRecordBatch()); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	f.Close()
+	var ie *InputError
+	if _, err := Load(p, cat); !errors.Is(err, ErrNotFinite) || !errors.As(err, &ie) || ie.Row != 3 {
+		t.Errorf("Arrow NaN read as a category: err = %v, want not finite at row 3", err)
 	}
 }
 
