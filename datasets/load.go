@@ -1270,31 +1270,41 @@ func (b *columnBuilder) inexact(row int, text string) error {
 		" (read the column as categorical if it holds identifiers, or as numeric to round it)")
 }
 
-// nonFiniteCode refuses NaN and ±Inf in a column of numbers declared categorical (by
-// --types, or as uniqueness reads its keys): read as numbers the file is refused
-// (describe, mask and link say "not finite"), and as a code NaN made a class of its own
-// where it stands for no value. A column of text (at most half its values numbers) keeps
-// "NaN" as a label.
-func (b *columnBuilder) nonFiniteCode(n, start int, isNull func(int) bool, value func(int) string) error {
-	parsed, present, first := 0, 0, -1
+// textCensus counts what a batch of text cells holds: present (non-missing) cells,
+// parsed ones (numbers, also those written with grouping commas), whether one is an
+// integer float64 cannot hold (ids), and the first number written with commas and the
+// first NaN or ±Inf (-1 when none).
+type textCensus struct {
+	present, parsed    int
+	ids                bool
+	grouped, nonFinite int
+}
+
+func censusOf(n int, isNull func(int) bool, value func(int) string) textCensus {
+	c := textCensus{grouped: -1, nonFinite: -1}
 	for i := 0; i < n; i++ {
 		if isNull(i) {
 			continue
 		}
-		present++
+		c.present++
 		if v, ok := parseNumber(value(i)); ok {
-			parsed++
-			if first < 0 && (math.IsNaN(v) || math.IsInf(v, 0)) && isNonFinite(strings.TrimSpace(value(i))) {
-				first = i
+			c.parsed++
+			c.ids = c.ids || (math.Abs(v) >= 1<<53 && inexactInteger(value(i)))
+			if c.nonFinite < 0 && (math.IsNaN(v) || math.IsInf(v, 0)) && isNonFinite(strings.TrimSpace(value(i))) {
+				c.nonFinite = i
+			}
+		} else if commaNumber(value(i)) {
+			c.parsed++
+			if c.grouped < 0 {
+				c.grouped = i
 			}
 		}
 	}
-	if first >= 0 && 2*parsed > present {
-		return b.fail(start+first+1, ErrNotFinite, strconv.Quote(strings.TrimSpace(value(first)))+
-			" in a column of numbers read as categories (write a missing value as NA or an empty cell)")
-	}
-	return nil
+	return c
 }
+
+// numbers reports whether the batch is mostly numbers: more than half its present cells.
+func (c textCensus) numbers() bool { return 2*c.parsed > c.present }
 
 // appendText adds text values, deciding the kind of an undecided (CSV) column from this
 // batch: numeric when more than half of its non-missing values parse as numbers and none
@@ -1311,39 +1321,27 @@ func (b *columnBuilder) appendText(n, start int, isNull func(int) bool, value fu
 		}
 	}
 	if !b.decided {
-		parsed, present, ids := 0, 0, false
-		grouped := -1 // the first number written with commas
-		for i := 0; i < n; i++ {
-			if isNull(i) {
-				continue
-			}
-			present++
-			if v, ok := parseNumber(value(i)); ok {
-				parsed++
-				ids = ids || (math.Abs(v) >= 1<<53 && inexactInteger(value(i)))
-			} else if commaNumber(value(i)) {
-				parsed++
-				if grouped < 0 {
-					grouped = i
-				}
-			}
-		}
-		if grouped >= 0 && 2*parsed > present {
+		c := censusOf(n, isNull, value)
+		if c.grouped >= 0 && c.numbers() {
 			// Read as labels, such numbers would never agree once masked: every distance
 			// measure would be skipped and a gate would pass on an exposed file.
-			return b.groupedNumber(start+grouped, value(grouped))
+			return b.groupedNumber(start+c.grouped, value(c.grouped))
 		}
-		if present > 0 {
+		if c.present > 0 {
 			b.decided = true
 			b.kind = Categorical
-			if 2*parsed > present && !ids {
+			if c.numbers() && !c.ids {
 				b.kind = Numeric
 			}
 		}
-	}
-	if b.override && b.kind == Categorical {
-		if err := b.nonFiniteCode(n, start, isNull, value); err != nil {
-			return err
+	} else if b.override && b.kind == Categorical {
+		// NaN and ±Inf in a column of numbers declared categorical (--types, or
+		// uniqueness's keys): read as numbers the file is refused (describe, mask and link
+		// say "not finite"), and as a code NaN made a class of its own where it stands
+		// for no value. A column of text keeps "NaN" as a label.
+		if c := censusOf(n, isNull, value); c.nonFinite >= 0 && c.numbers() {
+			return b.fail(start+c.nonFinite+1, ErrNotFinite, strconv.Quote(strings.TrimSpace(value(c.nonFinite)))+
+				" in a column of numbers read as categories (write a missing value as NA or an empty cell)")
 		}
 	}
 	for i := 0; i < n; i++ {

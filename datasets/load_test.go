@@ -195,16 +195,7 @@ func TestArrowNumericTypes(t *testing.T) {
 	b.Field(2).(*array.Uint8Builder).AppendValues([]uint8{200, 3}, nil)
 	rec := b.NewRecordBatch()
 	p := filepath.Join(t.TempDir(), "n.feather")
-	f, _ := os.Create(p)
-	w, err := ipc.NewFileWriter(f, ipc.WithSchema(schema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	f.Close()
+	writeIPCFile(t, p, rec)
 	if _, err := Load(p, LoadOptions{}); !errors.Is(err, ErrMissingValue) {
 		t.Fatalf("null without policy: err = %v, want ErrMissingValue", err)
 	}
@@ -232,19 +223,7 @@ func TestArrowFloat32Decimals(t *testing.T) {
 	b.Field(0).(*array.Float32Builder).AppendValues([]float32{0.1, 2.3, -7, 16777216, 3e38, 1.5e-5}, nil)
 	rec := b.NewRecordBatch()
 	p := filepath.Join(t.TempDir(), "f32.arrow")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := ipc.NewFileWriter(f, ipc.WithSchema(schema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	f.Close()
+	writeIPCFile(t, p, rec)
 	want := []float64{0.1, 2.3, -7, 16777216, 3e38, 1.5e-5}
 	tab, err := Load(p, LoadOptions{})
 	if err != nil {
@@ -297,19 +276,7 @@ func TestNonFiniteCodes(t *testing.T) {
 	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
 	b.Field(0).(*array.Float64Builder).AppendValues([]float64{1, 2, math.NaN()}, nil)
 	p := filepath.Join(dir, "nan.arrow")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := ipc.NewFileWriter(f, ipc.WithSchema(schema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(b.NewRecordBatch()); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	f.Close()
+	writeIPCFile(t, p, b.NewRecordBatch())
 	var ie *InputError
 	if _, err := Load(p, cat); !errors.Is(err, ErrNotFinite) || !errors.As(err, &ie) || ie.Row != 3 {
 		t.Errorf("Arrow NaN read as a category: err = %v, want not finite at row 3", err)
