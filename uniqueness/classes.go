@@ -109,9 +109,11 @@ func Count(sample, population *datasets.Table, keys []Key, workers int) (*Classe
 // and the risk 1/F_j computed from it would be wrong (0 for an absent combination: no
 // risk at all).
 type PopulationError struct {
-	Keys  []string // the key attributes
-	Key   []string // the class's key values, one per key attribute
-	Class int      // the class number (see Classes.Of)
+	Keys []string // the key attributes
+	Key  []string // the class's key values, one per key attribute
+	// Missing[k] is true where Key[k] is the missing category (see Classes.KeyMissing).
+	Missing []bool
+	Class   int // the class number (see Classes.Of)
 	// Sample and Population are f_j and F_j.
 	Sample, Population int
 }
@@ -125,7 +127,11 @@ func (e *PopulationError) Error() string {
 		}
 		b.WriteString(name)
 		b.WriteByte('=')
-		b.WriteString(quoteLabel(e.Key[k]))
+		if k < len(e.Missing) && e.Missing[k] {
+			b.WriteString(MissingLabel)
+		} else {
+			b.WriteString(quoteLabel(e.Key[k]))
+		}
 	}
 	records := "records"
 	if e.Sample == 1 {
@@ -137,9 +143,10 @@ func (e *PopulationError) Error() string {
 
 func (e *PopulationError) Unwrap() error { return ErrPopulationTooSmall }
 
-// quoteLabel quotes a key value only when it could not be read back from "a=v, b=w".
+// quoteLabel quotes a key value only when it could not be read back from "a=v, b=w", or
+// would read as the missing category.
 func quoteLabel(v string) string {
-	if v == "" || strings.ContainsAny(v, ",= \t\n\r\"") || !strconv.CanBackquote(v) {
+	if v == "" || v == MissingLabel || strings.ContainsAny(v, ",= \t\n\r\"") || !strconv.CanBackquote(v) {
 		return strconv.Quote(v)
 	}
 	return v
@@ -154,7 +161,7 @@ func (c *Classes) CheckPopulation() error {
 	}
 	for j, f := range c.Freq {
 		if F := c.PopFreq[j]; F < f {
-			return &PopulationError{Keys: c.Keys, Key: c.Label(j), Class: j, Sample: f, Population: F}
+			return &PopulationError{Keys: c.Keys, Key: c.Label(j), Missing: c.KeyMissing(j), Class: j, Sample: f, Population: F}
 		}
 	}
 	return nil
@@ -169,6 +176,17 @@ func (c *Classes) Label(j int) []string {
 	out := make([]string, len(c.cols))
 	for k := range c.cols {
 		out[k] = c.cols[k].labels[c.cols[k].sample[row]]
+	}
+	return out
+}
+
+// KeyMissing reports, for each key attribute, whether class j's value is the missing
+// category (whose Label is MissingLabel) rather than a label that reads the same.
+func (c *Classes) KeyMissing(j int) []bool {
+	row := c.first[j]
+	out := make([]bool, len(c.cols))
+	for k := range c.cols {
+		out[k] = c.cols[k].missing >= 0 && c.cols[k].sample[row] == c.cols[k].missing
 	}
 	return out
 }

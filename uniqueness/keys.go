@@ -94,9 +94,11 @@ func (k Key) binned() bool { return len(k.Cuts) > 0 || k.Quantiles > 0 }
 type keyColumn struct {
 	name   string
 	labels []string
-	cuts   []float64 // the cut points used, for a binned attribute
-	sample []int32
-	pop    []int32
+	// missing is the code of the missing category (labelled MissingLabel), -1 if none.
+	missing int32
+	cuts    []float64 // the cut points used, for a binned attribute
+	sample  []int32
+	pop     []int32
 }
 
 // encodeKeys codes the key attributes of the sample and, when pop is not nil, of the
@@ -186,8 +188,10 @@ func encodeCategorical(sc, pc *datasets.Column) keyColumn {
 		}
 	}
 	missing := int32(len(kc.labels))
+	kc.missing = -1
 	if sc.HasMissing() || (pc != nil && pc.HasMissing()) {
 		kc.labels = append(kc.labels, MissingLabel)
+		kc.missing = missing
 	}
 	kc.sample = sc.Codes
 	if sc.Valid != nil {
@@ -272,8 +276,10 @@ func encodeBinned(file string, key Key, sc, pc *datasets.Column) (keyColumn, err
 	}
 	kc := keyColumn{labels: BinLabels(cuts), cuts: slices.Clone(cuts)}
 	missing := int32(len(kc.labels))
+	kc.missing = -1
 	if sc.HasMissing() || (pc != nil && pc.HasMissing()) {
 		kc.labels = append(kc.labels, MissingLabel)
+		kc.missing = missing
 	}
 	bin := func(c *datasets.Column) []int32 {
 		codes := make([]int32, len(c.Values))

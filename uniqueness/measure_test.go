@@ -388,11 +388,11 @@ func TestMeasurePopulationMustContainSample(t *testing.T) {
 		sum float64
 	}{
 		{"absent class", map[string]int{"x,1": 3, "x,2": 1, "y,2": 3, "z,1": 5},
-			&PopulationError{Keys: []string{"A", "B"}, Key: []string{"y", "1"}, Class: 2, Sample: 1, Population: 0}, 0},
+			&PopulationError{Keys: []string{"A", "B"}, Key: []string{"y", "1"}, Missing: []bool{false, false}, Class: 2, Sample: 1, Population: 0}, 0},
 		{"smaller class", map[string]int{"x,1": 2, "x,2": 1, "y,1": 1, "y,2": 3},
-			&PopulationError{Keys: []string{"A", "B"}, Key: []string{"x", "1"}, Class: 0, Sample: 3, Population: 2}, 0},
+			&PopulationError{Keys: []string{"A", "B"}, Key: []string{"x", "1"}, Missing: []bool{false, false}, Class: 0, Sample: 3, Population: 2}, 0},
 		{"first in class order", map[string]int{"x,1": 3, "y,1": 1, "y,2": 2},
-			&PopulationError{Keys: []string{"A", "B"}, Key: []string{"x", "2"}, Class: 1, Sample: 1, Population: 0}, 0},
+			&PopulationError{Keys: []string{"A", "B"}, Key: []string{"x", "2"}, Missing: []bool{false, false}, Class: 1, Sample: 1, Population: 0}, 0},
 		// F_j = f_j: every class is its own population, Σ 1/F_j = number of classes.
 		{"population is the sample", map[string]int{"x,1": 3, "x,2": 1, "y,1": 1, "y,2": 3}, nil, 4},
 		// 3·(1/4) + 1/2 + 1/1 + 3·(1/6), with a population-only class.
@@ -438,8 +438,11 @@ func TestPopulationErrorMessage(t *testing.T) {
 			"key urbrur=2, sex=1: 12 sample records but 0 in the population (the population must contain the sample)"},
 		{PopulationError{Keys: []string{"age", "region"}, Key: []string{"[18,30)", "North East"}, Sample: 1, Population: 0},
 			`key age="[18,30)", region="North East": 1 sample record but 0 in the population (the population must contain the sample)`},
-		{PopulationError{Keys: []string{"A"}, Key: []string{MissingLabel}, Sample: 3, Population: 2},
+		{PopulationError{Keys: []string{"A"}, Key: []string{MissingLabel}, Missing: []bool{true}, Sample: 3, Population: 2},
 			"key A=(missing): 3 sample records but 2 in the population (the population must contain the sample)"},
+		// A label that reads as the missing category is quoted.
+		{PopulationError{Keys: []string{"A"}, Key: []string{MissingLabel}, Missing: []bool{false}, Sample: 3, Population: 2},
+			`key A="(missing)": 3 sample records but 2 in the population (the population must contain the sample)`},
 	}
 	for _, tc := range tests {
 		if got := tc.err.Error(); got != tc.want {

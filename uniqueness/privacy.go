@@ -27,7 +27,9 @@ type KAnonymity struct {
 type FailingClass struct {
 	Class int      // class number (see Classes.Of)
 	Key   []string // its key values
-	Size  int      // f_j
+	// Missing[k] is true where Key[k] is the missing category (see Classes.KeyMissing).
+	Missing []bool
+	Size    int // f_j
 	// Distinct and Entropy are the class's distinct and entropy l (l-diversity).
 	Distinct int
 	Entropy  float64
@@ -51,7 +53,7 @@ func (c *Classes) CheckK(k, list int) KAnonymity {
 	}
 	slices.SortStableFunc(fail, func(a, b int) int { return cmp.Compare(c.Freq[a], c.Freq[b]) })
 	for _, j := range truncate(fail, list) {
-		r.Failing = append(r.Failing, FailingClass{Class: j, Key: c.Label(j), Size: c.Freq[j]})
+		r.Failing = append(r.Failing, FailingClass{Class: j, Key: c.Label(j), Missing: c.KeyMissing(j), Size: c.Freq[j]})
 	}
 	return r
 }
@@ -296,7 +298,7 @@ func (c *Classes) labelled(fail []FailingClass, list int) []FailingClass {
 		fail = fail[:list]
 	}
 	for i := range fail {
-		fail[i].Key = c.Label(fail[i].Class)
+		fail[i].Key, fail[i].Missing = c.Label(fail[i].Class), c.KeyMissing(fail[i].Class)
 	}
 	return fail
 }

@@ -73,7 +73,8 @@ class's present values with that of the whole sample's (a class with none is at
 distance 0). The verdicts allow rounding (entropy l within 1e-12 relative below l, a
 distance within 1e-12 above t pass: m equally frequent values have entropy l = m,
 computed as m − 4e-16). The failing classes are listed, worst first (at most --list, default 20;
-0 lists all).
+0 lists all), each by its key values (JSON "key"; a missing value, under --missing keep, is
+null there and (missing) in text, where a label reading (missing) is quoted).
 
 --records-out FILE (.csv, .parquet, .arrow) writes one row per sample record: record
 (1-based), class, f, F (with --population) and risk.`,
@@ -341,9 +342,11 @@ type uniqEstimate struct {
 }
 
 type uniqClass struct {
-	Class int      `json:"class"`
-	Key   []string `json:"key"`
-	Size  int      `json:"size"`
+	Class int `json:"class"`
+	// Key holds the class's key values, null for the missing category (--missing keep),
+	// which a label "(missing)" could not be told from.
+	Key  []*string `json:"key"`
+	Size int       `json:"size"`
 	// Distinct and Entropy are set for the l-diversity list only, where 0 (a class with
 	// no present sensitive value) is a value to print, not an absent field.
 	Distinct *int     `json:"distinct_l,omitempty"`
@@ -421,7 +424,12 @@ func finiteOrNil(v float64) *float64 {
 func uniqClasses(fs []uniqueness.FailingClass, what string) []uniqClass {
 	out := make([]uniqClass, 0, len(fs))
 	for _, f := range fs {
-		c := uniqClass{Class: f.Class, Key: f.Key, Size: f.Size}
+		c := uniqClass{Class: f.Class, Key: make([]*string, len(f.Key)), Size: f.Size}
+		for k := range f.Key {
+			if !f.Missing[k] {
+				c.Key[k] = &f.Key[k]
+			}
+		}
 		switch what {
 		case "l":
 			c.Distinct, c.Entropy = &f.Distinct, &f.Entropy
@@ -572,7 +580,20 @@ func printUniqueness(w io.Writer, r *uniquenessReport) error {
 		names = append(names, cell(k.Name))
 	}
 	header := strings.Join(names, "\t")
-	row := func(c uniqClass) string { return strings.Join(cells(c.Key), "\t") }
+	row := func(c uniqClass) string {
+		shown := make([]string, len(c.Key))
+		for k, v := range c.Key {
+			switch {
+			case v == nil:
+				shown[k] = uniqueness.MissingLabel
+			case *v == uniqueness.MissingLabel:
+				shown[k] = strconv.Quote(*v) // a label, not the missing category
+			default:
+				shown[k] = cell(*v)
+			}
+		}
+		return strings.Join(shown, "\t")
+	}
 	ka := r.KAnonymity
 	fmt.Fprintf(w, "\nk-anonymity (k = %d): smallest class %d; %d classes (%d records) below k\n", ka.K, ka.KMin, ka.ClassesBelow, ka.RecordsBelow)
 	if len(ka.Failing) > 0 {

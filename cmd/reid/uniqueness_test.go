@@ -70,7 +70,7 @@ func TestUniquenessPopulation(t *testing.T) {
 		r.SUandPU != 1 || *r.PPUGivenSU != 0.5 || math.Abs(r.ExpectedReidentifications-sum) > 1e-12 || r.KMin != 1 || r.Estimated {
 		t.Errorf("%+v", r)
 	}
-	if len(r.KAnonymity.Failing) != 2 || strings.Join(r.KAnonymity.Failing[0].Key, ",") != "x,2" {
+	if len(r.KAnonymity.Failing) != 2 || keyText(r.KAnonymity.Failing[0]) != "x,2" {
 		t.Errorf("k-anonymity %+v", r.KAnonymity)
 	}
 	if len(r.LDiversity) != 1 || r.LDiversity[0].FailingDistinct != 2 || len(r.TCloseness) != 1 || r.TCloseness[0].Distance != "equal" ||
@@ -113,7 +113,7 @@ func TestUniquenessBins(t *testing.T) {
 	// age cut at 20 and 40: <20 {10,10,10}, [20,40) {20,30,30,20}, >=40 {40}.
 	r := uniqJSON(t, "--keys", "age", "--bins", "age:20,40", s)
 	if r.Classes != 3 || r.SampleUniques != 1 || r.Keys[0].Categories != 3 || len(r.Keys[0].Cuts) != 2 ||
-		strings.Join(r.KAnonymity.Failing[0].Key, "") != ">=40" {
+		keyText(r.KAnonymity.Failing[0]) != ">=40" {
 		t.Errorf("%+v", r)
 	}
 	// Quantile bins: 8 values, q2 cuts at the value of rank 4, 20: <20 and >=20.
@@ -267,7 +267,7 @@ func TestUniquenessMissingSensitive(t *testing.T) {
 			if c.Distinct == nil || c.Entropy == nil {
 				t.Fatalf("%s: class %v listed without its l: %+v", name, c.Key, c)
 			}
-			got = append(got, lClass{strings.Join(c.Key, ","), *c.Distinct, *c.Entropy})
+			got = append(got, lClass{keyText(c), *c.Distinct, *c.Entropy})
 		}
 		want := []lClass{{"c", 0, 0}, {"a", 1, 1}}
 		if fmt.Sprint(got) != fmt.Sprint(want) || l.MinDistinct != 0 || l.MinEntropy != 0 || l.ClassesFailing != 2 {
@@ -278,7 +278,7 @@ func TestUniquenessMissingSensitive(t *testing.T) {
 		tc := r.TCloseness[a]
 		got := map[string]float64{}
 		for _, c := range tc.Failing {
-			got[strings.Join(c.Key, ",")] = c.Distance
+			got[keyText(c)] = c.Distance
 		}
 		if len(got) != len(want) || math.Abs(got["a"]-want["a"]) > 1e-15 || math.Abs(got["b"]-want["b"]) > 1e-15 {
 			t.Errorf("t-closeness of %s: %v, want %v", tc.Attribute, got, want)
@@ -368,5 +368,53 @@ func TestUniquenessEstimatorNeedsPi(t *testing.T) {
 	if want := "population-count poisson-loglinear benedetti-franconi benedetti-franconi-approx"; r.Model != "population-count" ||
 		strings.Join(models, " ") != want {
 		t.Errorf("model %s, estimates %v; want population-count, %s", r.Model, models, want)
+	}
+}
+
+// keyText is a listed class's key values joined by commas, "<nil>" for the missing
+// category.
+func keyText(c uniqClass) string {
+	var vs []string
+	for _, v := range c.Key {
+		if v == nil {
+			vs = append(vs, "<nil>")
+		} else {
+			vs = append(vs, *v)
+		}
+	}
+	return strings.Join(vs, ",")
+}
+
+// A missing key value (--missing keep) is listed as null in JSON and as (missing) in
+// text; a label that reads "(missing)" is a string in JSON and quoted in text: the two
+// classes were listed alike.
+func TestUniquenessMissingKeyListed(t *testing.T) {
+	dir := t.TempDir()
+	sample := writeCSV(t, dir, "s.csv", "a,b\n(missing),x\n,x\n")
+	code, out, stderr := runReid(t, "uniqueness", "--keys", "a", "--missing", "keep", "--format", "json", sample)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r struct {
+		KAnonymity struct {
+			Failing []uniqClass `json:"failing_classes"`
+		} `json:"k_anonymity"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range r.KAnonymity.Failing {
+		got = append(got, keyText(c))
+	}
+	if strings.Join(got, "|") != "(missing)|<nil>" {
+		t.Errorf("failing classes %q, want the label (missing) then the missing value", got)
+	}
+	code, out, stderr = runReid(t, "uniqueness", "--keys", "a", "--missing", "keep", sample)
+	if code != exitOK {
+		t.Fatalf("text: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "  1     \"(missing)\"\n") || !strings.Contains(out, "  1     (missing)\n") {
+		t.Errorf("text report:\n%s", out)
 	}
 }
