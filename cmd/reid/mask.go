@@ -49,6 +49,8 @@ With --missing keep, noise, rankswap, indrank and pram mask each attribute's pre
 values as if the records missing there were absent (sd, ranks, window and groups come
 from the present values) and leave missing cells missing; mdav and corrnoise combine
 attributes within records and refuse a missing value in the attributes they mask.
+--missing applies to the attributes masked: the other columns are copied as they are,
+missing cells too, under either policy.
 
 A CSV column whose labels are mostly numbers is read as numeric: after pram on labels
 such as 0, 1, x1, read the output with --types COLUMN:categorical.
@@ -91,6 +93,10 @@ A summary of what was done is printed on stdout (--format text|json).`,
 				if err != nil {
 					return err
 				}
+				// The columns left out of --attrs are copied: the policy is the masked
+				// attributes' only, checked once apply knows them.
+				m.missingError = opts.Missing == datasets.MissingError
+				opts.Missing = datasets.MissingKeep
 				tab, err := datasets.Load(args[0], opts)
 				if err != nil {
 					return err
@@ -218,6 +224,9 @@ type maskJob struct {
 	seed       uint64
 	attrs      []string
 	matrixFile string
+	// missingError refuses a missing value in the attributes to mask (--missing error);
+	// the other columns may hold any.
+	missingError bool
 	// given holds the names of the flags set on the command line, so that check can tell
 	// a required --p left out from one given; nil for jobs built in code (demo, bench).
 	given map[string]bool
@@ -320,6 +329,11 @@ func (m *maskJob) apply(tab *datasets.Table) (*maskSummary, error) {
 		if c.Kind != want {
 			return nil, &datasets.InputError{File: tab.Source, Column: c.Name, Err: fmt.Errorf("%s masks %s columns, this one is %s", m.method, want, c.Kind)}
 		}
+	}
+	wholeRecord := m.method == "mdav" || m.method == "corrnoise"
+	if i, name, ok := firstMissing(sel, sel.Rows()); ok && m.missingError && !wholeRecord {
+		return nil, &datasets.InputError{File: tab.Source, Column: name, Row: i + 1, Err: datasets.ErrMissingValue,
+			Detail: "in a column to mask (--missing keep masks the present values)"}
 	}
 	s := &maskSummary{Method: m.method, Attributes: attrs, Records: tab.Rows()}
 	if m.method == "mdav" || m.method == "indrank" {

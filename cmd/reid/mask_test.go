@@ -514,3 +514,33 @@ func TestMaskSummaryBesideStdout(t *testing.T) {
 		}
 	}
 }
+
+// --missing applies to the attributes masked: a missing value in a column left out of
+// --attrs is copied (it stopped the job under the default policy), one in a masked
+// column is refused under --missing error, and masked around under keep.
+func TestMaskMissingOutsideAttrs(t *testing.T) {
+	dir := t.TempDir()
+	input := writeCSV(t, dir, "mx.csv", "x,y\n1,10\n,20\n3,30\n4,12\n")
+	for _, format := range []string{"csv", "parquet"} {
+		out := filepath.Join(dir, "o."+format)
+		if code, _, stderr := runReid(t, "mask", "--method", "noise", "--p", "10", "--attrs", "y", "--out", out, input); code != exitOK {
+			t.Fatalf("%s: exit %d: %s", format, code, stderr)
+		}
+		tab, err := datasets.Load(out, datasets.LoadOptions{Missing: datasets.MissingKeep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x := tab.Column("x"); !x.Missing(1) || x.Values[0] != 1 || x.Values[3] != 4 || tab.Column("y").Values[0] == 10 {
+			t.Errorf("%s: x %v (missing %v), y %v", format, x.Values, x.Valid, tab.Column("y").Values)
+		}
+	}
+	out := filepath.Join(dir, "o2.csv")
+	code, _, stderr := runReid(t, "mask", "--method", "noise", "--p", "10", "--attrs", "x", "--out", out, input)
+	expectInputError(t, code, stderr, "reid mask: "+input+`: column "x", row 2: missing value`)
+	if _, err := os.Stat(out); err == nil {
+		t.Error("an output was written")
+	}
+	if code, _, stderr := runReid(t, "mask", "--method", "noise", "--p", "10", "--attrs", "x", "--missing", "keep", "--out", out, input); code != exitOK {
+		t.Errorf("keep: exit %d: %s", code, stderr)
+	}
+}
