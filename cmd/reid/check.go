@@ -117,6 +117,9 @@ func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
 	attrs := p.attrList
 	if attrs == nil {
 		attrs = splitList(*p.attrs)
+		if slices.Contains(attrs, "") {
+			return nil, usagef("--attrs has an empty name") // "a,b,": not "no such column"
+		}
 	}
 	if attrs != nil {
 		// Read only what is needed: the attributes and the id.

@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -250,6 +252,9 @@ type maskSummary struct {
 // method has a parameter value at which it changes nothing (k = 1, p = 0): those are
 // refused, and so is a missing --p, so that a "masked" file is never a copy of the input.
 func (m *maskJob) check() error {
+	if slices.Contains(m.attrs, "") {
+		return usagef("--attrs has an empty name") // "a,b,": not "no such column"
+	}
 	switch m.method {
 	case "mdav", "indrank":
 		if m.k < 2 {
@@ -493,8 +498,21 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 			}
 			given.SetRow(i, r)
 		}
+		// Rows numbered from 1, as the file's other errors are (CheckPRAMMatrix counts
+		// from 0).
+		for i, r := range rows {
+			sum := 0.0
+			for j, v := range r {
+				if v < 0 {
+					return &datasets.InputError{File: m.matrixFile, Row: i + 1, Err: fmt.Errorf("entry %d is %v: a probability is at least 0", j+1, v)}
+				}
+				sum += v
+			}
+			if math.Abs(sum-1) > 1e-9 {
+				return &datasets.InputError{File: m.matrixFile, Row: i + 1, Err: fmt.Errorf("the row sums to %v: a row holds the chances of each category and sums to 1", sum)}
+			}
+		}
 		if err := mask.CheckPRAMMatrix(given); err != nil {
-			// In the file's own rows (0-based in the message, as the matrix is given).
 			return &datasets.InputError{File: m.matrixFile, Err: err}
 		}
 	}
@@ -503,6 +521,12 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 		c := tab.Column(name)
 		P := given
 		if P == nil {
+			switch len(c.Levels) {
+			case 0:
+				return &datasets.InputError{File: tab.Source, Column: name, Err: errors.New("no value to mask: every value is missing")}
+			case 1:
+				return &datasets.InputError{File: tab.Source, Column: name, Err: fmt.Errorf("one category (%s): pram has no other category to change a value to; leave the column out of --attrs", strconv.Quote(c.Levels[0]))}
+			}
 			var err error
 			if P, err = mask.UniformPRAMMatrix(len(c.Levels), m.p/100); err != nil {
 				return &datasets.InputError{File: tab.Source, Column: name, Err: err}

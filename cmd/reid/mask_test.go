@@ -20,7 +20,9 @@ import (
 // writes nothing, instead of a "masked" copy of the input.
 func TestMaskParameterRequired(t *testing.T) {
 	dir := t.TempDir()
-	in := writeCSV(t, dir, "in.csv", smallCSV)
+	// smallCSV with a column "one" of a single category.
+	withOne := strings.NewReplacer("region\n", "region,one\n", ",n\n", ",n,x\n", ",s\n", ",s,x\n").Replace(smallCSV)
+	in := writeCSV(t, dir, "in.csv", withOne)
 	matrix := writeCSV(t, dir, "m.json", "[[0,1],[1,0]]")
 	cases := []struct {
 		name    string
@@ -50,6 +52,17 @@ func TestMaskParameterRequired(t *testing.T) {
 		// One row of two entries: the matrix is not square (the message said "want 1").
 		{"matrix not square", []string{"--method", "pram", "--attrs", "region", "--matrix", writeCSV(t, dir, "wide.json", "[[0.9,0.1]]")},
 			[]string{"wide.json", "row 1", "matrix row has 2 entries but the matrix has 1 row(s): it must be square"}},
+		// Rows counted from 1 as in the file (the message said "CheckPRAMMatrix: row 1" for
+		// the second row).
+		{"matrix row sum", []string{"--method", "pram", "--attrs", "region", "--matrix", writeCSV(t, dir, "sum.json", "[[0.5,0.5],[0.5,0.6]]")},
+			[]string{"sum.json", "row 2", "sums to 1.1"}},
+		{"matrix negative", []string{"--method", "pram", "--attrs", "region", "--matrix", writeCSV(t, dir, "neg.json", "[[1.5,-0.5],[0.5,0.5]]")},
+			[]string{"neg.json", "row 1", "entry 2 is -0.5"}},
+		// One category (id 1..7 read as categories would be 7): the message named
+		// UniformPRAMMatrix and p as a fraction.
+		{"pram one category", []string{"--method", "pram", "--p", "50", "--attrs", "one", "--types", "one:categorical"},
+			[]string{`column "one"`, `one category ("x")`, "leave the column out of --attrs"}},
+		{"attrs empty name", []string{"--method", "noise", "--p", "10", "--attrs", "a,"}, []string{"--attrs has an empty name"}},
 		// 7 records: the window ⌊p·7/100⌋ is 0 for p < 100/7; the least p in hundredths is 14.29.
 		{"rankswap window 0", []string{"--method", "rankswap", "--p", "14", "--attrs", "a"}, []string{"in.csv", `column "a"`, "window of 0", "14.29"}},
 	}
@@ -72,7 +85,7 @@ func TestMaskParameterRequired(t *testing.T) {
 	// The smallest valid values are accepted.
 	for _, args := range [][]string{
 		{"--method", "rankswap", "--p", "14.29", "--attrs", "a"},
-		{"--method", "pram", "--p", "100"},
+		{"--method", "pram", "--p", "100", "--attrs", "region"},
 		{"--method", "pram", "--matrix", matrix, "--attrs", "region"},
 		{"--method", "mdav", "--k", "2"},
 	} {
@@ -386,15 +399,15 @@ func TestMaskPRAMMatrixSortedOrder(t *testing.T) {
 }
 
 // TestMaskMatrixErrorsNameTheMatrix: a --matrix whose last row sums to 0.9 is reported
-// in the matrix file's own rows (0-based, as the matrix's checks count), naming that
+// in the matrix file's own rows (counted from 1, as its other errors are), naming that
 // file, not the data file, whatever order the categories have in the data.
 func TestMaskMatrixErrorsNameTheMatrix(t *testing.T) {
 	dir := t.TempDir()
 	in := writeCSV(t, dir, "p.csv", "r,x\nc,1\na,2\nb,3\n")
 	matrix := writeCSV(t, dir, "m.json", "[[1,0,0],[0,0,1],[0,0.5,0.4]]")
 	code, _, stderr := runReid(t, "mask", "--method", "pram", "--matrix", matrix, "--attrs", "r", "--out", filepath.Join(dir, "o.csv"), in)
-	if code != exitInput || !strings.HasPrefix(stderr, "reid mask: "+matrix+": ") || !strings.Contains(stderr, "row 2 sums to 0.9") {
-		t.Errorf("exit %d, %q; want exit 2 naming %s and its row 2", code, stderr, matrix)
+	if code != exitInput || !strings.HasPrefix(stderr, "reid mask: "+matrix+", row 3: ") || !strings.Contains(stderr, "sums to 0.9") {
+		t.Errorf("exit %d, %q; want exit 2 naming %s and its row 3", code, stderr, matrix)
 	}
 }
 
