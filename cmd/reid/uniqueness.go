@@ -27,7 +27,8 @@ attributes (quasi-identifiers). It counts each combination of the --keys in the 
   classes                     key combinations in the sample
   sample_uniques              combinations held by one sample record (f_j = 1)
   population_uniques          combinations held by one population record (F_j = 1),
-                              with --population (null otherwise)
+                              with --population; the sample uniques when the sample
+                              is taken as the population; null when F_j is estimated
   su_and_pu, p_pu_given_su    sample uniques that are population uniques, and their
                               share P(PU|SU); expected values when F_j is estimated
   expected_reidentifications  sum over records of the record risk r_i = E[1/F_j | f_j]
@@ -453,8 +454,14 @@ func (r *uniquenessReport) fill(res *uniqueness.Result) {
 	r.Model, r.ModelDefinition = p.Model, uniqueness.ModelDefinition(p.Model)
 	r.Estimated = p.Model != uniqueness.ModelPopulation && p.Model != uniqueness.ModelSample
 	r.Records, r.Classes, r.SampleUniques = res.Records, c.Len(), res.SampleUniques
-	if res.PopulationUniques >= 0 {
+	switch {
+	case res.PopulationUniques >= 0:
 		pc, pu := c.PopulationClasses, res.PopulationUniques
+		r.PopulationClasses, r.PopulationUniques = &pc, &pu
+	case p.Model == uniqueness.ModelSample:
+		// The sample taken as the population: its uniques are the population's, as
+		// su_and_pu and P(PU|SU) = 1 already say.
+		pc, pu := c.Len(), res.SampleUniques
 		r.PopulationClasses, r.PopulationUniques = &pc, &pu
 	}
 	r.SUandPU, r.PPUGivenSU = p.SUandPU, finiteOrNil(p.PPUgivenSU)

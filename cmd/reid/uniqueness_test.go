@@ -100,9 +100,11 @@ func TestUniquenessEstimators(t *testing.T) {
 	if r.Model != "poisson-loglinear" || math.Abs(*r.PPUGivenSU-math.Exp(-6)) > 1e-15 {
 		t.Errorf("%+v", r)
 	}
-	// Neither: r_i = 1/f_j.
+	// Neither: r_i = 1/f_j, the sample taken as the population, so its uniques are the
+	// population's (they were null beside su_and_pu = sample uniques).
 	r = uniqJSON(t, "--keys", "A,B", s)
-	if r.Model != "sample-frequency" || r.ExpectedReidentifications != 4 || r.SamplingFraction != nil {
+	if r.Model != "sample-frequency" || r.ExpectedReidentifications != 4 || r.SamplingFraction != nil ||
+		r.PopulationUniques == nil || *r.PopulationUniques != r.SampleUniques || *r.PopulationClasses != r.Classes || r.SUandPU != float64(r.SampleUniques) {
 		t.Errorf("%+v", r)
 	}
 }
