@@ -139,6 +139,21 @@ func TestLoadCSVHeaderTrimmed(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "empty column name in the header: column 2") {
 		t.Errorf("blank name: err = %v", err)
 	}
+	// Arrow and Parquet allow an empty name, which CSV refuses: refused in every format
+	// (describe printed a blank name, no flag could choose the column).
+	blank := &Table{Columns: []Column{{Name: "a", Kind: Numeric, Values: []float64{1, 2}}, {Name: "", Kind: Numeric, Values: []float64{3, 4}}}}
+	for _, name := range []string{"blank.arrow", "blank.parquet"} {
+		p := filepath.Join(dir, name)
+		if err := Write(p, blank, FormatAuto); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(p, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "empty column name in the header: column 2") {
+			t.Errorf("%s: err = %v", name, err)
+		}
+		if _, err := ColumnNames(p, LoadOptions{}); err == nil {
+			t.Errorf("%s: ColumnNames took the empty name", name)
+		}
+	}
 }
 
 // TestCSVParseErrorRows: a syntax error names the data row (records before it + 1) and,

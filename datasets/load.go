@@ -361,6 +361,11 @@ type loader struct {
 func (ld *loader) plan(fileNames []string) ([]int, error) {
 	names := make([]string, len(fileNames)) // as labels are: LabelText
 	for i, n := range fileNames {
+		if strings.TrimSpace(n) == "" {
+			// No flag can name it, and CSV cannot write it back; Arrow and Parquet
+			// allow it.
+			return nil, &InputError{File: ld.path, Err: errors.New("empty column name in the header"), Detail: fmt.Sprintf("column %d", i+1)}
+		}
 		names[i] = LabelText(n)
 	}
 	fileNames = names
@@ -546,11 +551,9 @@ func (ld *loader) csv(f *os.File, size int64) error {
 		return &InputError{File: ld.path, Err: ErrCorrupt, Detail: err.Error()}
 	}
 	for i, h := range header {
-		// Options name columns with surrounding spaces trimmed, so the header must be too.
+		// Options name columns with surrounding spaces trimmed, so the header must be too
+		// (an empty name is refused in plan, as in every format).
 		header[i] = strings.TrimSpace(h)
-		if header[i] == "" {
-			return &InputError{File: ld.path, Err: errors.New("empty column name in the header"), Detail: fmt.Sprintf("column %d", i+1)}
-		}
 	}
 	if len(header) == 1 && !quotedHeader(body) {
 		// A quoted name ("income; USD") is one column by the file's own say.

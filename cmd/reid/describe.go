@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"slices"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/reid-sdc/reid/datasets"
@@ -60,9 +61,14 @@ naming its row); a name that is no column of the file is an error.`,
 					default:
 						sd := "-" // one value: no sample sd
 						if c.SD != nil {
-							sd = fmt.Sprintf("%.6g", *c.SD)
+							sd = summaryNumber(*c.SD)
 						}
-						fmt.Fprintf(w, "%s\t%s\t%d\t%.6g\t%s\t%.6g\t%.6g\t\t\n", cell(c.Name), c.Type, c.Missing, *c.Mean, sd, *c.Min, *c.Max)
+						lo, hi := summaryNumber(*c.Min), summaryNumber(*c.Max)
+						if lo == hi && *c.Min != *c.Max {
+							// 1e15 and 1e15+4 both read 1e+15 at six digits: all of them.
+							lo, hi = strconv.FormatFloat(*c.Min, 'g', -1, 64), strconv.FormatFloat(*c.Max, 'g', -1, 64)
+						}
+						fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t\t\n", cell(c.Name), c.Type, c.Missing, summaryNumber(*c.Mean), sd, lo, hi)
 					}
 				}
 				return w.Flush()
@@ -150,3 +156,7 @@ func describe(t *datasets.Table) fileDescription {
 	}
 	return d
 }
+
+// summaryNumber is a figure of describe's table: six significant digits, and 0 for −0
+// (a column whose least value is −0 showed "-0").
+func summaryNumber(v float64) string { return fmt.Sprintf("%.6g", v+0) }

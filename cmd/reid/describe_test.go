@@ -145,6 +145,28 @@ func TestDescribeOneValue(t *testing.T) {
 	}
 }
 
+// The text table shows a least value −0 as 0, and a min and max that differ beyond six
+// significant digits with all their digits (both read 1e+15).
+func TestDescribeTextFigures(t *testing.T) {
+	file := writeCSV(t, t.TempDir(), "f.csv", "a,b\n1e15,-0\n1000000000000004,0\n1e15,2\n")
+	code, text, stderr := runReid(t, "describe", file)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rows := map[string][]string{}
+	for _, l := range strings.Split(text, "\n") {
+		if f := strings.Fields(l); len(f) >= 7 {
+			rows[f[0]] = f[5:7]
+		}
+	}
+	if got := rows["a"]; !slices.Equal(got, []string{"1e+15", "1.000000000000004e+15"}) {
+		t.Errorf("a's min and max %v:\n%s", got, text)
+	}
+	if got := rows["b"]; !slices.Equal(got, []string{"0", "2"}) {
+		t.Errorf("b's min and max %v:\n%s", got, text)
+	}
+}
+
 // TestTextTablesQuoteControlCharacters: a column name or category holding a newline or a
 // tab is shown quoted, so the text tables keep one row per column or class and their
 // columns (describe had a row broken in two, check too, uniqueness a class's key shifted
