@@ -21,8 +21,11 @@ and prints, per column, its type as reid reads it, the number of missing values,
 for numeric columns the mean, sample standard deviation (n-1), minimum and maximum, for
 categorical ones the number of categories. Use it to check how a file will be read.
 
-In Arrow and Parquet files the type of a column is the file's: numeric types are numeric,
-strings, dictionaries and booleans categorical, even when the labels look like numbers.
+In Arrow and Parquet files the type of a column is the file's: numeric types are numeric
+(but integers beyond ±2^53, which a float64 cannot hold, make a column of identifiers
+categorical with their exact digits, in every format; a float32 reads as the shortest
+decimal that rounds to it), strings, dictionaries and booleans categorical, even when
+the labels look like numbers.
 In CSV a column is numeric when more than half of the non-missing values of its first
 batch are numbers. --types NAME:numeric,OTHER:categorical overrides the type of any
 column of the file (numeric parses the labels; one that is not a number is an error
