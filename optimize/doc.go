@@ -184,7 +184,12 @@
 // the objective it reports.
 //
 // The subproblem imposes the rows at ε + 1e-7 (CLP's primal tolerance set to 1e-10) so
-// that a θ it returns links with margin ≥ ε exactly; the final count is made by the
+// that a θ it returns links with margin ≥ ε exactly; its infeasibility certificates, the
+// cuts' proofs, are certificates of the rows at ε itself (the one-record checks and the
+// deletion filter likewise), so that the bound is a proof at the margin the links are
+// counted at. A set of records infeasible at ε + 1e-7 but not provably at ε is tried at
+// thresholds closer to ε, down to ε + 1e-9, and otherwise left undecided, its node's
+// bound kept (a knife edge, said in Result.Note). The final count is made by the
 // pairwise core (distances.Search with CountCloser and Margin ε), which is the MILP's
 // criterion, so Result.CorrectLinks = N − Σ K.
 package optimize

@@ -8,7 +8,8 @@ import (
 )
 
 // smallLP is a θ-LP over a few records only (the family's columns, rows and cuts found,
-// and the given rows of each record at ε + lpSlack), used by the deletion filter and the
+// and the given rows of each record at a threshold: ε for the deletion filter, whose
+// certificates are the cuts' proofs, ε + lpSlack for θs that must link), used by the deletion filter and the
 // one-record checks: with a handful of rows each dual simplex re-solve costs
 // microseconds, where the shared subproblem carries every generated row of every record.
 type smallLP struct {
@@ -79,7 +80,7 @@ func (sv *solver) iisSmall(support []int) []int {
 			}
 		}
 	}
-	lo := sv.epsLP
+	lo := sv.eps // the certificates are the cuts' proofs: at ε, the margin counted
 	s := sv.newSmallLP(support, cands, lo)
 	defer s.model.Close()
 	on := make([]bool, len(support))
@@ -181,7 +182,8 @@ func (sv *solver) iisSmall(support []int) []int {
 
 // checkOne decides whether record i can be linked on its own, in a separate LP holding
 // only its rows (generated from its nearest competitors on, like the subproblem): feasible
-// leaves θ in sv.theta, infeasible is certified by a verified Farkas certificate.
+// leaves θ in sv.theta, infeasible is certified by a verified Farkas certificate of its
+// rows at ε, stalled is a record whose best margin lies between ε and ε + lpSlack.
 func (sv *solver) checkOne(i int) outcome {
 	r := &sv.d.recs[i]
 	in := make([]bool, r.ncand())
@@ -206,7 +208,17 @@ func (sv *solver) checkOne(i int) outcome {
 		st := sv.solveThetaLP(s.model)
 		if st == clp.PrimalInfeasible {
 			if _, ok := sv.farkas(s.model); ok {
-				return infeasible
+				// Infeasible at ε + lpSlack; the record is impossible (a cut) only if its
+				// rows are infeasible at ε itself. Otherwise its best margin lies in
+				// between: undecided, left to the tree.
+				s.set(0, true, sv.eps)
+				if sv.solveThetaLP(s.model) == clp.PrimalInfeasible {
+					if _, ok := sv.farkas(s.model); ok {
+						return infeasible
+					}
+				}
+				sv.knifeEdges++
+				return stalled
 			}
 			st = sv.resume(s.model, s.model.Primal())
 		}

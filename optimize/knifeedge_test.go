@@ -45,6 +45,42 @@ func TestKnifeEdgeEpsilon(t *testing.T) {
 			if res.KnifeEdge > 0 {
 				t.Logf("%s %v: %d records on a knife edge", c.name, fam, res.KnifeEdge)
 			}
+			// Optimal, or short of a proof with the reason given and the bound kept.
+			if res.Status != Optimal && (res.Note == "" || res.Bound <= res.CorrectLinks) {
+				t.Errorf("%s %v: status %v, bound %d, links %d, note %q", c.name, fam, res.Status, res.Bound, res.CorrectLinks, res.Note)
+			}
+		}
+	}
+}
+
+// TestKnifeEdgeBound: where the best margin of a set of records lies between ε and
+// ε + lpSlack (the margin the LPs impose on a θ that must link), the bound is a proof at ε
+// all the same: never below the links of a θ worked out by hand. Both cases are a
+// black-box tester's: θ = (1, 0) links all four records with margins 4.368e-6 and
+// 0.6000000000000001, and the search said "optimal" at 3 and 0 links.
+func TestKnifeEdgeBound(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		original, mask [][]float64
+		eps            float64
+	}{
+		{"thin range of weights", [][]float64{{0, 1}, {0.02, 2}, {10, 3}, {20, 4}}, [][]float64{{0, 4}, {0.02, 3}, {10, 2}, {20, 1}}, 4.3e-6},
+		{"margin 1e-8 above ε", [][]float64{{1, 1}, {2, 2}, {3, 3}, {4, 4}}, [][]float64{{1, 4}, {2, 3}, {3, 2}, {4, 1}}, 0.59999999},
+	} {
+		p := Problem{Queries: zscore(c.mask), Refs: zscore(c.original), Truth: identity(4)}
+		witness := marginLinksAt(t, p, WM, []float64{1, 0}, c.eps, 0)
+		if witness != 4 {
+			t.Fatalf("%s: θ = (1, 0) links %d records, want 4 (the case is wrong)", c.name, witness)
+		}
+		for _, fam := range []Family{WM, Bilinear} {
+			p.Family = fam
+			res, err := Learn(p, Settings{Epsilon: c.eps})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Bound < witness || res.Status != Optimal || res.CorrectLinks != 4 {
+				t.Errorf("%s %v: %v, %d links, bound %d; θ = (1, 0) links %d", c.name, fam, res.Status, res.CorrectLinks, res.Bound, witness)
+			}
 		}
 	}
 }

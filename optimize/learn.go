@@ -19,9 +19,9 @@ const DefaultEpsilon = 1e-4
 
 // lpSlack is added to ε in the θ-subproblem rows (θ·a ≥ ε + lpSlack) so that CLP's primal
 // tolerance (set to lpPrimalTol) and the renormalisation of θ onto the simplex never admit a
-// margin below ε. The certificates (covering cuts) are therefore proofs for the margin
-// ε + lpSlack: with ε = 1e-4 a difference of 0.1 % of ε, which only a knife-edge instance
-// can notice.
+// margin below ε. The certificates (covering cuts) are taken at ε itself (solveSub,
+// checkOne, the deletion filter): proofs for the margin ε + lpSlack alone had the search
+// call 3 links "optimal" where θ = (1, 0) links 4 with margins 4.368e-6 at ε = 4.3e-6.
 const (
 	lpSlack     = 1e-7
 	lpPrimalTol = 1e-10
@@ -418,7 +418,9 @@ type Result struct {
 	// Note, when set, says why the search stopped before it started (Status TimeLimit,
 	// WorkLimit or Interrupted) and what would let it run: the answer is then the
 	// Euclidean distance or the best warm start, with the bound of the records found
-	// impossible.
+	// impossible. It also says when a search ended short of a proof without reaching a
+	// limit because sets of records had their best margin within knifeEdgeStep of ε,
+	// which the LPs' tolerances cannot decide (Status TimeLimit, the bound counting them).
 	Note string
 }
 
@@ -852,11 +854,15 @@ func (sv *solver) result(p Problem) (Result, error) {
 	}
 	r.CorrectLinks = searched
 	r.Bound = sv.boundLinks()
-	// The cuts prove bounds for the margin ε + lpSlack; a witness linking more records at
-	// margin ε (a knife-edge instance) raises the bound to itself.
+	// The cuts prove bounds at ε; a witness linking more records (margins within
+	// rounding of ε, which the core and the search may count differently) raises the
+	// bound to itself.
 	r.Bound = max(r.Bound, r.CorrectLinks)
 	if r.Bound > 0 {
 		r.Gap = float64(r.Bound-r.CorrectLinks) / float64(r.Bound)
+	}
+	if sv.shortOfProof && sv.knifeEdges > 0 && r.Bound > r.CorrectLinks {
+		r.Note = fmt.Sprintf("no proof of the optimum: %d decisions found records whose best margin is within %g of ε = %g, where the LPs' tolerances cannot tell linked from not; the bound counts them as linkable (an ε a little away from the margins, e.g. the default, decides them)", sv.knifeEdges, knifeEdgeStep, sv.eps)
 	}
 	r.Stats.Seconds = time.Since(sv.start).Seconds()
 	return r, nil

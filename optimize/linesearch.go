@@ -370,6 +370,9 @@ const kickScale = 0.3
 // kick moves θ (in place) by a random step along a random line: the perturbation of the
 // iterated local search.
 func kick(f lineFamily, theta []float64, rng *rand.Rand) {
+	if f.lines() == 0 {
+		return // one attribute: θ = (1), nowhere to move
+	}
 	for range 100 {
 		x := rng.IntN(f.lines())
 		if lo, hi := f.span(theta, x); lo < hi {

@@ -116,7 +116,7 @@ type solver struct {
 	bestFail  int
 	// climb is the line search on the number of links (linesearch.go; WM, OWA and
 	// bilinear, nil otherwise), rng its random source (from Settings.Seed). It counts
-	// links at ε + lpSlack, the margin the cuts are proofs for, so that what it
+	// links at ε + lpSlack, above the margin the cuts are proofs for (ε), so that what it
 	// maximises never exceeds the proven bound (consider re-counts at ε).
 	climb lineFamily
 	rng   *rand.Rand
@@ -128,6 +128,11 @@ type solver struct {
 
 	open nodeHeap
 	cur  *node // the node being processed
+	// knifeEdges counts the decisions given up as knife edges (solveSub, checkOne): sets
+	// of records whose best margin lies within knifeEdgeStep of ε.
+	knifeEdges int
+	// shortOfProof: the tree emptied without closing (finish), no limit reached.
+	shortOfProof bool
 	// unresolved is the least bound of nodes the search gave up on (CLP could neither
 	// solve nor certify a subproblem): they keep the reported bound honest.
 	unresolved int
@@ -1060,6 +1065,7 @@ func (sv *solver) finish() {
 		sv.status = Optimal
 		if !sv.closed {
 			sv.status = TimeLimit // stopped short of a proof (numerical trouble), bound kept
+			sv.shortOfProof = true
 		}
 	}
 	sv.report(true)

@@ -240,6 +240,11 @@ func (sv *solver) solveThetaLP(lp dualLP) clp.Status {
 	return st
 }
 
+// knifeEdgeStep is the least distance above ε at which solveSub imposes the rows of a
+// knife edge: a θ found there has margins ≥ ε + knifeEdgeStep up to the LPs' tolerances
+// (lpPrimalTol = 1e-10 for CLP, 1e-11 relative for the games), so above ε.
+const knifeEdgeStep = 1e-9
+
 // maxCutRounds bounds the LP solves of one subproblem decision that add family cuts (PSD,
 // monotonicity) without settling: beyond it the decision is given up (stalled), which
 // keeps the bound honest.
@@ -248,7 +253,11 @@ const maxCutRounds = 100
 // solveSub decides whether the active records can all be linked with margin ≥ ε + lpSlack,
 // generating rows until the pairwise check of the current θ finds no violated competitor.
 // On feasible, sv.theta holds θ (a member of the family); on infeasible, sv.ray holds a
-// verified Farkas certificate.
+// verified Farkas certificate of the rows at ε itself, so that the cuts made from it are
+// proofs at the margin the result is counted at. Where the rows are infeasible at
+// ε + lpSlack but not provably at ε (a knife edge: the best θ's margin lies in between),
+// the rows are tried at thresholds closer to ε, and the decision is given up (stalled) if
+// none settles it: a θ found there still links at ε, and the bound stays honest.
 func (sv *solver) solveSub() outcome {
 	defer sv.setThreshold(sv.eps + lpSlack)
 	rounds := 0
@@ -259,8 +268,36 @@ func (sv *solver) solveSub() outcome {
 		st := sv.solveThetaLP(sv.sub)
 		if st == clp.PrimalInfeasible {
 			if y, ok := sv.farkas(sv.sub); ok {
-				sv.ray = y
-				return infeasible
+				if sv.epsLP == sv.eps {
+					sv.ray = y
+					return infeasible
+				}
+				// The same rows at ε: a certificate there is the proof.
+				above := sv.epsLP
+				sv.setThreshold(sv.eps)
+				if sv.timeUp() {
+					return aborted
+				}
+				switch sv.solveThetaLP(sv.sub) {
+				case clp.PrimalInfeasible:
+					if y, ok := sv.farkas(sv.sub); ok {
+						sv.ray = y
+						return infeasible
+					}
+				case clp.Optimal:
+					// A θ of the rows at ε that links every active record at ε (every
+					// competitor, as linkedSet counts) settles it: a margin equal to ε.
+					if sv.settle(sv.sub.Solution(nil)) == nil && sv.linksActive() {
+						return feasible
+					}
+				}
+				next := sv.eps + (above-sv.eps)/4
+				if next-sv.eps < knifeEdgeStep {
+					sv.knifeEdges++
+					return stalled
+				}
+				sv.setThreshold(next)
+				continue
 			}
 			st = sv.resume(sv.sub, sv.sub.Primal()) // CLP's status was wrong
 		}
@@ -308,6 +345,20 @@ func (sv *solver) solveSub() outcome {
 		}
 		sv.addRows(add)
 	}
+}
+
+// linksActive reports whether sv.theta links every active record with margin ≥ ε.
+func (sv *solver) linksActive() bool {
+	ev := sv.d.sp.evaluator(sv.d, sv.theta)
+	for i := range sv.d.recs {
+		if sv.active[i] {
+			sv.clock.add(linkWork(sv.d, &sv.d.recs[i]))
+			if !linksRecord(ev, &sv.d.recs[i], sv.eps, &sv.margins) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // notDecided is the outcome of a θ-LP solve that ended neither feasible nor infeasible:
@@ -398,6 +449,9 @@ func (sv *solver) iis() []int {
 		sort.Ints(support)
 		return support
 	}
+	// The filter's certificates are the cut's proof: at ε (sv.ray's is, see solveSub).
+	sv.setThreshold(sv.eps)
+	defer sv.setThreshold(sv.eps + lpSlack)
 	for i := range sv.active {
 		sv.setActive(i, false)
 	}

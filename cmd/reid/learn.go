@@ -65,13 +65,15 @@ Reid(bilinear) ≥ Reid(WM) on every proven bound: a violation is an internal er
 --time-limit stops the search (e.g. 10m; default none) with status time_limit, the best
 parameters found and the proven bound. An interrupt (Ctrl-C) or SIGTERM stops it the
 same way within about a second, with status interrupted, and learn exits with code 130
-after writing its results (a second interrupt aborts at once). Without a time limit the
+after writing its results (a second interrupt aborts at once; a reid started with
+SIGINT ignored, as a script's background job is, keeps ignoring it: send SIGTERM). Without a time limit the
 search runs until it proves its optimum, which on files with many near ties may not
 happen in hours: give a time limit or interrupt it.
 
 --work-limit W stops the search instead after W work seconds (e.g. 600 or 10m): work
 the search counts in its own steps (LP iterations, line-search rows, margins evaluated),
-about a second of one core each. Its phases get their shares of it as of a time limit,
+about a second of one core each (a step under way ends first, so the work counted can pass
+W by a step, about a millisecond). Its phases get their shares of it as of a time limit,
 so the search takes the same steps on every run, load and number of threads (and
 machine of the same architecture with the same build: the counts follow the
 floating-point path), and stops with status work_limit and the same answer: the limit for CI gates whose
@@ -111,7 +113,9 @@ the search's and the core's arithmetic disagree; they keep the search's verdict)
 DBRL: true partner the unique nearest), euclidean_links (plain DBRL with the Euclidean
 distance) and euclidean_correct_links (its links with margin ≥ ε, which correct_links is
 never below), bound (proven upper bound on correct_links), gap ((bound − correct_links) /
-bound), status (optimal, time_limit, work_limit or interrupted), warnings (when present:
+bound), status (optimal, time_limit, work_limit or interrupted; time_limit too, with
+a warning, when without a limit records whose best margin lies within 1e-9 of ε leave
+the proof undecided), warnings (when present:
 what the figures do not cover, e.g. true links with margins below ε), seed; and the
 search's diagnostics, to compare runs, not to act on: nodes, cuts, rows_generated,
 lp_iterations, family_cuts, swaps (both 0 where the family has none), twin_groups
@@ -123,7 +127,8 @@ optima, searched first, bound the file's links, in passes of fewer and larger bl
 while every block is proven, and the nodes of their searches),
 neighbourhoods (on the same files: the neighbourhoods of the incumbent searched exactly
 after the blocks, some linked records released and some unlinked ones opened), work
-(work seconds counted), time_limit or work_limit (as given) and seconds; for
+(work seconds counted), time_limit or work_limit (the limit asked for, as a duration
+such as 1m30s and in work seconds) and seconds; for
 bilinear eigenvalues (of the learned W, ascending), psd_strategies (the rank-one
 strategies its θ-LP games generated; family_cuts is 0: their W is PSD by construction) and
 swaps (moves of the local search, from any of its starting points, that linked one
@@ -633,8 +638,8 @@ func marginWarning(plain, bound int, eps float64) string {
 }
 
 func printLearn(w io.Writer, r *learnReport) error {
-	fmt.Fprintf(w, "worst-case %s distance (exact MILP), %s, %d records on %d attributes%s, ε = %g\n",
-		r.Operator, r.Direction, r.N, len(r.Attributes), unmatchedNote(r.Unmatched), r.Epsilon)
+	fmt.Fprintf(w, "worst-case %s distance (exact MILP), %s, %s on %s%s, ε = %g\n",
+		r.Operator, r.Direction, counted(r.N, "record"), counted(len(r.Attributes), "attribute"), unmatchedNote(r.Unmatched), r.Epsilon)
 	printReleasedSample(w, r.ReleasedSample, true)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "status\t%s\t\n", r.Status)
@@ -710,3 +715,6 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// counted is n and noun, plural but for one: "1 attribute", "13 attributes".
+func counted(n int, noun string) string { return fmt.Sprintf("%d %s", n, plural(n, noun, noun+"s")) }
