@@ -1034,9 +1034,9 @@ func printAudit(stdout io.Writer, r *auditReport, out string) error {
 func attributeCounts(o auditOptions) string {
 	n, d := len(o.Attributes), len(o.DistanceAttributes)
 	if d == n {
-		return fmt.Sprintf("%d attributes", n)
+		return counted(n, "attribute")
 	}
-	return fmt.Sprintf("%d attributes (%d numeric for DBRL and the worst case)", n, d)
+	return fmt.Sprintf("%s (%d numeric for DBRL and the worst case)", counted(n, "attribute"), d)
 }
 
 // ciLine is the one-line summary for CI logs.

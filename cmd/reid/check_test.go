@@ -392,3 +392,38 @@ func TestColumnFlagsLatin1(t *testing.T) {
 		}
 	}
 }
+
+// Text headers count in the singular for one: "1 attribute", not "1 attributes".
+func TestHeadersSingular(t *testing.T) {
+	dir := t.TempDir()
+	orig, masked := writePairCSV(t, dir, "a,b", 5, func(i int) (string, string) {
+		return fmt.Sprintf("%d,%d", i, i%2), fmt.Sprintf("%d.5,%d", i, i%2)
+	})
+	for _, args := range [][]string{
+		{"link", "--attrs", "a", orig, masked},
+		{"link", "--method", "prl", "--bands", "0.2", "--attrs", "a", orig, masked},
+		{"learn", "--attrs", "a", orig, masked},
+	} {
+		code, out, stderr := runReid(t, args...)
+		if code != exitOK || !strings.Contains(out, "5 records on 1 attribute") || strings.Contains(out, "1 attributes") {
+			t.Errorf("%v: exit %d, %s\n%s", args, code, stderr, out)
+		}
+	}
+}
+
+// --rank or --bands on files whose attributes are all categorical applies to nothing:
+// a warning says so (it was taken in silence); the default --quantiles says nothing.
+func TestPRLNumericRuleWithoutNumbers(t *testing.T) {
+	f := writeCSV(t, t.TempDir(), "c.csv", "a,b\nx,u\ny,v\nx,v\nz,u\n")
+	for _, c := range []struct {
+		flags []string
+		warn  bool
+	}{{[]string{"--rank", "5"}, true}, {[]string{"--bands", "0.2"}, true}, {nil, false}} {
+		var r struct{ Warnings []string }
+		runJSON(t, &r, append(append([]string{"link", "--method", "prl", "--format", "json"}, c.flags...), f, f)...)
+		got := slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "every attribute linked on is categorical") })
+		if got != c.warn {
+			t.Errorf("%v: warnings %q", c.flags, r.Warnings)
+		}
+	}
+}

@@ -767,8 +767,8 @@ func printReleasedSample(w io.Writer, rs *releasedSample, withScale bool) {
 }
 
 func printLink(w io.Writer, r *linkReport) error {
-	fmt.Fprintf(w, "distance-based record linkage, %s, %s distance, %d records on %d attributes%s\n",
-		r.Direction, r.Operator, r.N, len(r.Attributes), unmatchedNote(r.Unmatched))
+	fmt.Fprintf(w, "distance-based record linkage, %s, %s distance, %s on %s%s\n",
+		r.Direction, r.Operator, counted(r.N, "record"), counted(len(r.Attributes), "attribute"), unmatchedNote(r.Unmatched))
 	printReleasedSample(w, r.ReleasedSample, true)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Reid\t%.4f\t(%d unique correct links)\n", r.Reid, r.Correct)

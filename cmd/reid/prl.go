@@ -305,6 +305,15 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	}
 	r.Warnings = append(r.Warnings, disjointWarnings(files.Pairing)...)
 	r.Warnings = append(r.Warnings, files.inputWarnings(o.records)...)
+	if !slices.ContainsFunc(comps, func(c prlComparison) bool { return c.Rule != "equal" }) {
+		// The numeric rules were asked for (--rank 5 on categorical files), and apply to
+		// nothing: said, rather than taken in silence.
+		for _, name := range []string{"rank", "bands"} {
+			if given := map[string]string{"rank": *f.rank, "bands": *f.bands}[name]; given != "" {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("--%s %s applies to numeric attributes, and every attribute linked on is categorical (compared by equality)", name, given))
+			}
+		}
+	}
 	// K.Reid as in `reid link`.
 	job := linkJob{files: files, knowledge: know}
 	known, err := job.knownLinks()
@@ -582,8 +591,9 @@ func prlRecordsTable(res *linkage.PRLResult, knownOf []int, rows fileRows) *data
 }
 
 func printPRL(w io.Writer, r *prlReport) error {
-	fmt.Fprintf(w, "probabilistic record linkage (Fellegi-Sunter, %s), %s, %d records on %d attributes%s, %d pairs in %d patterns\n",
-		map[bool]string{true: "supervised m and u", false: "EM on pattern counts"}[r.Supervised], r.Direction, r.N, len(r.Attributes), unmatchedNote(r.Unmatched), r.Pairs, r.Patterns)
+	fmt.Fprintf(w, "probabilistic record linkage (Fellegi-Sunter, %s), %s, %s on %s%s, %s in %s\n",
+		map[bool]string{true: "supervised m and u", false: "EM on pattern counts"}[r.Supervised], r.Direction, counted(r.N, "record"), counted(len(r.Attributes), "attribute"),
+		unmatchedNote(r.Unmatched), counted(int(r.Pairs), "pair"), counted(r.Patterns, "pattern"))
 	printReleasedSample(w, r.ReleasedSample, false)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Reid (best weight)\t%.4f\t(%d unique correct links)\n", r.Reid, r.Correct)
