@@ -135,7 +135,7 @@ func (sv *solver) iisSmall(support []int) []int {
 	last := append([]bool(nil), on...)
 	shrink(y)
 	if sv.workSpent() {
-		return nil // the caller returns the support
+		return nil // the caller returns the records of sv.ray
 	}
 	if y := certified(); y != nil {
 		copy(last, on)
@@ -165,7 +165,7 @@ func (sv *solver) iisSmall(support []int) []int {
 		s.set(x, on[x], lo)
 	}
 	if sv.workSpent() {
-		return nil // the caller returns the support
+		return nil // the caller returns the records of sv.ray
 	}
 	if certified() == nil { // the shrinking steps drop entries below 1e-9·max|y|: re-verify
 		return nil

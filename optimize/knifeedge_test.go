@@ -109,3 +109,28 @@ func TestReconcileRefuses(t *testing.T) {
 		t.Error("a disagreement far from ε was accepted")
 	}
 }
+
+// TestIISReturnsOnlyProofs: iis returns a set as a cut only with a certificate of it at ε.
+// Given a ray that proves nothing (weights on one row each of two records that one θ links
+// together), it returns nil; it returned the two records as a cut (a reviewer's probe),
+// which is what it did whenever the filter kept the whole support without re-verifying it.
+func TestIISReturnsOnlyProofs(t *testing.T) {
+	orig := zscore([][]float64{{1, 30, 27}, {2, 50, 47}, {3, 25, 31}})
+	masked := zscore([][]float64{{1, 20, 47}, {2, 20, 47}, {3, 23, 31}})
+	p := Problem{Queries: masked, Refs: orig, Truth: identity(3), Family: WM}
+	sv := testSolver(t, p, DefaultEpsilon, 3)
+	sv.activate([]bool{true, true, false})
+	if got := sv.solveSub(); got != feasible {
+		t.Fatalf("records 0 and 1: %v, want feasible (the learned WM links all three)", got)
+	}
+	sv.ray = make([]float64, sv.sub.NumRows())
+	for _, i := range []int{0, 1} {
+		if len(sv.recRows[i]) == 0 {
+			t.Fatalf("record %d has no row", i)
+		}
+		sv.ray[sv.recRows[i][0]] = 1
+	}
+	if S := sv.iis(); S != nil {
+		t.Errorf("iis returned %v as a cut from a ray that proves nothing", S)
+	}
+}

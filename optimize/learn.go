@@ -862,7 +862,7 @@ func (sv *solver) result(p Problem) (Result, error) {
 		r.Gap = float64(r.Bound-r.CorrectLinks) / float64(r.Bound)
 	}
 	if sv.shortOfProof && sv.knifeEdges > 0 && r.Bound > r.CorrectLinks {
-		r.Note = fmt.Sprintf("no proof of the optimum: %d decisions found records whose best margin is within %g of ε = %g, where the LPs' tolerances cannot tell linked from not; the bound counts them as linkable (an ε a little away from the margins, e.g. the default, decides them)", sv.knifeEdges, knifeEdgeStep, sv.eps)
+		r.Note = fmt.Sprintf("no proof of the optimum, though no limit was reached: the LPs could not decide some sets of records, %d of them because their best margin lies within %g of ε = %g (a knife edge, where the LPs' tolerances cannot tell linked from not); the bound counts them as linkable (an ε a little away from the margins, e.g. the default, decides them)", sv.knifeEdges, knifeEdgeStep, sv.eps)
 	}
 	r.Stats.Seconds = time.Since(sv.start).Seconds()
 	return r, nil

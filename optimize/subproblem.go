@@ -250,8 +250,9 @@ const knifeEdgeStep = 1e-9
 // keeps the bound honest.
 const maxCutRounds = 100
 
-// solveSub decides whether the active records can all be linked with margin ≥ ε + lpSlack,
-// generating rows until the pairwise check of the current θ finds no violated competitor.
+// solveSub decides whether the active records can all be linked with margin ≥ ε, with their
+// rows imposed at ε + lpSlack (closer to ε on a knife edge), generating rows until the
+// pairwise check of the current θ finds no violated competitor.
 // On feasible, sv.theta holds θ (a member of the family); on infeasible, sv.ray holds a
 // verified Farkas certificate of the rows at ε itself, so that the cuts made from it are
 // proofs at the margin the result is counted at. Where the rows are infeasible at
@@ -287,6 +288,12 @@ func (sv *solver) solveSub() outcome {
 				case clp.Optimal:
 					// A θ of the rows at ε that links every active record at ε (every
 					// competitor, as linkedSet counts) settles it: a margin equal to ε.
+					// Under a work limit the pass runs only if its work fits, as the
+					// pairwise check below.
+					if !sv.clock.fits(sv.checkWork(sv.active), sv.deadline) {
+						sv.timedOut = true
+						return aborted
+					}
 					if sv.settle(sv.sub.Solution(nil)) == nil && sv.linksActive() {
 						return feasible
 					}
@@ -306,7 +313,7 @@ func (sv *solver) solveSub() outcome {
 				// A knife edge: CLP calls the rows infeasible but no certificate exists
 				// (feasible within its tolerance). Lower the threshold to ε + lpSlack/2: a
 				// θ found there still has every margin above ε, and a certificate found
-				// there proves infeasibility at ε + lpSlack as well.
+				// there is taken again at ε above.
 				sv.setThreshold(sv.eps + lpSlack/2)
 				continue
 			}
@@ -431,23 +438,22 @@ func (sv *solver) violations(ev evaluator, i int, inLP []bool, lo float64) (add 
 // deletion filter (switch a record off; keep it off if the rest stays infeasible). The
 // filter runs in a separate small LP holding only the support's rows (iisSmall), each
 // step certified; only if that fails does it run on the shared subproblem, whose final
-// set is verified by a Farkas certificate, the (verified) support being returned
-// otherwise. The activation of the shared subproblem is left arbitrary: callers set it.
+// set is verified by a Farkas certificate, the records of sv.ray being returned
+// otherwise (rayRecords). The activation of the shared subproblem is left arbitrary: callers set it.
 func (sv *solver) iis() []int {
 	support := sv.raySupport()
 	if len(support) == 0 {
 		return nil
 	}
-	// Under a work limit no LP starts once the limit is reached (workSpent): the support,
-	// verified, is the set.
+	// Under a work limit no LP starts once the limit is reached (workSpent): the records
+	// of sv.ray, a certificate at ε (solveSub), are the set.
 	if !sv.workSpent() {
 		if set := sv.iisSmall(support); set != nil {
 			return set
 		}
 	}
 	if sv.workSpent() {
-		sort.Ints(support)
-		return support
+		return sv.rayRecords()
 	}
 	// The filter's certificates are the cut's proof: at ε (sv.ray's is, see solveSub).
 	sv.setThreshold(sv.eps)
@@ -475,19 +481,46 @@ func (sv *solver) iis() []int {
 			set = append(set, i)
 		}
 	}
-	if len(set) < len(support) || len(support) == 1 {
-		if sv.solveThetaLP(sv.sub) == clp.PrimalInfeasible {
-			if _, ok := sv.farkas(sv.sub); ok {
-				sort.Ints(set)
-				return set
-			}
-		}
-		for _, i := range support {
-			sv.setActive(i, true)
+	if sv.solveThetaLP(sv.sub) == clp.PrimalInfeasible {
+		if _, ok := sv.farkas(sv.sub); ok {
+			sort.Ints(set)
+			return set
 		}
 	}
-	sort.Ints(support)
-	return support
+	// The filter's set not verified: the records of sv.ray, verified once more (a set returned
+	// as a cut is proven infeasible at ε, whatever sv.ray held).
+	set = sv.rayRecords()
+	for i := range sv.active {
+		sv.setActive(i, false)
+	}
+	for _, i := range set {
+		sv.setActive(i, true)
+	}
+	if sv.solveThetaLP(sv.sub) == clp.PrimalInfeasible {
+		if _, ok := sv.farkas(sv.sub); ok {
+			return set
+		}
+	}
+	return nil
+}
+
+// rayRecords returns, sorted, every record with a row of non-zero weight in sv.ray: the
+// set sv.ray itself proves infeasible. raySupport leaves out weights below 1e-9 of the
+// largest, which a certificate accepted within 1e-12 of its scale may need: a set
+// returned as a cut without a certificate of its own is this one.
+func (sv *solver) rayRecords() []int {
+	in := map[int]bool{}
+	for row, v := range sv.ray {
+		if i := sv.rowRec[row]; i >= 0 && v != 0 {
+			in[i] = true
+		}
+	}
+	set := make([]int, 0, len(in))
+	for i := range in {
+		set = append(set, i)
+	}
+	sort.Ints(set)
+	return set
 }
 
 // raySupport returns the records whose rows carry the certificate sv.ray (entries above
