@@ -40,8 +40,9 @@ contradicts), with times in seconds.
 The data set is DIR/NAME/original.csv with DIR/NAME/masked/*.csv (--datasets, default
 ../shared/datasets; --dataset, default census; when either flag is given the data set must
 exist, and an original.csv without masked files is an error; each masked file is linked
-by row order, so every one must load, share columns with the original and hold as many
-records: checked before any work). When the defaults have no
+by row order on the original's columns it holds, so every one must load, hold the same
+of them as the others, as many records, and no constant column: checked before any
+work). When the defaults have no
 original.csv the synthetic generator makes --records records (seed --seed) and masks
 them with MDAV k=3,5,10, individual ranking k=3 and rank swapping p=5,15 (--records at
 least %d: below it some masking would change nothing). On a data set's files --records N,
@@ -337,10 +338,13 @@ func benchDataset(src benchSource) (orig string, masked []string, err error) {
 // checkBenchFiles refuses, before any file's work, a masked file that the audit would
 // refuse after the files before it had been measured: one that shares no column with
 // its original (the audit links on the original's columns that the masked file has too;
-// its advice to give --attrs does not fit bench, which has no such flag), or whose
-// common columns do not load or hold another number of records (bench links by row
-// order). The files are loaded here once more, on the columns the audit reads: small
-// next to the searches.
+// its advice to give --attrs does not fit bench, which has no such flag), whose common
+// columns do not load, hold another number of records (bench links by row order) or
+// have no scale in either file (a constant column, which the audit's standardisation
+// refuses). Every masked file must also hold the same of the original's columns: the
+// table compares them on the same attributes, and a file lacking one was linked on the
+// others in silence. The files are loaded here once more, on the columns the audit
+// reads: small next to the searches.
 func checkBenchFiles(files []benchFile) error {
 	read := map[string][]string{} // the original, once
 	columns := func(path string) ([]string, error) {
@@ -351,19 +355,24 @@ func checkBenchFiles(files []benchFile) error {
 		read[path] = c
 		return c, err
 	}
-	rows := map[string]int{} // by path and columns
-	count := func(path string, common []string) (int, error) {
+	checked := map[string]int{} // records, by path and columns
+	check := func(path string, common []string) (int, error) {
 		key := path + "\x00" + strings.Join(common, "\x00")
-		if n, ok := rows[key]; ok {
+		if n, ok := checked[key]; ok {
 			return n, nil
 		}
 		t, err := datasets.Load(path, datasets.LoadOptions{Columns: common})
 		if err != nil {
 			return 0, err
 		}
-		rows[key] = t.Rows()
+		if _, err := datasets.Standardize(t, datasets.StandardizeOptions{}); err != nil {
+			return 0, err
+		}
+		checked[key] = t.Rows()
 		return t.Rows(), nil
 	}
+	var first []string // the first masked file's common columns
+	var firstFile string
 	for _, f := range files {
 		if f.attrs != nil {
 			continue // synthetic: bench chose the attributes, which both files have
@@ -380,11 +389,17 @@ func checkBenchFiles(files []benchFile) error {
 		if len(common) == 0 {
 			return &datasets.InputError{File: f.masked, Err: fmt.Errorf("no column in common with %s: nothing to link on", f.original)}
 		}
-		nOrig, err := count(f.original, common)
+		if first == nil {
+			first, firstFile = common, f.masked
+		} else if !slices.Equal(common, first) {
+			return &datasets.InputError{File: f.masked, Err: fmt.Errorf("it holds the original's columns %s, %s holds %s: bench compares the masked files of a data set on the same attributes",
+				quoteNames(common), firstFile, quoteNames(first))}
+		}
+		nOrig, err := check(f.original, common)
 		if err != nil {
 			return err
 		}
-		nMasked, err := count(f.masked, common)
+		nMasked, err := check(f.masked, common)
 		if err != nil {
 			return err
 		}
@@ -394,6 +409,15 @@ func checkBenchFiles(files []benchFile) error {
 		}
 	}
 	return nil
+}
+
+// quoteNames is names quoted and joined by commas.
+func quoteNames(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
 }
 
 // benchMaskJobs are the maskings of the synthetic data set (seed set by the caller).

@@ -355,14 +355,19 @@ func TestBenchNoCommonColumn(t *testing.T) {
 	}
 }
 
-// A masked file with fewer records than its original, or a bad value in a column the
-// audit links on, sorted after noise.csv, is refused before any file's work, with or
+// A masked file with fewer records than its original, a bad value or a constant column
+// in a column the audit links on, or fewer of the original's columns than the other
+// masked files, sorted after noise.csv, is refused before any file's work, with or
 // without --records: bench measured the files before it and then exited 2 without a
-// table.
+// table (or, for the missing column, linked that file on fewer attributes in silence).
 func TestBenchFilesCheckedFirst(t *testing.T) {
 	for _, c := range []struct{ name, content, want string }{
 		{"x_fewer.csv", "a,b,c\n1,2,3\n4,5,6\n", "the files have different numbers of records: 2 records here, 30 in "},
-		{"x_bad.csv", "a,b\n" + strings.Repeat("1,2\n", 14) + "1,x\n" + strings.Repeat("1,2\n", 15), `column "b", row 15: `},
+		{"x_bad.csv", "a,b,c\n" + strings.Repeat("1,2,3\n", 14) + "1,x,3\n" + strings.Repeat("1,2,3\n", 15), `column "b", row 15: `},
+		// The audit refuses a constant column when it standardises, after the work.
+		{"x_const.csv", "a,b,c\n" + constRows(30), `column "c": constant column (drop it)`},
+		// Linked on a and b only, in silence, beside files linked on a, b and c.
+		{"x_lacks.csv", "a,b\n" + strings.Repeat("1,2\n3,5\n", 15), `it holds the original's columns "a", "b", `},
 	} {
 		for _, records := range []string{"", "20"} {
 			dir := benchDatasetDir(t, "mine", 30)
@@ -382,6 +387,15 @@ func TestBenchFilesCheckedFirst(t *testing.T) {
 			}
 		}
 	}
+}
+
+// constRows is n CSV rows a,b,c with c constant.
+func constRows(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "%d,%d,7\n", i, (i*37)%61)
+	}
+	return b.String()
 }
 
 // An error in a masked file names it once: bench put the file's name before an error

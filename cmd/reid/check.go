@@ -117,8 +117,8 @@ func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
 	attrs := p.attrList
 	if attrs == nil {
 		attrs = splitList(*p.attrs)
-		if slices.Contains(attrs, "") {
-			return nil, usagef("--attrs has an empty name") // "a,b,": not "no such column"
+		if err := checkNameList("attrs", attrs); err != nil {
+			return nil, err
 		}
 	}
 	if attrs != nil {

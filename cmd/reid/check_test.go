@@ -110,7 +110,7 @@ func TestCheckBadInput(t *testing.T) {
 			[]string{"m3.csv", `column "id"`, "row 3", `duplicate id: "1" also in row 1`}},
 		{"constant column", []string{orig, writeCSV(t, dir, "m4.csv", "id,a,b\n1,5,1\n2,5,2\n3,5,3\n")},
 			[]string{"m4.csv", `column "a"`, "constant column", "every value is 5"}},
-		{"same attribute twice", []string{"--attrs", "a,a", orig, orig}, []string{`column "a"`, "more than once"}},
+		{"same attribute twice", []string{"--attrs", "a,a", orig, orig}, []string{`--attrs names "a" twice`}}, // a usage error, not the file's
 		{"id is not in the masked file", []string{"--id", "id", orig, writeCSV(t, dir, "m5.csv", "a,b\n1,1\n2,2\n3,3\n")}, []string{"m5.csv", `"id"`}},
 		{"one file only", []string{orig}, []string{"--original"}},
 		{"intruder ids without id", []string{"--intruder-ids", orig, orig, orig}, []string{"--id"}},
@@ -418,12 +418,56 @@ func TestPRLNumericRuleWithoutNumbers(t *testing.T) {
 	for _, c := range []struct {
 		flags []string
 		warn  bool
-	}{{[]string{"--rank", "5"}, true}, {[]string{"--bands", "0.2"}, true}, {nil, false}} {
+	}{{[]string{"--rank", "5"}, true}, {[]string{"--bands", "0.2"}, true}, {[]string{"--quantiles", "0.05,0.2"}, true}, {nil, false}} {
 		var r struct{ Warnings []string }
 		runJSON(t, &r, append(append([]string{"link", "--method", "prl", "--format", "json"}, c.flags...), f, f)...)
 		got := slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "every attribute linked on is categorical") })
 		if got != c.warn {
 			t.Errorf("%v: warnings %q", c.flags, r.Warnings)
+		}
+	}
+}
+
+// A search that ends short of a proof without a limit (a knife edge: ε within 1e-9 of
+// the best margins, a tester's file) says so, and does not advise a longer
+// --time-limit, which was not given and would not help.
+func TestLearnKnifeEdgeAdvice(t *testing.T) {
+	dir := t.TempDir()
+	orig := writeCSV(t, dir, "o.csv", "a,b\n3.2383,1.5085\n6.5093,0.7244\n5.3588,3.6569\n0.5800,5.0744\n0.3750,4.3365\n")
+	masked := writeCSV(t, dir, "m.csv", "a,b\n4.2253,1.9718\n2.3442,2.8625\n6.6248,4.9039\n-3.6484,0.7146\n-1.8491,3.1660\n")
+	code, out, stderr := runReid(t, "learn", "--epsilon", "0.30567313289212894", orig, masked)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	status := ""
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) == 2 && f[0] == "status" {
+			status = f[1]
+		}
+	}
+	if status != "time_limit" || strings.Contains(out, "--time-limit") ||
+		!strings.Contains(out, "no limit stopped it: see the warning") || !strings.Contains(out, "knife edge") {
+		t.Errorf("status %q, output:\n%s", status, out)
+	}
+}
+
+// Name lists in flags: an empty name or one given twice is a usage error naming the
+// flag (--sensitive a, said "no such column"; --attrs a,a blamed the file).
+func TestFlagNameLists(t *testing.T) {
+	dir := t.TempDir()
+	f := writeCSV(t, dir, "f.csv", "a,b,c\nx,1,u\ny,2,v\nx,3,v\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"uniqueness", "--keys", "a", "--sensitive", "c,", f}, "--sensitive has an empty name"},
+		{[]string{"uniqueness", "--keys", "a", "--sensitive", "c,c", f}, `--sensitive names "c" twice`},
+		{[]string{"link", "--attrs", "b,b", f, f}, `--attrs names "b" twice`},
+		{[]string{"mask", "--method", "noise", "--p", "5", "--attrs", "b,", "--out", filepath.Join(dir, "o.csv"), f}, "--attrs has an empty name"},
+	} {
+		code, _, stderr := runReid(t, c.args...)
+		if code != exitInput || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want a usage error %q", c.args, code, stderr, c.want)
 		}
 	}
 }

@@ -109,7 +109,9 @@ The JSON (--format json) has engine, original and masked (files and SHA-256), at
 direction, operator, params, epsilon, n, correct_links (records linked
 with margin ≥ ε under params, re-counted by the pairwise core: n − Σ K), reid
 (correct_links / n), knife_edge_records (when present: records whose margin equals ε up to rounding, on which
-the search's and the core's arithmetic disagree; they keep the search's verdict), dbrl_links (plain
+the search's and the core's arithmetic disagree; they keep the search's verdict; a
+margin within rounding of ε, about 1e-12 of it relative, may count either way, in the
+bound's proof too: floating point cannot tell), dbrl_links (plain
 DBRL: true partner the unique nearest), euclidean_links (plain DBRL with the Euclidean
 distance) and euclidean_correct_links (its links with margin ≥ ε, which correct_links is
 never below), bound (proven upper bound on correct_links), gap ((bound − correct_links) /
@@ -634,7 +636,7 @@ func describeParams(r *learnReport, op distances.Operator, attrs []string) {
 // worst case proves at most bound links with margin ≥ eps: the file's true links have
 // margins below ε, which the search does not count (heavy-tailed attributes, z-scored).
 func marginWarning(plain, bound int, eps float64) string {
-	return fmt.Sprintf("plain DBRL re-identifies %d records with a distance of the family, more than the proven bound %d on links with margin ≥ ε = %g: at least %d true %s here %s below ε, which the worst-case search does not count; rerun with a smaller --epsilon (e.g. %.3g) to bound them", plain, bound, eps, plain-bound, plural(plain-bound, "link", "links"), plural(plain-bound, "has a margin", "have margins"), eps/1000)
+	return fmt.Sprintf("plain DBRL re-identifies %s with a distance of the family, more than the proven bound %d on links with margin ≥ ε = %g: at least %d true %s here %s below ε, which the worst-case search does not count; rerun with a smaller --epsilon (e.g. %.3g) to bound them", counted(plain, "record"), bound, eps, plain-bound, plural(plain-bound, "link", "links"), plural(plain-bound, "has a margin", "have margins"), eps/1000)
 }
 
 func printLearn(w io.Writer, r *learnReport) error {
@@ -657,12 +659,16 @@ func printLearn(w io.Writer, r *learnReport) error {
 	}
 	if r.Status != optimize.Optimal.String() && r.Bound > r.CorrectLinks {
 		// What a reader of a stopped search most needs: the answer is an interval.
-		limit := "--time-limit"
-		if r.WorkLimit > 0 {
-			limit = "--work-limit"
+		advice := "a longer --time-limit may narrow it"
+		switch {
+		case r.WorkLimit > 0:
+			advice = "a longer --work-limit may narrow it"
+		case r.TimeLimit == "" && r.Status == optimize.TimeLimit.String():
+			// No limit: the search stopped on sets it could not decide (the warning).
+			advice = "no limit stopped it: see the warning"
 		}
-		fmt.Fprintf(w, "the worst case of the %s family lies between %d and %d links (Reid %.4f to %.4f): a longer %s may narrow it\n",
-			r.Operator, r.CorrectLinks, r.Bound, r.Reid, float64(r.Bound)/float64(max(r.N, 1)), limit)
+		fmt.Fprintf(w, "the worst case of the %s family lies between %d and %d links (Reid %.4f to %.4f): %s\n",
+			r.Operator, r.CorrectLinks, r.Bound, r.Reid, float64(r.Bound)/float64(max(r.N, 1)), advice)
 	}
 	for _, h := range r.Hierarchy {
 		fmt.Fprintf(w, "%s (warm start): %d links, bound %d, %s\n", h.Operator, h.CorrectLinks, h.Bound, h.Status)
@@ -717,4 +723,10 @@ func plural(n int, one, many string) string {
 }
 
 // counted is n and noun, plural but for one: "1 attribute", "13 attributes".
-func counted(n int, noun string) string { return fmt.Sprintf("%d %s", n, plural(n, noun, noun+"s")) }
+func counted(n int, noun string) string {
+	many := noun + "s"
+	if strings.HasSuffix(noun, "s") {
+		many = noun + "es" // class, classes
+	}
+	return fmt.Sprintf("%d %s", n, plural(n, noun, many))
+}

@@ -771,7 +771,7 @@ func printLink(w io.Writer, r *linkReport) error {
 		r.Direction, r.Operator, counted(r.N, "record"), counted(len(r.Attributes), "attribute"), unmatchedNote(r.Unmatched))
 	printReleasedSample(w, r.ReleasedSample, true)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "Reid\t%.4f\t(%d unique correct links)\n", r.Reid, r.Correct)
+	fmt.Fprintf(tw, "Reid\t%.4f\t(%s)\n", r.Reid, counted(r.Correct, "unique correct link"))
 	fmt.Fprintf(tw, "Reid with anonymity sets\t%.4f\t\n", r.ReidSets)
 	keys := make([]string, 0, len(r.ReidAtK))
 	for k := range r.ReidAtK {

@@ -208,6 +208,21 @@ func (l *loadFlags) options() (datasets.LoadOptions, error) {
 // splitList reads a comma-separated list of column names (or NAME:VALUE items) as the
 // loader reads a header: trimmed, and bytes that are not UTF-8 written \xNN, so that a
 // Latin-1 name typed as its bytes finds its column.
+// checkNameList refuses an empty name or a name given twice in the list of --flag, as a
+// usage error: "a,b," said "no such column" without a name, and "a,a" blamed the file
+// ("column named more than once").
+func checkNameList(flag string, names []string) error {
+	for i, n := range names {
+		if n == "" {
+			return usagef("--%s has an empty name", flag)
+		}
+		if slices.Contains(names[:i], n) {
+			return usagef("--%s names %q twice", flag, n)
+		}
+	}
+	return nil
+}
+
 func splitList(s string) []string {
 	if strings.TrimSpace(s) == "" {
 		return nil
@@ -252,8 +267,8 @@ type maskSummary struct {
 // method has a parameter value at which it changes nothing (k = 1, p = 0): those are
 // refused, and so is a missing --p, so that a "masked" file is never a copy of the input.
 func (m *maskJob) check() error {
-	if slices.Contains(m.attrs, "") {
-		return usagef("--attrs has an empty name") // "a,b,": not "no such column"
+	if err := checkNameList("attrs", m.attrs); err != nil {
+		return err
 	}
 	switch m.method {
 	case "mdav", "indrank":
@@ -487,15 +502,30 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 		if err != nil {
 			return err
 		}
-		var rows [][]float64
-		if err := json.Unmarshal(b, &rows); err != nil || len(rows) == 0 {
-			return &datasets.InputError{File: m.matrixFile, Err: fmt.Errorf("not a JSON array of matrix rows: %v", err)}
+		var cells [][]*float64 // pointers: a null entry is an error, not 0
+		if err := json.Unmarshal(b, &cells); err != nil {
+			return &datasets.InputError{File: m.matrixFile, Err: fmt.Errorf("not a JSON array of rows of numbers, such as [[0.9, 0.1], [0.2, 0.8]]: %v", err)}
+		}
+		if len(cells) == 0 {
+			return &datasets.InputError{File: m.matrixFile, Err: errors.New("the matrix is empty: want a row and a column per category, such as [[0.9, 0.1], [0.2, 0.8]]")}
+		}
+		rows := make([][]float64, len(cells))
+		for i, r := range cells {
+			if len(r) != len(cells[0]) {
+				return &datasets.InputError{File: m.matrixFile, Row: i + 1, Err: fmt.Errorf("the row has %d entries, the first %d: every row has one per category", len(r), len(cells[0]))}
+			}
+			for j, v := range r {
+				if v == nil {
+					return &datasets.InputError{File: m.matrixFile, Row: i + 1, Err: fmt.Errorf("entry %d is null: a probability is a number", j+1)}
+				}
+				rows[i] = append(rows[i], *v)
+			}
+		}
+		if len(rows[0]) != len(rows) {
+			return &datasets.InputError{File: m.matrixFile, Err: fmt.Errorf("the matrix is %d×%d: it must be square, a row and a column per category", len(rows), len(rows[0]))}
 		}
 		given = mat.NewDense(len(rows), len(rows), nil)
 		for i, r := range rows {
-			if len(r) != len(rows) {
-				return &datasets.InputError{File: m.matrixFile, Row: i + 1, Err: fmt.Errorf("matrix row has %d entries but the matrix has %d row(s): it must be square, a row and a column per category", len(r), len(rows))}
-			}
 			given.SetRow(i, r)
 		}
 		// Rows numbered from 1, as the file's other errors are (CheckPRAMMatrix counts

@@ -51,7 +51,14 @@ func TestMaskParameterRequired(t *testing.T) {
 		{"matrix with noise", []string{"--method", "noise", "--p", "10", "--matrix", matrix}, []string{"--matrix goes with --method pram"}},
 		// One row of two entries: the matrix is not square (the message said "want 1").
 		{"matrix not square", []string{"--method", "pram", "--attrs", "region", "--matrix", writeCSV(t, dir, "wide.json", "[[0.9,0.1]]")},
-			[]string{"wide.json", "row 1", "matrix row has 2 entries but the matrix has 1 row(s): it must be square"}},
+			[]string{"wide.json", "the matrix is 1×2: it must be square"}},
+		{"matrix ragged", []string{"--method", "pram", "--attrs", "region", "--matrix", writeCSV(t, dir, "ragged.json", "[[1,0],[0,1,0]]")},
+			[]string{"ragged.json", "row 2", "the row has 3 entries, the first 2"}},
+		// null read as 0, and [] said "<nil>".
+		{"matrix null", []string{"--method", "pram", "--attrs", "region", "--matrix", writeCSV(t, dir, "null.json", "[[1,0],[null,1]]")},
+			[]string{"null.json", "row 2", "entry 1 is null"}},
+		{"matrix empty", []string{"--method", "pram", "--attrs", "region", "--matrix", writeCSV(t, dir, "empty.json", "[]")},
+			[]string{"empty.json", "the matrix is empty"}},
 		// Rows counted from 1 as in the file (the message said "CheckPRAMMatrix: row 1" for
 		// the second row).
 		{"matrix row sum", []string{"--method", "pram", "--attrs", "region", "--matrix", writeCSV(t, dir, "sum.json", "[[0.5,0.5],[0.5,0.6]]")},

@@ -66,6 +66,8 @@ type prlFlags struct {
 	supervised, estimateP         *bool
 	mu, lambda                    *float64
 	topK, maxIter                 *int
+	// quantilesGiven tells an explicit --quantiles from its default.
+	quantilesGiven func() bool
 }
 
 // prlOnlyFlags are the flags of `reid link` that only --method prl uses: those of
@@ -76,16 +78,17 @@ func prlOnlyFlags() []string {
 
 func addPRLFlags(fs *flag.FlagSet) *prlFlags {
 	return &prlFlags{
-		quantiles:  fs.String("quantiles", "0.01,0.1", "prl: numeric bands at these `quantiles` of |dz| over all pairs"),
-		bands:      fs.String("bands", "", "prl: numeric bands at these |dz| `thresholds` (instead of --quantiles)"),
-		rank:       fs.String("rank", "", "prl: rank-window rule with windows of these `percents` of n for numeric attributes"),
-		block:      fs.String("block", "", "prl: compare only pairs with equal values of these `attributes`"),
-		supervised: fs.Bool("supervised", false, "prl: m and u from the true and false pairs instead of EM"),
-		estimateP:  fs.Bool("estimate-p", false, "prl: estimate the match proportion by EM"),
-		mu:         fs.Float64("mu", 1e-5, "prl: error rate P(link | non-match) of the upper threshold (0: no false link)"),
-		lambda:     fs.Float64("lambda", 0.05, "prl: error rate P(non-link | match) of the lower threshold (0: no missed match)"),
-		topK:       fs.Int("top-k", 16, "prl: first number of candidates per record for the assignment"),
-		maxIter:    fs.Int("max-iterations", 1000, "prl: EM iterations at most, per start (a re-run after the classes were swapped included)"),
+		quantiles:      fs.String("quantiles", "0.01,0.1", "prl: numeric bands at these `quantiles` of |dz| over all pairs"),
+		bands:          fs.String("bands", "", "prl: numeric bands at these |dz| `thresholds` (instead of --quantiles)"),
+		rank:           fs.String("rank", "", "prl: rank-window rule with windows of these `percents` of n for numeric attributes"),
+		block:          fs.String("block", "", "prl: compare only pairs with equal values of these `attributes`"),
+		supervised:     fs.Bool("supervised", false, "prl: m and u from the true and false pairs instead of EM"),
+		estimateP:      fs.Bool("estimate-p", false, "prl: estimate the match proportion by EM"),
+		mu:             fs.Float64("mu", 1e-5, "prl: error rate P(link | non-match) of the upper threshold (0: no false link)"),
+		lambda:         fs.Float64("lambda", 0.05, "prl: error rate P(non-link | match) of the lower threshold (0: no missed match)"),
+		topK:           fs.Int("top-k", 16, "prl: first number of candidates per record for the assignment"),
+		maxIter:        fs.Int("max-iterations", 1000, "prl: EM iterations at most, per start (a re-run after the classes were swapped included)"),
+		quantilesGiven: func() bool { return flagGiven(fs, "quantiles") },
 	}
 }
 
@@ -307,9 +310,13 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	r.Warnings = append(r.Warnings, files.inputWarnings(o.records)...)
 	if !slices.ContainsFunc(comps, func(c prlComparison) bool { return c.Rule != "equal" }) {
 		// The numeric rules were asked for (--rank 5 on categorical files), and apply to
-		// nothing: said, rather than taken in silence.
-		for _, name := range []string{"rank", "bands"} {
-			if given := map[string]string{"rank": *f.rank, "bands": *f.bands}[name]; given != "" {
+		// nothing: said, rather than taken in silence (not the default --quantiles).
+		quantiles := ""
+		if f.quantilesGiven() {
+			quantiles = *f.quantiles
+		}
+		for _, name := range []string{"quantiles", "rank", "bands"} {
+			if given := map[string]string{"quantiles": quantiles, "rank": *f.rank, "bands": *f.bands}[name]; given != "" {
 				r.Warnings = append(r.Warnings, fmt.Sprintf("--%s %s applies to numeric attributes, and every attribute linked on is categorical (compared by equality)", name, given))
 			}
 		}
@@ -596,7 +603,7 @@ func printPRL(w io.Writer, r *prlReport) error {
 		unmatchedNote(r.Unmatched), counted(int(r.Pairs), "pair"), counted(r.Patterns, "pattern"))
 	printReleasedSample(w, r.ReleasedSample, false)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "Reid (best weight)\t%.4f\t(%d unique correct links)\n", r.Reid, r.Correct)
+	fmt.Fprintf(tw, "Reid (best weight)\t%.4f\t(%s)\n", r.Reid, counted(r.Correct, "unique correct link"))
 	fmt.Fprintf(tw, "Reid with anonymity sets\t%.4f\t\n", r.ReidSets)
 	for _, mode := range []string{"threshold", "best", "assignment"} {
 		m, ok := r.Modes[mode]

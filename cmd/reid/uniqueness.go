@@ -193,6 +193,9 @@ func newUniquenessJob(keyNames []string, bins binsFlag, sensitive []string) (*un
 	if len(keyNames) == 0 {
 		return nil, usagef("--keys is required")
 	}
+	if err := checkNameList("sensitive", sensitive); err != nil {
+		return nil, err
+	}
 	j := &uniquenessJob{sensitive: sensitive}
 	index := map[string]int{}
 	for _, name := range keyNames {
@@ -593,8 +596,10 @@ func printUniqueness(w io.Writer, r *uniquenessReport) error {
 			switch {
 			case v == nil:
 				shown[k] = uniqueness.MissingLabel
-			case *v == uniqueness.MissingLabel:
-				shown[k] = strconv.Quote(*v) // a label, not the missing category
+			case *v == uniqueness.MissingLabel || *v == "" || strings.HasPrefix(*v, `"`):
+				// A label, quoted where it could read as the missing category, an empty
+				// cell, or another quoted label.
+				shown[k] = strconv.Quote(*v)
 			default:
 				shown[k] = cell(*v)
 			}
@@ -602,7 +607,7 @@ func printUniqueness(w io.Writer, r *uniquenessReport) error {
 		return strings.Join(shown, "\t")
 	}
 	ka := r.KAnonymity
-	fmt.Fprintf(w, "\nk-anonymity (k = %d): smallest class %d; %d classes (%d records) below k\n", ka.K, ka.KMin, ka.ClassesBelow, ka.RecordsBelow)
+	fmt.Fprintf(w, "\nk-anonymity (k = %d): smallest class %d; %s (%s) below k\n", ka.K, ka.KMin, counted(ka.ClassesBelow, "class"), counted(ka.RecordsBelow, "record"))
 	if len(ka.Failing) > 0 {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "  size\t%s\n", header)
@@ -615,8 +620,8 @@ func printUniqueness(w io.Writer, r *uniquenessReport) error {
 		more(w, len(ka.Failing), ka.ClassesBelow)
 	}
 	for _, l := range r.LDiversity {
-		fmt.Fprintf(w, "\nl-diversity of %s (l = %g): smallest distinct l %d, smallest entropy l %.4g; %d classes fail distinct, %d entropy\n",
-			cell(l.Attribute), l.L, l.MinDistinct, l.MinEntropy, l.FailingDistinct, l.FailingEntropy)
+		fmt.Fprintf(w, "\nl-diversity of %s (l = %g): smallest distinct l %d, smallest entropy l %.4g; %s distinct, %d entropy\n",
+			cell(l.Attribute), l.L, l.MinDistinct, l.MinEntropy, counted(l.FailingDistinct, "class")+plural(l.FailingDistinct, " fails", " fail"), l.FailingEntropy)
 		if len(l.Failing) > 0 {
 			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(tw, "  distinct\tentropy\tsize\t%s\n", header)
@@ -630,8 +635,8 @@ func printUniqueness(w io.Writer, r *uniquenessReport) error {
 		}
 	}
 	for _, t := range r.TCloseness {
-		fmt.Fprintf(w, "\nt-closeness of %s (t = %g, %s distance): largest distance %.4g; %d classes above t\n",
-			cell(t.Attribute), t.T, t.Distance, t.MaxDistance, t.ClassesAbove)
+		fmt.Fprintf(w, "\nt-closeness of %s (t = %g, %s distance): largest distance %.4g; %s above t\n",
+			cell(t.Attribute), t.T, t.Distance, t.MaxDistance, counted(t.ClassesAbove, "class"))
 		if len(t.Failing) > 0 {
 			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(tw, "  distance\tsize\t%s\n", header)
