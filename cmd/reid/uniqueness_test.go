@@ -419,4 +419,13 @@ func TestUniquenessMissingKeyListed(t *testing.T) {
 	if !strings.Contains(out, "  1     \"(missing)\"\n") || !strings.Contains(out, "  1     (missing)\n") {
 		t.Errorf("text report:\n%s", out)
 	}
+	// A label that is itself quoted is quoted again: it printed as the label (missing).
+	quoted := writeCSV(t, dir, "q.csv", "a,b\n\"\"\"(missing)\"\"\",x\n(missing),x\n")
+	code, out, stderr = runReid(t, "uniqueness", "--keys", "a", quoted)
+	if code != exitOK {
+		t.Fatalf("quoted: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, `"\"(missing)\""`) || !strings.Contains(out, "  1     \"(missing)\"\n") {
+		t.Errorf("text report:\n%s", out)
+	}
 }
