@@ -42,10 +42,9 @@ The data set is DIR/NAME/original.csv with DIR/NAME/masked/*.csv (--datasets, de
 exist, and an original.csv without masked files is an error; each masked file is linked
 by row order on the original's columns it holds, so every one must load, hold the same
 of them as the others, as many records, and no constant column: checked before any
-work). When the defaults have no
-original.csv the synthetic generator makes --records records (seed --seed) and masks
-them with MDAV k=3,5,10, individual ranking k=3 and rank swapping p=5,15 (--records at
-least %d: below it some masking would change nothing). On a data set's files --records N,
+work). When the defaults have no original.csv the synthetic generator makes --records
+records (seed --seed) and masks them with MDAV k=3,5,10, individual ranking k=3 and rank
+swapping p=5,15 (--records at least %d: below it some masking would change nothing). On a data set's files --records N,
 when given, links and learns on the first N records of each file, standardised over the
 whole files, as 'reid audit --records' does, for a quick run (at least %[1]d too; a file
 of fewer records is used whole, with a warning); not given, on every record.
