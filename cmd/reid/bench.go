@@ -44,10 +44,11 @@ by row order on the original's columns it holds, so every one must load, hold th
 of them as the others, as many records, and no constant column: checked before any
 work). When the defaults have no original.csv the synthetic generator makes --records
 records (seed --seed) and masks them with MDAV k=3,5,10, individual ranking k=3 and rank
-swapping p=5,15 (--records at least %d: below it some masking would change nothing). On a data set's files --records N,
-when given, links and learns on the first N records of each file, standardised over the
-whole files, as 'reid audit --records' does, for a quick run (at least %[1]d too; a file
-of fewer records is used whole, with a warning); not given, on every record.
+swapping p=5,15 (--records at least %d: below it some masking would change nothing).
+On a data set's files --records N, when given, links and learns on the first N records
+of each file, standardised over the whole files, as 'reid audit --records' does, for a
+quick run (at least %[1]d too; a file of fewer records is used whole, with a warning);
+not given, on every record.
 
 The table is Markdown on stdout (or --md FILE); --csv FILE writes it as CSV, one row per
 masked file with the columns, in this order: dataset, masked, masking, n,
