@@ -217,6 +217,15 @@ func (sv *solver) activate(set []bool) {
 	}
 }
 
+// activateOnly makes exactly the records recs active.
+func (sv *solver) activateOnly(recs []int) {
+	on := make([]bool, len(sv.d.recs))
+	for _, i := range recs {
+		on[i] = true
+	}
+	sv.activate(on)
+}
+
 // dualLP is a θ-LP as solveThetaLP needs it.
 type dualLP interface {
 	resumableLP
@@ -458,12 +467,7 @@ func (sv *solver) iis() []int {
 	// The filter's certificates are the cut's proof: at ε (sv.ray's is, see solveSub).
 	sv.setThreshold(sv.eps)
 	defer sv.setThreshold(sv.eps + lpSlack)
-	for i := range sv.active {
-		sv.setActive(i, false)
-	}
-	for _, i := range support {
-		sv.setActive(i, true)
-	}
+	sv.activateOnly(support)
 	if len(support) > 1 {
 		for _, i := range support {
 			if sv.timeUp() {
@@ -490,12 +494,7 @@ func (sv *solver) iis() []int {
 	// The filter's set not verified: the records of sv.ray, verified once more (a set returned
 	// as a cut is proven infeasible at ε, whatever sv.ray held).
 	set = sv.rayRecords()
-	for i := range sv.active {
-		sv.setActive(i, false)
-	}
-	for _, i := range set {
-		sv.setActive(i, true)
-	}
+	sv.activateOnly(set)
 	if sv.solveThetaLP(sv.sub) == clp.PrimalInfeasible {
 		if _, ok := sv.farkas(sv.sub); ok {
 			return set
@@ -504,29 +503,24 @@ func (sv *solver) iis() []int {
 	return nil
 }
 
+// raySupport returns the records whose rows carry the certificate sv.ray (entries above
+// 1e-9 of its largest), in increasing total |y| over their rows (ties: index): the order
+// in which the deletion filter tries to drop them.
+func (sv *solver) raySupport() []int { return sv.rayAbove(1e-9) }
+
 // rayRecords returns, sorted, every record with a row of non-zero weight in sv.ray: the
 // set sv.ray itself proves infeasible. raySupport leaves out weights below 1e-9 of the
 // largest, which a certificate accepted within 1e-12 of its scale may need: a set
 // returned as a cut without a certificate of its own is this one.
 func (sv *solver) rayRecords() []int {
-	in := map[int]bool{}
-	for row, v := range sv.ray {
-		if i := sv.rowRec[row]; i >= 0 && v != 0 {
-			in[i] = true
-		}
-	}
-	set := make([]int, 0, len(in))
-	for i := range in {
-		set = append(set, i)
-	}
+	set := sv.rayAbove(0)
 	sort.Ints(set)
 	return set
 }
 
-// raySupport returns the records whose rows carry the certificate sv.ray (entries above
-// 1e-9 of its largest), in increasing total |y| over their rows (ties: index): the order
-// in which the deletion filter tries to drop them.
-func (sv *solver) raySupport() []int {
+// rayAbove returns the records with a row whose weight in sv.ray is above rel times the
+// largest, in increasing total |y| over their rows (ties: index).
+func (sv *solver) rayAbove(rel float64) []int {
 	y := sv.ray
 	mass := make(map[int]float64)
 	big := 0.0
@@ -534,7 +528,7 @@ func (sv *solver) raySupport() []int {
 		big = max(big, math.Abs(v))
 	}
 	for row, v := range y {
-		if sv.rowRec[row] < 0 || math.Abs(v) <= 1e-9*big {
+		if sv.rowRec[row] < 0 || math.Abs(v) <= rel*big {
 			continue
 		}
 		mass[sv.rowRec[row]] += math.Abs(v)
