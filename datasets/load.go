@@ -401,7 +401,7 @@ func (ld *loader) plan(fileNames []string) ([]int, error) {
 	}
 	if len(missing) > 0 {
 		return nil, &InputError{File: ld.path, Err: ErrNoSuchColumn,
-			Detail: strings.Join(missing, ", ") + " (the file has " + quoteList(fileNames) + ")"}
+			Detail: strings.Join(missing, ", ") + " (the file has " + QuoteList(fileNames) + ")"}
 	}
 	// A type override may name any column of the file, read or not (a caller sets the
 	// types of a file once, whatever it selects); one naming no column of the file is a
@@ -416,7 +416,7 @@ func (ld *loader) plan(fileNames []string) ([]int, error) {
 		slices.Sort(unknown)
 		detail := "named in a type override"
 		if len(unknown) > 1 {
-			detail += " (also unknown: " + quoteList(unknown[1:]) + ")"
+			detail += " (also unknown: " + QuoteList(unknown[1:]) + ")"
 		}
 		return nil, &InputError{File: ld.path, Column: unknown[0], Err: ErrNoSuchColumn, Detail: detail}
 	}
@@ -432,7 +432,9 @@ func (ld *loader) plan(fileNames []string) ([]int, error) {
 	return idx, nil
 }
 
-func quoteList(names []string) string {
+// QuoteList quotes names (strconv.Quote) and joins them with commas, as this package's
+// errors list columns: "a", "b".
+func QuoteList(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {
 		q[i] = strconv.Quote(n)

@@ -190,13 +190,13 @@ func checkAttributes(original, masked *Table, attrs []string, id string) error {
 	}
 	var parts []string
 	if len(notInOriginal) > 0 {
-		parts = append(parts, "missing from the original: "+quoteList(notInOriginal))
+		parts = append(parts, "missing from the original: "+QuoteList(notInOriginal))
 	}
 	if len(notInMasked) > 0 {
-		parts = append(parts, "missing from the masked file: "+quoteList(notInMasked))
+		parts = append(parts, "missing from the masked file: "+QuoteList(notInMasked))
 	}
 	if len(extra) > 0 {
-		parts = append(parts, "only in the masked file: "+quoteList(extra))
+		parts = append(parts, "only in the masked file: "+QuoteList(extra))
 	}
 	return &InputError{File: masked.Source, Err: ErrSchemaMismatch, Detail: strings.Join(parts, "; ")}
 }

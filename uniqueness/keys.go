@@ -101,6 +101,19 @@ type keyColumn struct {
 	pop     []int32
 }
 
+// addMissing adds the missing category (MissingLabel) after the labels when the sample or
+// the population has a missing value, sets kc.missing, and returns the category's code,
+// which only missing cells take.
+func (kc *keyColumn) addMissing(sc, pc *datasets.Column) int32 {
+	code := int32(len(kc.labels))
+	kc.missing = -1
+	if sc.HasMissing() || (pc != nil && pc.HasMissing()) {
+		kc.labels = append(kc.labels, MissingLabel)
+		kc.missing = code
+	}
+	return code
+}
+
 // encodeKeys codes the key attributes of the sample and, when pop is not nil, of the
 // population on shared code spaces.
 func encodeKeys(sample, pop *datasets.Table, keys []Key) ([]keyColumn, error) {
@@ -187,12 +200,7 @@ func encodeCategorical(sc, pc *datasets.Column) keyColumn {
 			popMap[c] = code
 		}
 	}
-	missing := int32(len(kc.labels))
-	kc.missing = -1
-	if sc.HasMissing() || (pc != nil && pc.HasMissing()) {
-		kc.labels = append(kc.labels, MissingLabel)
-		kc.missing = missing
-	}
+	missing := kc.addMissing(sc, pc)
 	kc.sample = sc.Codes
 	if sc.Valid != nil {
 		kc.sample = slices.Clone(sc.Codes)
@@ -275,12 +283,7 @@ func encodeBinned(file string, key Key, sc, pc *datasets.Column) (keyColumn, err
 		}
 	}
 	kc := keyColumn{labels: BinLabels(cuts), cuts: slices.Clone(cuts)}
-	missing := int32(len(kc.labels))
-	kc.missing = -1
-	if sc.HasMissing() || (pc != nil && pc.HasMissing()) {
-		kc.labels = append(kc.labels, MissingLabel)
-		kc.missing = missing
-	}
+	missing := kc.addMissing(sc, pc)
 	bin := func(c *datasets.Column) []int32 {
 		codes := make([]int32, len(c.Values))
 		for i, v := range c.Values {

@@ -393,7 +393,7 @@ func checkBenchFiles(files []benchFile) error {
 			first, firstFile = common, f.masked
 		} else if !slices.Equal(common, first) {
 			return &datasets.InputError{File: f.masked, Err: fmt.Errorf("it holds the original's columns %s, %s holds %s: bench compares the masked files of a data set on the same attributes",
-				quoteNames(common), firstFile, quoteNames(first))}
+				datasets.QuoteList(common), firstFile, datasets.QuoteList(first))}
 		}
 		nOrig, err := check(f.original, common)
 		if err != nil {
@@ -409,15 +409,6 @@ func checkBenchFiles(files []benchFile) error {
 		}
 	}
 	return nil
-}
-
-// quoteNames is names quoted and joined by commas.
-func quoteNames(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = strconv.Quote(n)
-	}
-	return strings.Join(q, ", ")
 }
 
 // benchMaskJobs are the maskings of the synthetic data set (seed set by the caller).

@@ -205,9 +205,6 @@ func (l *loadFlags) options() (datasets.LoadOptions, error) {
 	return opts, nil
 }
 
-// splitList reads a comma-separated list of column names (or NAME:VALUE items) as the
-// loader reads a header: trimmed, and bytes that are not UTF-8 written \xNN, so that a
-// Latin-1 name typed as its bytes finds its column.
 // checkNameList refuses an empty name or a name given twice in the list of --flag, as a
 // usage error: "a,b," said "no such column" without a name, and "a,a" blamed the file
 // ("column named more than once").
@@ -223,6 +220,9 @@ func checkNameList(flag string, names []string) error {
 	return nil
 }
 
+// splitList reads a comma-separated list of column names (or NAME:VALUE items) as the
+// loader reads a header: trimmed, and bytes that are not UTF-8 written \xNN, so that a
+// Latin-1 name typed as its bytes finds its column.
 func splitList(s string) []string {
 	if strings.TrimSpace(s) == "" {
 		return nil
@@ -509,16 +509,27 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 		if len(cells) == 0 {
 			return &datasets.InputError{File: m.matrixFile, Err: errors.New("the matrix is empty: want a row and a column per category, such as [[0.9, 0.1], [0.2, 0.8]]")}
 		}
+		// mask.CheckPRAMMatrix's checks, one pass, in the file's rows counted from 1 (it
+		// counts from 0) and with nulls refused (json reads them as 0).
 		rows := make([][]float64, len(cells))
 		for i, r := range cells {
+			at := func(err error) error { return &datasets.InputError{File: m.matrixFile, Row: i + 1, Err: err} }
 			if len(r) != len(cells[0]) {
-				return &datasets.InputError{File: m.matrixFile, Row: i + 1, Err: fmt.Errorf("the row has %d entries, the first %d: every row has one per category", len(r), len(cells[0]))}
+				return at(fmt.Errorf("the row has %d entries, the first %d: every row has one per category", len(r), len(cells[0])))
 			}
+			sum := 0.0
 			for j, v := range r {
-				if v == nil {
-					return &datasets.InputError{File: m.matrixFile, Row: i + 1, Err: fmt.Errorf("entry %d is null: a probability is a number", j+1)}
+				switch {
+				case v == nil:
+					return at(fmt.Errorf("entry %d is null: a probability is a number", j+1))
+				case *v < 0:
+					return at(fmt.Errorf("entry %d is %v: a probability is at least 0", j+1, *v))
 				}
 				rows[i] = append(rows[i], *v)
+				sum += *v
+			}
+			if math.Abs(sum-1) > 1e-9 {
+				return at(fmt.Errorf("the row sums to %v: a row holds the chances of each category and sums to 1", sum))
 			}
 		}
 		if len(rows[0]) != len(rows) {
@@ -527,23 +538,6 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 		given = mat.NewDense(len(rows), len(rows), nil)
 		for i, r := range rows {
 			given.SetRow(i, r)
-		}
-		// Rows numbered from 1, as the file's other errors are (CheckPRAMMatrix counts
-		// from 0).
-		for i, r := range rows {
-			sum := 0.0
-			for j, v := range r {
-				if v < 0 {
-					return &datasets.InputError{File: m.matrixFile, Row: i + 1, Err: fmt.Errorf("entry %d is %v: a probability is at least 0", j+1, v)}
-				}
-				sum += v
-			}
-			if math.Abs(sum-1) > 1e-9 {
-				return &datasets.InputError{File: m.matrixFile, Row: i + 1, Err: fmt.Errorf("the row sums to %v: a row holds the chances of each category and sums to 1", sum)}
-			}
-		}
-		if err := mask.CheckPRAMMatrix(given); err != nil {
-			return &datasets.InputError{File: m.matrixFile, Err: err}
 		}
 	}
 	rng := m.rng()

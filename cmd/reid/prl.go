@@ -311,13 +311,13 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	if !slices.ContainsFunc(comps, func(c prlComparison) bool { return c.Rule != "equal" }) {
 		// The numeric rules were asked for (--rank 5 on categorical files), and apply to
 		// nothing: said, rather than taken in silence (not the default --quantiles).
-		quantiles := ""
+		rules := [][2]string{{"rank", *f.rank}, {"bands", *f.bands}}
 		if f.quantilesGiven() {
-			quantiles = *f.quantiles
+			rules = append([][2]string{{"quantiles", *f.quantiles}}, rules...)
 		}
-		for _, name := range []string{"quantiles", "rank", "bands"} {
-			if given := map[string]string{"quantiles": quantiles, "rank": *f.rank, "bands": *f.bands}[name]; given != "" {
-				r.Warnings = append(r.Warnings, fmt.Sprintf("--%s %s applies to numeric attributes, and every attribute linked on is categorical (compared by equality)", name, given))
+		for _, rule := range rules {
+			if rule[1] != "" {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("--%s %s applies to numeric attributes, and every attribute linked on is categorical (compared by equality)", rule[0], rule[1]))
 			}
 		}
 	}
