@@ -38,7 +38,9 @@ type Neighbor struct {
 
 // QueryResult is what the core keeps for one query record.
 type QueryResult struct {
-	// Nearest is the candidate at the smallest distance (the lowest index among ties).
+	// Nearest is the candidate at the smallest distance (the lowest index among ties) and
+	// NearestDistance the smallest distance, the ties' reference: Nearest's own distance
+	// is within TieTolerance of it, not always equal.
 	Nearest         int
 	NearestDistance float64
 	// Ties is the number of candidates tied at the best distance (≥ 1): the size of the

@@ -534,7 +534,7 @@ func TestBenchNameMaskingInvalid(t *testing.T) {
 	writeCSV(t, filepath.Join(dir, "mine", "masked"), "rankswap_p10.csv", string(noise))
 	csvOut := filepath.Join(t.TempDir(), "b.csv")
 	code, _, stderr := runReid(t, "bench", "--datasets", dir, "--dataset", "mine", "--work-limit", "0.05", "--csv", csvOut, "--md", filepath.Join(t.TempDir(), "b.md"))
-	if code != exitOK || !strings.Contains(stderr, "reid bench: mdav_k1.csv: its name reads as --masking \"mdav:k=1\": k must be one integer of at least 2, got \"1\"; K.Reid is not measured (n/a)") {
+	if code != exitOK || !strings.Contains(stderr, "reid bench: mdav_k1.csv: its name reads as --masking \"mdav:k=1\": k must be one integer from 2 to the number of records, got \"1\"; K.Reid is not measured (n/a)") {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
 	if !strings.Contains(stderr, `reid bench: mdav_k31.csv: its name reads as --masking "mdav:k=31": k is more than the 30 records`) {

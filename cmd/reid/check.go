@@ -41,7 +41,7 @@ func addPairFlags(fs *flag.FlagSet) *pairFlags {
 		original:     fs.String("original", "", "original `file` X"),
 		masked:       fs.String("masked", "", "masked `file` X'"),
 		attrs:        fs.String("attrs", "", "comma-separated `attributes` to link on (default: every column of the original but the id)"),
-		id:           fs.String("id", "", "id `column` giving the true link (default: row order)"),
+		id:           fs.String("id", "", "id `column` giving the true link (default: row order); ids match by value when either file's id column is numeric (01 and 1.0 are 1), by label otherwise"),
 		intruderIDs:  fs.String("intruder-ids", "", "`file` with one id per line, each once (blank lines skipped; rows in errors are its line numbers): the original records the intruder knows (needs --id; not with --sample)"),
 		sample:       fs.Float64("sample", 0, "keep a random `fraction` of the original records as the intruder's file (not with --intruder-ids)"),
 		sampleGiven:  func() bool { return flagGiven(fs, "sample") },
@@ -120,6 +120,9 @@ func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
 		if err := checkNameList("attrs", attrs); err != nil {
 			return nil, err
 		}
+	}
+	if *p.id != "" && slices.Contains(attrs, *p.id) {
+		return nil, usagef("--attrs names the --id column %q: the id is the link, not an attribute", *p.id)
 	}
 	if attrs != nil {
 		// Read only what is needed: the attributes and the id.
@@ -435,7 +438,7 @@ func readIDs(path string) (ids []string, lines []int, sum string, err error) {
 		return nil, nil, "", &datasets.InputError{File: path, Err: err}
 	}
 	if len(ids) == 0 {
-		return nil, nil, "", &datasets.InputError{File: path, Err: datasets.ErrEmptyFile}
+		return nil, nil, "", &datasets.InputError{File: path, Err: errors.New("no id in the file (blank lines only, or empty)")}
 	}
 	return ids, lines, hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -124,6 +124,11 @@ func TestCheckBadInput(t *testing.T) {
 		{"sample above one", []string{"--sample", "2", orig, orig}, []string{"--sample must be a fraction in (0, 1], got 2"}},
 		{"intruder ids and sample", []string{"--id", "id", "--sample", "0.5", "--intruder-ids", writeCSV(t, dir, "ids.txt", "3\n1\n2\n"), orig, orig},
 			[]string{"--intruder-ids or --sample, not both"}},
+		// It said "empty file" of a file of blank lines, and "column named more than
+		// once" of an id also named by --attrs.
+		{"intruder ids blank lines only", []string{"--id", "id", "--intruder-ids", writeCSV(t, dir, "blank.txt", "\n \n\n"), orig, orig},
+			[]string{"blank.txt", "no id in the file (blank lines only, or empty)"}},
+		{"id among the attributes", []string{"--id", "id", "--attrs", "id,a", orig, orig}, []string{`--attrs names the --id column "id"`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -25,7 +25,12 @@ In Arrow and Parquet files the type of a column is the file's: numeric types are
 (but integers beyond ±2^53, which a float64 cannot hold, make a column of identifiers
 categorical with their exact digits, in every format; a float32 reads as the shortest
 decimal that rounds to it), strings, dictionaries and booleans categorical, even when
-the labels look like numbers.
+the labels look like numbers (in Parquet a dictionary is an encoding, not a type: a
+column of integers is numeric however it is encoded).
+Missing values are an empty field or NA in CSV (blanks around them allowed) and nulls in
+Arrow and Parquet, where an empty string is a category; NaN and ±Inf are errors. CSV
+header names are read without the blanks around them, Arrow and Parquet names as
+written.
 In CSV a column is numeric when more than half of the non-missing values of its first
 batch are numbers. --types NAME:numeric,OTHER:categorical overrides the type of any
 column of the file (numeric parses the labels; one that is not a number is an error

@@ -39,8 +39,9 @@ and reports the Reid family of measures:
   k_reid      K.Reid, the share of links the intruder knows are correct under --masking
   kr_reid     the pair (K.Reid, Reid)
 
-Distances (--operator, on per-attribute squared differences of z-scores):
-  euclidean                mean of the differences (default)
+Distances (--operator, on the records' differences of z-scores: their squares,
+aggregated, or dᵀWd for bilinear and the Mahalanobis forms):
+  euclidean                mean of the squared differences (default)
   wm, owa, bilinear, choquet  parameters from --params FILE (JSON; see package distances;
                            --params alone takes the operator the file names)
   mahalanobis              W from the covariance of the differences of true pairs
@@ -661,7 +662,7 @@ func parseKnowledge(s string) (linkage.Knowledge, error) {
 		// As reid mask: groups of one record would be no microaggregation.
 		v, err := strconv.Atoi(value)
 		if err != nil || v < 2 {
-			return k, fmt.Errorf("%q: k must be one integer of at least 2, got %q", s, value)
+			return k, fmt.Errorf("%q: k must be one integer from 2 to the number of records, got %q", s, value)
 		}
 		k.K = v
 	default:
@@ -704,7 +705,8 @@ const recordsOutHelp = `
   true              its true partner's row in the other file (empty: none)
   nearest           the nearest reference's row (the first of ties in the references'
                     order: the file's, or the --intruder-ids list's)
-  nearest_distance  its distance
+  nearest_distance  the smallest distance (distances within 1e-12 relative of it are
+                    ties, so the nearest row's own may differ in the last digits)
   ties              the number of references at the nearest distance
   true_distance     the true partner's distance
   true_rank         how many references are strictly nearer than the true partner (0: the

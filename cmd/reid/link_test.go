@@ -715,8 +715,10 @@ func TestParseKnowledge(t *testing.T) {
 		{in: "rankswap:p=0", err: `p must be one number in (0, 100], got "0"`},
 		{in: "rankswap:p=100.5", err: "p must be one number in (0, 100]"},
 		{in: "rankswap:p=5,k=3", err: `got "5,k=3"`},
-		{in: "mdav:k=1", err: `k must be one integer of at least 2, got "1"`},
-		{in: "indrank:k=2.5", err: "k must be one integer of at least 2"},
+		{in: "mdav:k=1", err: `k must be one integer from 2 to the number of records, got "1"`},
+		{in: "indrank:k=2.5", err: "k must be one integer from 2 to the number of records"},
+		// Beyond int: it said "at least 2" of a k far above it.
+		{in: "mdav:k=99999999999999999999", err: "k must be one integer from 2 to the number of records"},
 		{in: "mdav:p=3", err: `unknown parameter "p"`},
 	} {
 		got, err := parseKnowledge(c.in)
