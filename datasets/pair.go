@@ -215,8 +215,18 @@ func idIndex(t *Table, id string, peerNumeric bool) (map[string]int, error) {
 		}
 		v := idKey(c, i, peerNumeric)
 		if first, dup := idx[v]; dup {
-			return nil, &InputError{File: t.Source, Column: id, Row: i + 1, Err: ErrDuplicateID,
-				Detail: fmt.Sprintf("%s also in row %d", strconv.Quote(c.String(i)), first+1)}
+			// Ids compared by value: a numeric cell may have read 01 or 1e2 (its text is
+			// gone), a label 1.0 facing a numeric id column is 1.
+			var d string
+			switch {
+			case c.Kind == Numeric:
+				d = fmt.Sprintf("value %s also in row %d (ids of a numeric column match by value: 01 and 1.0 are 1)", v, first+1)
+			case v != c.String(i):
+				d = fmt.Sprintf("%s, value %s, also in row %d (ids match by value where the other file's id column is numeric)", strconv.Quote(c.String(i)), v, first+1)
+			default:
+				d = fmt.Sprintf("%s also in row %d", strconv.Quote(c.String(i)), first+1)
+			}
+			return nil, &InputError{File: t.Source, Column: id, Row: i + 1, Err: ErrDuplicateID, Detail: d}
 		}
 		idx[v] = i
 	}

@@ -327,7 +327,7 @@ func TestPairIDsOfDifferentKinds(t *testing.T) {
 	}
 	// By value, 1 and 1.0 in a text column facing a numeric one are one id twice.
 	_, err := Pair(num("o", 1, 2), text("m", "1", "1.0"), PairOptions{ID: "id"})
-	if !errors.Is(err, ErrDuplicateID) || !strings.Contains(err.Error(), `"1.0" also in row 1`) {
+	if !errors.Is(err, ErrDuplicateID) || !strings.Contains(err.Error(), `"1.0", value 1, also in row 1`) {
 		t.Errorf("1 and 1.0: %v", err)
 	}
 }

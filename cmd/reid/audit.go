@@ -49,7 +49,8 @@ that the masked file has too, but the id (a warning names the ones left out), un
               operators (or --work-limit, counted work instead of time: then every
               figure of the report repeats exactly, run after run); each reports its
               incumbent, proven bound, gap and status (an interrupt, Ctrl-C or
-              SIGTERM, ends the searches with status interrupted, and stops PRL, which is
+              SIGTERM, ends the searches with status interrupted (a family not yet
+              started has no bound: the summary's worst_case_reid_bound is then 1), and stops PRL, which is
               then not reported, a warning says so; the report is still written, and
               audit exits 130 without judging the policy). Bilinear and Choquet start from the WM and OWA optima; on more
               than 13 attributes the 2-additive Choquet integral (choquet2, up to 20)
@@ -401,7 +402,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	step := func(name string, t time.Time) { steps[name] = time.Since(t).Seconds() }
 
 	t := time.Now()
-	leftOut, err := a.defaultAttributes()
+	leftOut, maskedOnly, err := a.defaultAttributes()
 	if err != nil {
 		return nil, err
 	}
@@ -449,6 +450,10 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	}
 	if len(leftOut) > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("not linked on: %s, columns of the original that the masked file does not have", strings.Join(leftOut, ", ")))
+	}
+	if len(maskedOnly) > 0 {
+		// The intruder's file is the original: a column it lacks links nothing.
+		r.Warnings = append(r.Warnings, fmt.Sprintf("not linked on: %s, columns of the masked file that the original does not have", strings.Join(maskedOnly, ", ")))
 	}
 	switch {
 	case len(categorical) > 0 && len(dist.Pairing.Attributes) == 0:
@@ -646,6 +651,9 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	if noChoquet != nil {
 		r.WorstCase = append(r.WorstCase, *noChoquet)
 	}
+	if ns := notStarted(r.WorstCase); len(ns) > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("worst_case_reid_bound is 1: %s never started (interrupted), and nothing bounds what %s could re-identify", strings.Join(ns, ", "), map[bool]string{true: "it", false: "they"}[len(ns) == 1]))
+	}
 	if err := optimize.CheckHierarchy(learned); err != nil {
 		return nil, err // a wrong proof: an internal error (exit 3)
 	}
@@ -658,23 +666,28 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 // defaultAttributes sets --attrs, when not given, to the original's columns that the
 // masked file has too, but the id: a release often drops columns (a direct identifier),
 // and the masked file may add its own, which Pair would refuse or, with missing cells,
-// the loader. It returns the original's columns left out. Only the files' headers (or
-// schemas) are read.
-func (a *auditJob) defaultAttributes() (leftOut []string, err error) {
+// the loader. It returns the original's columns left out and the masked file's columns
+// the original lacks (but the id). Only the files' headers (or schemas) are read.
+func (a *auditJob) defaultAttributes() (leftOut, maskedOnly []string, err error) {
 	if splitList(*a.pf.attrs) != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	opts, err := a.pf.load.options()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	original, err := datasets.ColumnNames(*a.pf.original, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	masked, err := datasets.ColumnNames(*a.pf.masked, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	for _, c := range masked {
+		if c != *a.pf.id && !slices.Contains(original, c) {
+			maskedOnly = append(maskedOnly, c)
+		}
 	}
 	var attrs []string
 	for _, c := range original {
@@ -687,10 +700,10 @@ func (a *auditJob) defaultAttributes() (leftOut []string, err error) {
 		}
 	}
 	if len(attrs) == 0 {
-		return nil, &datasets.InputError{File: *a.pf.masked, Err: fmt.Errorf("no column of %s but the id to link on (give --attrs)", *a.pf.original)}
+		return nil, nil, &datasets.InputError{File: *a.pf.masked, Err: fmt.Errorf("no column of %s but the id to link on (give --attrs)", *a.pf.original)}
 	}
 	a.pf.attrList = attrs
-	return leftOut, nil
+	return leftOut, maskedOnly, nil
 }
 
 func fromLinkReport(method string, supervised bool, lr *linkReport) auditLinkage {
@@ -880,6 +893,12 @@ func (r *auditReport) fillMeasures() {
 			s.WorstCaseReidBound = &v
 		}
 	}
+	if len(notStarted(r.WorstCase)) > 0 {
+		// A family interrupted before its search has no bound but the trivial one: the
+		// largest of the others' would claim a proof for it.
+		v := 1.0
+		s.WorstCaseReidBound = &v
+	}
 	if s.WorstCaseReidDBRL != nil {
 		// The Euclidean distance is in every family: what it re-identifies is part of the
 		// worst case, on plain DBRL's terms, whatever the learned parameters do.
@@ -894,16 +913,31 @@ func (r *auditReport) fillMeasures() {
 		}
 	}
 	if u := r.Uniqueness; u != nil {
-		ppu := 0.0
+		// No sample unique: P(PU|SU) is undefined (null in the summary, as in the
+		// uniqueness section); the list's value stays a number (schema 1.0), 0, no
+		// unique being there to re-identify, and its definition says so.
+		ppu, def := 0.0, defPPU+"; no sample uniques: undefined, 0 taken (no unique to re-identify)"
 		if u.PPUGivenSU != nil {
-			ppu = *u.PPUGivenSU
+			ppu, def = *u.PPUGivenSU, defPPU
+			s.PPUGivenSU = &ppu
 		}
-		add("p_pu_given_su", "uniqueness/"+u.Model, defPPU, ppu)
+		add("p_pu_given_su", "uniqueness/"+u.Model, def, ppu)
 		add("reidentification_rate", "uniqueness/"+u.Model, defRate, u.ReidentificationRate)
 		add("k_min", "uniqueness", defKMin, float64(u.KMin))
 		k := u.KMin
-		s.PPUGivenSU, s.KMin = &ppu, &k
+		s.KMin = &k
 	}
+}
+
+// notStarted returns the families an interrupt stopped before their searches began.
+func notStarted(wc []auditWorstCase) []string {
+	var names []string
+	for _, w := range wc {
+		if !w.Available && w.Status == "interrupted" {
+			names = append(names, w.Operator)
+		}
+	}
+	return names
 }
 
 // unavailable is the status text of a family that reports no figures.
@@ -952,7 +986,12 @@ func prepareOutDir(dir string, inputs []string) error {
 		if target, err := filepath.EvalSymlinks(path); err == nil {
 			path = target
 		}
-		if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+		fi, err := os.Lstat(path)
+		if err == nil && fi.IsDir() {
+			// Found now, not by the rename after the whole search.
+			return usagef("--out %s: its %s is a directory", dir, name)
+		}
+		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
 		if err := os.Remove(path); err != nil {
@@ -1053,8 +1092,8 @@ func ciLine(r *auditReport) string {
 	}
 	line := fmt.Sprintf("reid audit %s: %s max_reid=%.4f (%s) worst_case_reid_bound=%s worst_case_reid_incumbent=%s max_k_reid=%.4f",
 		verdict, filepath.Base(string(r.Inputs.Masked.File)), s.MaxReid, s.MaxReidSource, optF(s.WorstCaseReidBound), optF(s.WorstCaseReidIncumbent), s.MaxKReid)
-	if s.PPUGivenSU != nil {
-		line += fmt.Sprintf(" p_pu_given_su=%.4f k_min=%d", *s.PPUGivenSU, *s.KMin)
+	if s.KMin != nil {
+		line += fmt.Sprintf(" p_pu_given_su=%s k_min=%d", optF(s.PPUGivenSU), *s.KMin)
 	}
 	if s.WorstCaseReidDBRL != nil {
 		// Last, so that the fields before it keep their places for scripts that split

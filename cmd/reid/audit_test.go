@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -301,7 +302,12 @@ func TestAuditPolicyErrors(t *testing.T) {
 		{`{"max_reid": 0.05, "MAX_REID": 1}`, `unknown key "MAX_REID"`},
 		{`{"max_reid": null, "min_k": 1}`, "max_reid is null"},
 		{`{"min_k": 2.5}`, "whole number"},
-		{`["max_reid", null]`, "cannot unmarshal array"}, // not an object: the decoder's words
+		// A wrong JSON type, in the policy's words (encoding/json's named "Go struct
+		// field policy.max_reid of type float64" and "main.policy").
+		{`["max_reid", null]`, "the file holds a JSON array, not an object of rules"},
+		{`{"max_reid": "0.05"}`, "max_reid must be a number, not a JSON string"},
+		{`{"max_worst_case_reid": 0.1, "worst_case_by": 1}`, "worst_case_by must be a string (bound or incumbent), not a JSON number"},
+		{`{"min_k": 1e400}`, "min_k is 1e400, beyond what a number can hold"},
 
 		{`{"max_worst_case_reid": 0.1, "worst_case_by": "median"}`, "bound or incumbent"},
 		{`{"min_k": 0}`, "at least 1"},
@@ -753,6 +759,34 @@ func TestAuditInterrupted(t *testing.T) {
 			t.Errorf("%v: available %v, status %v; want not started", w["operator"], w["available"], w["status"])
 		}
 	}
+	// No family searched: nothing bounds the worst case but n itself.
+	if b := doc["summary"].(map[string]any)["worst_case_reid_bound"]; b != 1.0 {
+		t.Errorf("summary worst_case_reid_bound %v, want 1 (no search ran)", b)
+	}
+}
+
+// A family interrupted before its search has no bound: the summary's bound, the largest
+// of the families', is then 1, not the bound of the families searched before the signal
+// (a tester's audit: WM's 0.44 where bilinear, never started, links 0.69 on a full run).
+func TestAuditSummaryBoundNotStarted(t *testing.T) {
+	wm := auditWorstCase{Operator: "wm", Available: true, Status: "interrupted", N: 200, Incumbent: 80, IncumbentReid: 0.4, Bound: 88, BoundReid: 0.44}
+	owa := auditWorstCase{Operator: "owa", Status: "interrupted", Reason: "interrupted before the search started"}
+	for _, tc := range []struct {
+		families []auditWorstCase
+		want     float64
+	}{
+		{[]auditWorstCase{wm}, 0.44},
+		{[]auditWorstCase{wm, owa}, 1},
+		// Not available (too many attributes for Choquet) is no interrupt: the bound
+		// is the learned families'.
+		{[]auditWorstCase{wm, {Operator: "choquet", Status: "not_available"}}, 0.44},
+	} {
+		r := &auditReport{WorstCase: tc.families}
+		r.fillMeasures()
+		if b := r.Summary.WorstCaseReidBound; b == nil || *b != tc.want {
+			t.Errorf("%d families: summary bound %v, want %g", len(tc.families), b, tc.want)
+		}
+	}
 }
 
 // Numeric --keys stay among the attributes linked on: an intruder links on them too, and
@@ -926,6 +960,10 @@ func TestAuditCategoricalAttributes(t *testing.T) {
 	}
 	if !slices.ContainsFunc(dropped.Warnings, func(w string) bool { return strings.HasPrefix(w, "not linked on: name") }) {
 		t.Errorf("no warning that name is not linked on: %q", dropped.Warnings)
+	}
+	// The masked file's own column was left out in silence (a tester's finding).
+	if !slices.Contains(dropped.Warnings, "not linked on: note, columns of the masked file that the original does not have") {
+		t.Errorf("no warning that note is not linked on: %q", dropped.Warnings)
 	}
 	// A blank --attrs is no choice: the same default (it loaded every column, and the
 	// masked file's empty note cells were refused).
@@ -1557,5 +1595,59 @@ func TestReportsLatin1FileNames(t *testing.T) {
 		if !utf8.Valid(data) || !strings.Contains(string(data), `mask\xe9.csv`) {
 			t.Errorf("%s is not UTF-8 or does not name mask\\xe9.csv", name)
 		}
+	}
+}
+
+// Without a sample unique P(PU|SU) is undefined: the uniqueness section said null and
+// the summary, the CI line and the measures 0 (a tester's audit with keys of no
+// unique). The summary is null now, the CI line "-", and the measure (a number in schema
+// 1.0) says in its definition why it is 0.
+func TestAuditUndefinedPPU(t *testing.T) {
+	half := 0.5
+	for _, tc := range []struct {
+		ppu     *float64
+		summary string
+		ci      string
+	}{
+		{nil, "<nil>", " p_pu_given_su=- k_min=2"},
+		{&half, "0.5", " p_pu_given_su=0.5000 k_min=2"},
+	} {
+		r := &auditReport{Uniqueness: &uniquenessReport{Model: "sample", KMin: 2, PPUGivenSU: tc.ppu}}
+		r.fillMeasures()
+		got := "<nil>"
+		if p := r.Summary.PPUGivenSU; p != nil {
+			got = strconv.FormatFloat(*p, 'g', -1, 64)
+		}
+		if got != tc.summary {
+			t.Errorf("summary p_pu_given_su %s, want %s", got, tc.summary)
+		}
+		if !strings.Contains(ciLine(r), tc.ci) {
+			t.Errorf("CI line %q, want it to hold %q", ciLine(r), tc.ci)
+		}
+		for _, m := range r.Measures {
+			if m.Name == "p_pu_given_su" && (tc.ppu == nil) != strings.Contains(m.Definition, "no sample uniques: undefined") {
+				t.Errorf("measure %+v for P(PU|SU) %v", m, tc.ppu)
+			}
+		}
+	}
+}
+
+// A directory where a report file goes is refused before the work (it failed at the
+// rename after the whole audit, with exit 3, "internal error"); any rename or file error
+// that still comes late is an output error, exit 2.
+func TestAuditReportPathIsDirectory(t *testing.T) {
+	orig, _, swap := fixture(t)
+	out := t.TempDir()
+	if err := os.Mkdir(filepath.Join(out, "report.html"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runReid(t, "audit", "--records", "40", "--work-limit", "0.1", "--out", out, orig, swap)
+	if code != exitInput || !strings.Contains(stderr, "its report.html is a directory") {
+		t.Errorf("exit %d, %q; want %d and the directory named", code, stderr, exitInput)
+	}
+	var buf bytes.Buffer
+	late := fmt.Errorf("writing: %w", &os.LinkError{Op: "rename", Old: "a.tmp", New: "a", Err: syscall.EEXIST})
+	if code := report(late, &command{Name: "audit"}, &env{stderr: &buf}); code != exitInput {
+		t.Errorf("a failed rename: exit %d (%s), want %d", code, buf.String(), exitInput)
 	}
 }

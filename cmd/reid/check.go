@@ -181,7 +181,7 @@ func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
 		return nil, asInput(err)
 	}
 	if f, n := *p.sample, original.Rows(); f > 0 && f < 1 && len(pairing.OriginalRows) == 1 {
-		fmt.Fprintf(stderr, "reid: --sample %g of %d original records is %.2g of a record and keeps one: the measures are those of an intruder who knows a single record\n", f, n, f*float64(n))
+		fmt.Fprintf(stderr, "reid: --sample %g of %d original records (%.2g records' worth) keeps one: the measures are those of an intruder who knows a single record\n", f, n, f*float64(n))
 	}
 	so := datasets.StandardizeOptions{DropConstant: *p.dropConstant}
 	zo, err := standardizeOriginal(original, pairing, so)

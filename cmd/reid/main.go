@@ -195,7 +195,7 @@ func run(args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "reid %s: %v; run 'reid help %s'\n", cmd.Name, err, cmd.Name)
 		return exitInput
 	}
-	err = runCmd(positional)
+	err = flagHints(runCmd(positional), fs)
 	if werr := stdout.Err(); werr != nil && (err == nil || isVerdict(err)) {
 		// A verdict (policy violated, interrupted) would say the results were written.
 		err = werr
@@ -210,6 +210,33 @@ func isVerdict(err error) bool {
 	var xe *interruptedError
 	return errors.As(err, &pe) || errors.As(err, &xe)
 }
+
+// flagHints names, in an input error of the loader, the flag of fs that would have
+// taken the input (the loader's own words say "choose a missing-value policy", "drop
+// it"): --missing keep for a missing value under the default --missing error, and
+// --drop-constant for a constant column.
+func flagHints(err error, fs *flag.FlagSet) error {
+	var ie *datasets.InputError
+	if !errors.As(err, &ie) {
+		return err
+	}
+	switch m := fs.Lookup("missing"); {
+	case ie.Err == datasets.ErrMissingValue && m != nil && m.Value.String() == "error":
+		ie.Err = hintedError{datasets.ErrMissingValue, "missing value (--missing keep reads it as missing, where the measure allows)"}
+	case ie.Err == datasets.ErrConstantColumn && fs.Lookup("drop-constant") != nil:
+		ie.Err = hintedError{datasets.ErrConstantColumn, "constant column (--drop-constant leaves it out)"}
+	}
+	return err
+}
+
+// hintedError is a sentinel error of the loader in the words of a command's flags.
+type hintedError struct {
+	sentinel error
+	text     string
+}
+
+func (h hintedError) Error() string { return h.text }
+func (h hintedError) Unwrap() error { return h.sentinel }
 
 // report prints err and maps it to an exit code.
 func report(err error, cmd *command, e *env) int {
@@ -236,7 +263,10 @@ func report(err error, cmd *command, e *env) int {
 		// An output the file system refuses (full, over quota, read-only), or a reader
 		// that went away (--out /dev/stdout | head), is the user's to mend, like an
 		// unreadable input, not a fault of reid.
-		errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT), errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EPIPE):
+		errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT), errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EPIPE),
+		// Any other refusal of a file operation (a rename onto a directory, a file
+		// too large) is an output error too.
+		errors.As(err, new(*os.LinkError)), errors.As(err, new(*os.PathError)):
 		fmt.Fprintf(e.stderr, "reid %s: %s\n", cmd.Name, oneLine(err.Error()))
 		return exitInput
 	case isInputError(err), errors.Is(err, optimize.ErrTooLarge), errors.Is(err, linkage.ErrNoTruth), errors.Is(err, optimize.ErrNoRecords):

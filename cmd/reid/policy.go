@@ -155,6 +155,18 @@ func parsePolicy(data []byte) (*policy, error) {
 	dec.DisallowUnknownFields()
 	var p policy
 	if err := dec.Decode(&p); err != nil {
+		// In the policy's words, not encoding/json's ("Go struct field policy.max_reid
+		// of type float64").
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te) && te.Field == "":
+			return nil, fmt.Errorf(`policy: the file holds a JSON %s, not an object of rules such as {"max_reid": 0.05}`, te.Value)
+		case errors.As(err, &te) && strings.HasPrefix(te.Value, "number "):
+			return nil, fmt.Errorf("policy: %s is %s, beyond what a number can hold", te.Field, strings.TrimPrefix(te.Value, "number "))
+		case errors.As(err, &te):
+			want := map[bool]string{true: "a string (bound or incumbent)", false: "a number"}[te.Field == "worst_case_by"]
+			return nil, fmt.Errorf("policy: %s must be %s, not a JSON %s", te.Field, want, te.Value)
+		}
 		return nil, fmt.Errorf("policy: %w (known keys: %s)", err, strings.Join(policyKeys(), ", "))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {

@@ -328,10 +328,11 @@ func TestUniquenessMissingWeight(t *testing.T) {
 			t.Errorf("--missing %s: exit %d, stdout %q, stderr %q\nwant exit %d, %q", missing, code, out, errOut, exitInput, want)
 		}
 	}
-	// Under --missing error a missing key is still the loader's "choose a policy".
+	// Under --missing error a missing key is still the loader's "missing value", in the
+	// words of the flag that takes it.
 	g := writeCSV(t, t.TempDir(), "kna.csv", "a,w\n,1\ny,1\n")
 	if code, _, errOut := runReid(t, "uniqueness", "--keys", "a", "--weights", "w", g); code != exitInput ||
-		!strings.Contains(errOut, `column "a", row 1: missing value (choose a missing-value policy)`) {
+		!strings.Contains(errOut, `column "a", row 1: missing value (--missing keep reads it as missing, where the measure allows)`) {
 		t.Errorf("missing key: exit %d, %q", code, errOut)
 	}
 }
