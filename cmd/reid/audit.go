@@ -48,15 +48,19 @@ that the masked file has too, but the id (a warning names the ones left out), un
               MILP, anytime) on the numeric attributes: --time-limit is split between the
               operators (or --work-limit, counted work instead of time: then every
               figure of the report repeats exactly, run after run); each reports its
-              incumbent, proven bound, gap and status (an interrupt, Ctrl-C or
-              SIGTERM, ends the searches with status interrupted (a family not yet
-              started has no bound: the summary's worst_case_reid_bound is then 1), and stops PRL, which is
-              then not reported, a warning says so; the report is still written, and
-              audit exits 130 without judging the policy). Bilinear and Choquet start from the WM and OWA optima; on more
-              than 13 attributes the 2-additive Choquet integral (choquet2, up to 20)
-              replaces the full one.
+              incumbent, proven bound, gap and status. Bilinear and Choquet start from
+              the WM and OWA optima; on more than 13 attributes the 2-additive Choquet
+              integral (choquet2, up to 20) replaces the full one.
+              An interrupt (Ctrl-C or SIGTERM) ends the searches with status
+              interrupted (a family not yet started has no bound: the summary's
+              worst_case_reid_bound is then 1) and stops DBRL and PRL, which are then
+              not reported (a warning says so); the report is still written, and audit
+              exits 130 without judging the policy.
   uniqueness  with --keys: sample and population uniques, P(PU|SU), record risk and
-              k-anonymity of the masked file on those keys (--population counts F_j)
+              k-anonymity of the masked file on those keys (--population counts F_j;
+              without it the masked file is its own population, and P(PU|SU) is 1
+              whenever a sample unique exists, undefined without one: reid uniqueness
+              --weights estimates it from sampling weights)
 
 With --missing keep, PRL compares a missing value as a level of weight 0 and uniqueness
 counts it as a category of its own; DBRL and the worst case need numbers, so a missing
@@ -542,7 +546,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 			r.charts.prlTrue, r.charts.prlOther = weights[0], weights[1]
 			if lk.Comparison == prlFallback {
 				// options.prl_quantiles says what was tried; this says what was used.
-				r.Warnings = append(r.Warnings, "prl: the bands at quantiles 0.01, 0.1 of |dz| were not usable (attributes with many equal differences), so PRL compared with bands at |dz| 0.1, 0.5; reid link --method prl --bands 0.1,0.5 reproduces it")
+				r.Warnings = append(r.Warnings, "prl: the bands at quantiles 0.01, 0.1 of |dz| (the absolute differences of z-scores over all pairs) were not usable (attributes with many equal differences), so PRL compared with bands at |dz| 0.1, 0.5; reid link --method prl --bands 0.1,0.5 reproduces it")
 			}
 		}
 		step("prl/"+mode, t)
@@ -633,6 +637,12 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		wc := auditWorstCase{Operator: lr.Operator, Available: true, Status: lr.Status, Direction: lr.Direction, N: lr.N,
 			Incumbent: lr.CorrectLinks, IncumbentReid: lr.Reid, Bound: lr.Bound, BoundReid: share(lr.Bound, lr.N), Gap: lr.Gap,
 			DBRLLinks: lr.DBRLLinks, Params: lr.Params, KnifeEdgeRecords: lr.KnifeEdgeRecords}
+		if lr.Status == "interrupted" && job.result.Note != "" {
+			// Interrupted in its reductions: the figures are the starting point's (the
+			// Euclidean incumbent, the bound n), and reason says why, as for a family
+			// not started at all.
+			wc.Reason = job.result.Note
+		}
 		r.WorstCase = append(r.WorstCase, wc)
 		// Each family's own warnings (plain DBRL above its ε-bound, a search that could
 		// not start), named by the family.

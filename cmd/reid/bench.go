@@ -143,7 +143,7 @@ writes the table of the files done and exits 130.`, least, optimize.DefaultEpsil
 				sig := release()
 				limit := fmt.Sprintf("time limit %s", 2*b.timeLimit)
 				if b.workLimit > 0 {
-					limit = fmt.Sprintf("work limit %g work seconds", 2*b.workLimit)
+					limit = fmt.Sprintf("work limit %g work %s", 2*b.workLimit, map[bool]string{true: "second", false: "seconds"}[2*b.workLimit == 1])
 				}
 				title := files[0].dataset
 				// n from the first file's DBRL, which an interrupt may have stopped (the one

@@ -129,8 +129,8 @@ optima, searched first, bound the file's links, in passes of fewer and larger bl
 while every block is proven, and the nodes of their searches),
 neighbourhoods (on the same files: the neighbourhoods of the incumbent searched exactly
 after the blocks, some linked records released and some unlinked ones opened), work
-(work seconds counted), time_limit or work_limit (the limit asked for, as a duration
-such as 1m30s and in work seconds) and seconds; for
+(work seconds counted), time_limit or work_limit (the limit asked for: time_limit a
+duration such as "1m30s", work_limit a number of work seconds) and seconds; for
 bilinear eigenvalues (of the learned W, ascending), psd_strategies (the rank-one
 strategies its θ-LP games generated; family_cuts is 0: their W is PSD by construction) and
 swaps (moves of the local search, from any of its starting points, that linked one

@@ -347,7 +347,12 @@ func (m *maskJob) apply(tab *datasets.Table) (*maskSummary, error) {
 	}
 	for _, c := range sel.Columns {
 		if c.Kind != want {
-			return nil, &datasets.InputError{File: tab.Source, Column: c.Name, Err: fmt.Errorf("%s masks %s columns, this one is %s", m.method, want, c.Kind)}
+			hint := ""
+			if want == datasets.Categorical {
+				// A CSV column of codes reads as numbers: --types says what it is.
+				hint = fmt.Sprintf(" (--types %s:categorical reads it as categories)", c.Name)
+			}
+			return nil, &datasets.InputError{File: tab.Source, Column: c.Name, Err: fmt.Errorf("%s masks %s columns, this one is %s%s", m.method, want, c.Kind, hint)}
 		}
 	}
 	wholeRecord := m.method == "mdav" || m.method == "corrnoise"

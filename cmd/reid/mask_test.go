@@ -70,6 +70,10 @@ func TestMaskParameterRequired(t *testing.T) {
 		{"pram one category", []string{"--method", "pram", "--p", "50", "--attrs", "one", "--types", "one:categorical"},
 			[]string{`column "one"`, `one category ("x")`, "leave the column out of --attrs"}},
 		{"attrs empty name", []string{"--method", "noise", "--p", "10", "--attrs", "a,"}, []string{"--attrs has an empty name"}},
+		// A column of codes read as numbers: the message names the flag that reads it
+		// as categories (a newcomer's pram on numeric codes).
+		{"pram on numbers", []string{"--method", "pram", "--p", "10", "--attrs", "a"},
+			[]string{`column "a"`, "pram masks categorical columns, this one is numeric (--types a:categorical reads it as categories)"}},
 		// 7 records: the window ⌊p·7/100⌋ is 0 for p < 100/7; the least p in hundredths is 14.29.
 		{"rankswap window 0", []string{"--method", "rankswap", "--p", "14", "--attrs", "a"}, []string{"in.csv", `column "a"`, "window of 0", "14.29"}},
 	}
