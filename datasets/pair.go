@@ -600,6 +600,59 @@ func meanSD(c *Column) moments {
 	return m
 }
 
+// Identifiers returns the attributes that the masking left unchanged (every masked record
+// holds its true original's value) and that differ in every record of the original: each
+// of them alone re-identifies every record, whatever the other attributes say (an
+// identifier left in the release, or an attribute the masking did not reach). The check
+// of the true pairs comes first and stops at the first change, so a masked attribute
+// costs a few comparisons; an unchanged one, a map of its values.
+func (p *Pairing) Identifiers() []string {
+	var names []string
+	for j, name := range p.Attributes {
+		o, m := &p.Original.Columns[j], &p.Masked.Columns[j]
+		if o.Kind != m.Kind || o.Len() < 2 {
+			continue
+		}
+		same := func(r, i int) bool {
+			if o.Missing(i) || m.Missing(r) {
+				return false
+			}
+			if o.Kind == Numeric {
+				return o.Values[i] == m.Values[r]
+			}
+			return o.Levels[o.Codes[i]] == m.Levels[m.Codes[r]]
+		}
+		pairs, unchanged := 0, true
+		for r, i := range p.TrueOriginal {
+			if i < 0 {
+				continue
+			}
+			if !same(r, i) {
+				unchanged = false
+				break
+			}
+			pairs++
+		}
+		if !unchanged || pairs < 2 {
+			continue
+		}
+		seen := make(map[string]bool, o.Len())
+		distinct := true
+		for i := range o.Len() {
+			v := o.String(i)
+			if o.Missing(i) || seen[v] {
+				distinct = false
+				break
+			}
+			seen[v] = true
+		}
+		if distinct {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
 // DisjointCategories returns the categorical attributes on which no value of the masked
 // file equals a value of the original (among the values present): the same data written
 // two ways (TRUE and true, 39.0 and 39), or a recoding of every label (global recoding

@@ -553,10 +553,22 @@ type checkReport struct {
 	Warnings    []string         `json:"warnings,omitempty"`
 }
 
-// disjointWarnings says, for each categorical attribute on which the two files share no
-// value (datasets.Pairing.DisjointCategories), that it is spelled differently, not masked.
-func disjointWarnings(p *datasets.Pairing) []string {
+// identifierWarnings says, for each attribute that alone re-identifies every record
+// (datasets.Pairing.Identifiers), that it does: distances and PRL then link everything.
+func identifierWarnings(p *datasets.Pairing) []string {
 	var ws []string
+	for _, a := range p.Identifiers() {
+		ws = append(ws, fmt.Sprintf("attribute %q: unchanged by the masking and different in every record: it alone re-identifies every record (an identifier left in the release? name it with --id, or leave it out with --attrs to measure the rest)", a))
+	}
+	return ws
+}
+
+// pairingWarnings says, for each attribute that alone re-identifies every record
+// (datasets.Pairing.Identifiers), that it does, and for each categorical attribute on
+// which the two files share no value (datasets.Pairing.DisjointCategories), that it is
+// spelled differently, not masked.
+func pairingWarnings(p *datasets.Pairing) []string {
+	ws := identifierWarnings(p)
 	for _, a := range p.DisjointCategories() {
 		ws = append(ws, fmt.Sprintf("attribute %q: no value of the masked file equals a value of the original: the same data written two ways (TRUE and true, 39.0 and 39: write it alike in both files, or PRL understates the risk), or every label recoded (global recoding, pseudonyms), which PRL's comparisons for equality cannot see through", a))
 	}
@@ -571,7 +583,7 @@ func printCheck(e *env, pf *pairFlags, f *pairedFiles, format string) error {
 		Link:            "row order",
 		IntruderRecords: p.Original.Rows(),
 		Dropped:         f.Original.Dropped,
-		Warnings:        disjointWarnings(p),
+		Warnings:        pairingWarnings(p),
 	}
 	if *pf.id != "" {
 		r.Link = "id column " + *pf.id
