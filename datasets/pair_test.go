@@ -423,21 +423,28 @@ func TestDisjointCategories(t *testing.T) {
 	dir := t.TempDir()
 	o := writeFile(t, dir, "o.csv", "flag,colour,x,gone\nTRUE,red,1,\nFALSE,blue,2,\nTRUE,red,3,\n")
 	m := writeFile(t, dir, "m.csv", "flag,colour,x,gone\ntrue,red,1.5,\nfalse,green,2.5,\ntrue,green,3.5,\n")
-	ot, err := Load(o, LoadOptions{Missing: MissingKeep})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mt, err := Load(m, LoadOptions{Missing: MissingKeep})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Pair(ot, mt, PairOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := loadPair(t, o, m, PairOptions{})
 	if got := p.DisjointCategories(); !slices.Equal(got, []string{"flag"}) {
 		t.Errorf("DisjointCategories = %q, want [flag]", got)
 	}
+}
+
+// loadPair loads two CSV files, missing values kept, and pairs them.
+func loadPair(t *testing.T, original, masked string, opts PairOptions) *Pairing {
+	t.Helper()
+	ot, err := Load(original, LoadOptions{Missing: MissingKeep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, err := Load(masked, LoadOptions{Missing: MissingKeep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Pair(ot, mt, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // TestIdentifiers: an attribute the masking left unchanged in every true pair that differs
@@ -450,18 +457,7 @@ func TestIdentifiers(t *testing.T) {
 	// dup: unchanged with a value twice; x: one value changed; gap: one value missing.
 	o := writeFile(t, dir, "o.csv", "id,key,code,dup,x,gap\n1,10,a,5,1,1\n2,20,b,5,2,2\n3,30,c,6,3,\n")
 	m := writeFile(t, dir, "m.csv", "id,key,code,dup,x,gap\n3,30,c,6,3,\n9,99,z,7,9,9\n1,10,a,5,1,1\n2,20,b,5,2.5,2\n")
-	ot, err := Load(o, LoadOptions{Missing: MissingKeep})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mt, err := Load(m, LoadOptions{Missing: MissingKeep})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Pair(ot, mt, PairOptions{ID: "id"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := loadPair(t, o, m, PairOptions{ID: "id"})
 	if got := p.Identifiers(); !slices.Equal(got, []string{"key", "code"}) {
 		t.Errorf("Identifiers = %q, want [key code]", got)
 	}
