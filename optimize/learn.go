@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/reid-sdc/reid/distances"
@@ -419,9 +420,13 @@ type Result struct {
 	// WorkLimit or Interrupted) and what would let it run: the answer is then the
 	// Euclidean distance or the best warm start, with the bound of the records found
 	// impossible. It also says when a search ended short of a proof without reaching a
-	// limit because sets of records had their best margin within knifeEdgeStep of ε,
-	// which the LPs' tolerances cannot decide (Status TimeLimit, the bound counting them).
+	// limit (Unproven) and why: sets of records whose LPs it could not decide (a best
+	// margin within knifeEdgeStep of ε, a certificate that does not verify, a θ the
+	// family's cuts do not mend), the bound counting them.
 	Note string
+	// Unproven: the search ended without a proof though no limit was reached (Status
+	// TimeLimit, Bound > CorrectLinks; Note says why): a longer limit would not help.
+	Unproven bool
 }
 
 // ErrNoRecords is returned when no query has a true partner.
@@ -861,11 +866,30 @@ func (sv *solver) result(p Problem) (Result, error) {
 	if r.Bound > 0 {
 		r.Gap = float64(r.Bound-r.CorrectLinks) / float64(r.Bound)
 	}
-	if sv.shortOfProof && sv.knifeEdges > 0 && r.Bound > r.CorrectLinks {
-		r.Note = fmt.Sprintf("no proof of the optimum, though no limit was reached: the LPs could not decide some sets of records, %d of them because their best margin lies within %g of ε = %g (a knife edge, where the LPs' tolerances cannot tell linked from not); the bound counts them as linkable (an ε a little away from the margins, e.g. the default, decides them)", sv.knifeEdges, knifeEdgeStep, sv.eps)
+	if sv.shortOfProof && r.Bound > r.CorrectLinks {
+		r.Note, r.Unproven = sv.undecidedNote(), true
 	}
 	r.Stats.Seconds = time.Since(sv.start).Seconds()
 	return r, nil
+}
+
+// undecidedNote says why a search that reached no limit ended without a proof: the
+// decisions it gave up, by cause, each leaving its node's bound in the reported one.
+func (sv *solver) undecidedNote() string {
+	var why []string
+	if sv.knifeEdges > 0 {
+		why = append(why, fmt.Sprintf("%d because their best margin lies within %g of ε = %g (a knife edge, where the LPs' tolerances cannot tell linked from not; an ε a little away from the margins, e.g. the default, decides them)", sv.knifeEdges, knifeEdgeStep, sv.eps))
+	}
+	if n := sv.unverified + sv.noCut; n > 0 {
+		why = append(why, fmt.Sprintf("%d because CLP found them infeasible but its certificate did not verify (its terms cancel to within 1e-9 of their scale: large feature values, as a Choquet measure's on heavy-tailed attributes, and margins near ε)", n))
+	}
+	if sv.familyStalls > 0 {
+		why = append(why, fmt.Sprintf("%d because the LP's θ, moved into the family (a monotone measure, a PSD matrix), broke its rows and no cut of the family mended it", sv.familyStalls))
+	}
+	if len(why) == 0 {
+		why = append(why, "their LPs ended neither solved nor proven infeasible")
+	}
+	return "no proof of the optimum, though no limit was reached: the LPs could not decide some sets of records, " + strings.Join(why, "; ") + "; the bound counts them as linkable, and a longer limit would not change that"
 }
 
 // roughly rounds d for a message: to seconds from 10 s, tenths from 1 s, else

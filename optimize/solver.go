@@ -131,6 +131,13 @@ type solver struct {
 	// knifeEdges counts the decisions given up as knife edges (solveSub, checkOne): sets
 	// of records whose best margin lies within knifeEdgeStep of ε.
 	knifeEdges int
+	// familyStalls counts the decisions given up because the projection of the LP's θ
+	// onto the family broke its rows and no family cut mended it (solveSub).
+	familyStalls int
+	// unverified counts the decisions given up because the θ-LP was infeasible with no
+	// certificate that verifies, at ε too (solveSub); noCut the infeasible sets whose
+	// certificate gave no verified cut (check, after iis).
+	unverified, noCut int
 	// shortOfProof: the tree emptied without closing (finish), no limit reached.
 	shortOfProof bool
 	// unresolved is the least bound of nodes the search gave up on (CLP could neither

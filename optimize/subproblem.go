@@ -284,28 +284,8 @@ func (sv *solver) solveSub() outcome {
 				}
 				// The same rows at ε: a certificate there is the proof.
 				above := sv.epsLP
-				sv.setThreshold(sv.eps)
-				if sv.timeUp() {
-					return aborted
-				}
-				switch sv.solveThetaLP(sv.sub) {
-				case clp.PrimalInfeasible:
-					if y, ok := sv.farkas(sv.sub); ok {
-						sv.ray = y
-						return infeasible
-					}
-				case clp.Optimal:
-					// A θ of the rows at ε that links every active record at ε (every
-					// competitor, as linkedSet counts) settles it: a margin equal to ε.
-					// Under a work limit the pass runs only if its work fits, as the
-					// pairwise check below.
-					if !sv.clock.fits(sv.checkWork(sv.active), sv.deadline) {
-						sv.timedOut = true
-						return aborted
-					}
-					if sv.settle(sv.sub.Solution(nil)) == nil && sv.linksActive() {
-						return feasible
-					}
+				if o, decided := sv.decideAtEpsilon(); decided {
+					return o
 				}
 				next := sv.eps + (above-sv.eps)/4
 				if next-sv.eps < knifeEdgeStep {
@@ -325,6 +305,12 @@ func (sv *solver) solveSub() outcome {
 				// there is taken again at ε above.
 				sv.setThreshold(sv.eps + lpSlack/2)
 				continue
+			}
+			if st == clp.PrimalInfeasible && !sv.timeUp() {
+				// Still infeasible without a certificate that verifies (its gap within
+				// 1e-9 of the terms' scale: large features, a Choquet measure's, and the
+				// best margin near ε): the rows at ε themselves may decide it.
+				return sv.atEpsilon()
 			}
 			return sv.notDecided(sv.sub)
 		}
@@ -356,11 +342,64 @@ func (sv *solver) solveSub() outcome {
 		if bad {
 			fresh = len(sv.newCuts(cuts))
 			if rounds++; fresh == 0 && len(add) == 0 || rounds > maxCutRounds {
-				return stalled // the projection breaks rows no cut fixes (yet)
+				// The projection onto the family broke rows of the LP by more than half
+				// the slack above ε, and no cut fixes it (yet): a tolerance-sized step
+				// of θ times large features (a Choquet measure repaired to be monotone,
+				// squared z-scores in the hundreds). The projected θ may still link every
+				// active record at ε, which settles it; else the decision is given up.
+				if sv.clock.fits(sv.checkWork(sv.active), sv.deadline) && sv.linksActive() {
+					return feasible
+				}
+				sv.familyStalls++
+				return stalled
 			}
 		}
 		sv.addRows(add)
 	}
+}
+
+// atEpsilon decides the active records with their rows imposed at ε itself, where the
+// LP at a threshold above ε was infeasible but gave no certificate that verifies: a
+// verified certificate there is the proof (infeasible), a θ there that links every
+// active record at ε settles it the other way (feasible); otherwise the decision is given
+// up (stalled, counted in sv.unverified), its node's bound kept.
+func (sv *solver) atEpsilon() outcome {
+	if o, decided := sv.decideAtEpsilon(); decided {
+		return o
+	}
+	if sv.timeUp() {
+		return aborted
+	}
+	sv.unverified++
+	return stalled
+}
+
+// decideAtEpsilon solves the subproblem with its rows at ε itself: infeasible with a
+// verified certificate there (sv.ray, the proof), feasible when its θ links every active
+// record at ε (every competitor, as linkedSet counts: a margin equal to ε), aborted at the
+// limit (under a work limit the pass runs only if its work fits, as solveSub's check);
+// decided is false otherwise. The threshold stays at ε.
+func (sv *solver) decideAtEpsilon() (o outcome, decided bool) {
+	sv.setThreshold(sv.eps)
+	if sv.timeUp() {
+		return aborted, true
+	}
+	switch sv.solveThetaLP(sv.sub) {
+	case clp.PrimalInfeasible:
+		if y, ok := sv.farkas(sv.sub); ok {
+			sv.ray = y
+			return infeasible, true
+		}
+	case clp.Optimal:
+		if !sv.clock.fits(sv.checkWork(sv.active), sv.deadline) {
+			sv.timedOut = true
+			return aborted, true
+		}
+		if sv.settle(sv.sub.Solution(nil)) == nil && sv.linksActive() {
+			return feasible, true
+		}
+	}
+	return stalled, false
 }
 
 // linksActive reports whether sv.theta links every active record with margin ≥ ε.
@@ -591,6 +630,7 @@ func (sv *solver) check(L []bool, weight []float64) ([]bool, [][]int, bool) {
 		}
 		S := sv.iis()
 		if S == nil {
+			sv.noCut++
 			return nil, cuts, false
 		}
 		cuts = append(cuts, S)

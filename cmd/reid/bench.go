@@ -436,8 +436,12 @@ func (b *benchJob) row(ctx context.Context, e *env, f benchFile) (benchRow, erro
 	for _, w := range rep.Warnings {
 		// The report's other warnings are the audit's; this one answers bench's own flag
 		// (the files have fewer records than --records): audit's words, naming the files.
-		if strings.HasPrefix(w, "--records ") {
+		switch {
+		case strings.HasPrefix(w, "--records "):
 			fmt.Fprintf(e.stderr, "reid bench: %s\n", w)
+		case strings.Contains(w, "--masking does not describe"):
+			// The masking's refutation: the K.Reid note below points to it.
+			fmt.Fprintf(e.stderr, "reid bench: %s: %s\n", f.name, w)
 		}
 	}
 	row := benchRow{Dataset: f.dataset, File: strings.TrimSuffix(f.name, ".csv"), Masking: f.masking, Seconds: map[string]float64{}, KReidNA: f.noKReid}

@@ -543,6 +543,10 @@ func TestBenchNameMaskingInvalid(t *testing.T) {
 	if !strings.Contains(stderr, "reid bench: rankswap_p10.csv: K.Reid is not measured (n/a): --masking does not describe") {
 		t.Errorf("no note for rankswap_p10.csv:\n%s", stderr)
 	}
+	// The note says "see the warning": bench prints it (it did not).
+	if !strings.Contains(stderr, "reid bench: rankswap_p10.csv: --masking does not describe how the masked file was made") {
+		t.Errorf("no warning of the refuted masking for rankswap_p10.csv:\n%s", stderr)
+	}
 	// K.Reid is n/a for all three, not the 0 of masking none: mdav_k1 is the unmasked file
 	// here in all but name, whose true K.Reid would be 1. The invalid names read as none.
 	rows := readCSVFile(t, csvOut)

@@ -523,3 +523,35 @@ func TestIdentifierColumnWarned(t *testing.T) {
 		}
 	}
 }
+
+// A search that ends without a proof though no limit stopped it says so, under any limit
+// or none: choquet2 on CENSUS rankswap_p15's first 50 records and 6 heavy-tailed
+// attributes, without a limit and with a work limit of 20, ended time_limit (the bound
+// 38 above 35 links) with no warning, and advised a longer --work-limit (a tester's
+// case: CLP's certificates of some sets do not verify). Optimal would do too; otherwise
+// unproven, a warning saying why, and no advice of a longer limit.
+func TestLearnUnprovenSaysSo(t *testing.T) {
+	orig, masked := censusFiles(t, "rankswap_p15")
+	for _, limit := range [][]string{nil, {"--work-limit", "20"}} {
+		args := append([]string{"learn", "--operator", "choquet2", "--hierarchy=false", "--attrs", "AGI,FEDTAX,PTOTVAL,STATETAX,FICA,AFNLWGT",
+			"--records", "50"}, limit...)
+		var r struct {
+			Status   string   `json:"status"`
+			Unproven bool     `json:"unproven"`
+			Bound    int      `json:"bound"`
+			Links    int      `json:"correct_links"`
+			Warnings []string `json:"warnings"`
+		}
+		runJSON(t, &r, append(args, "--format", "json", orig, masked)...)
+		if r.Status == "optimal" {
+			continue
+		}
+		if r.Status != "time_limit" || !r.Unproven || !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.HasPrefix(w, "no proof of the optimum") }) {
+			t.Errorf("%v: status %s, unproven %v, %d / %d, warnings %q", limit, r.Status, r.Unproven, r.Links, r.Bound, r.Warnings)
+		}
+		code, out, _ := runReid(t, append(args, orig, masked)...)
+		if code != exitOK || strings.Contains(out, "may narrow it") || !strings.Contains(out, "no limit stopped it: see the warning") {
+			t.Errorf("%v: text advice:\n%s", limit, out)
+		}
+	}
+}

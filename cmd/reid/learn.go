@@ -78,8 +78,10 @@ so the search takes the same steps on every run, load and number of threads (and
 machine of the same architecture with the same build: the counts follow the
 floating-point path), and stops with status work_limit and the same answer: the limit for CI gates whose
 figures must repeat. Under --time-limit how far each phase gets decides the next, and
-two runs can end with different links and bounds. The JSON's work is the work a run
-counted (also without a work limit: what a work limit needs to reach as far).
+two runs can end with different links and bounds. The JSON's work is the work the
+requested family's search counted (also without a work limit; each warm-start family's
+is in hierarchy): without the hierarchy, what a work limit needs to reach as far; with
+it, each lower family gets a quarter of the limit.
 
 --export-mps FILE writes the full model (every record, every competitor, integer K) in
 free MPS, for any MILP solver to check reid: columns T1 … Tp are params in their order
@@ -116,8 +118,10 @@ DBRL: true partner the unique nearest), euclidean_links (plain DBRL with the Euc
 distance) and euclidean_correct_links (its links with margin ≥ ε, which correct_links is
 never below), bound (proven upper bound on correct_links), gap ((bound − correct_links) /
 bound), status (optimal, time_limit, work_limit or interrupted; time_limit too, with
-a warning, when without a limit records whose best margin lies within 1e-9 of ε leave
-the proof undecided), warnings (when present:
+unproven true and a warning, when no limit was reached but sets of records the LPs could
+not decide leave the proof undecided: best margins within 1e-9 of ε, or CLP certificates
+that do not verify, as on a Choquet measure over heavy-tailed attributes; a longer limit
+does not help there), warnings (when present:
 what the figures do not cover, e.g. true links with margins below ε), seed; and the
 search's diagnostics, to compare runs, not to act on: nodes, cuts, rows_generated,
 lp_iterations, family_cuts, swaps (both 0 where the family has none), twin_groups
@@ -275,11 +279,14 @@ type learnReport struct {
 	Bound                 int     `json:"bound"`
 	Gap                   float64 `json:"gap"`
 	Status                string  `json:"status"`
-	Nodes                 int     `json:"nodes"`
-	Cuts                  int     `json:"cuts"`
-	RowsGenerated         int     `json:"rows_generated"`
-	LPIterations          int     `json:"lp_iterations"`
-	FamilyCuts            int     `json:"family_cuts"`
+	// Unproven: status time_limit though no limit was reached (optimize.Result.Unproven:
+	// sets of records the LPs could not decide; the warning says why).
+	Unproven      bool `json:"unproven,omitempty"`
+	Nodes         int  `json:"nodes"`
+	Cuts          int  `json:"cuts"`
+	RowsGenerated int  `json:"rows_generated"`
+	LPIterations  int  `json:"lp_iterations"`
+	FamilyCuts    int  `json:"family_cuts"`
 	// PSDStrategies counts the rank-one strategies the bilinear θ-LP games generated.
 	PSDStrategies int `json:"psd_strategies,omitempty"`
 	// TwinGroups is the number of groups of identical records (different true partners)
@@ -557,6 +564,7 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 		Bound:                 res.Bound,
 		Gap:                   res.Gap,
 		Status:                res.Status.String(),
+		Unproven:              res.Unproven,
 		Nodes:                 res.Stats.Nodes,
 		Cuts:                  res.Stats.Cuts,
 		RowsGenerated:         res.Stats.RowsGenerated,
@@ -661,11 +669,11 @@ func printLearn(w io.Writer, r *learnReport) error {
 		// What a reader of a stopped search most needs: the answer is an interval.
 		advice := "a longer --time-limit may narrow it"
 		switch {
+		case r.Unproven:
+			// The search stopped on sets it could not decide (the warning).
+			advice = "no limit stopped it: see the warning"
 		case r.WorkLimit > 0:
 			advice = "a longer --work-limit may narrow it"
-		case r.TimeLimit == "" && r.Status == optimize.TimeLimit.String():
-			// No limit: the search stopped on sets it could not decide (the warning).
-			advice = "no limit stopped it: see the warning"
 		}
 		fmt.Fprintf(w, "the worst case of the %s family lies between %d and %d links (Reid %.4f to %.4f): %s\n",
 			r.Operator, r.CorrectLinks, r.Bound, r.Reid, float64(r.Bound)/float64(max(r.N, 1)), advice)

@@ -264,11 +264,7 @@ func TestLinkDistanceNeedsNumbers(t *testing.T) {
 // them in known_links_wrong and warns; with the right p there are none. The counts are
 // those of linkage.KnownLinks on the raw files (row order is the truth here).
 func TestLinkKnownLinksWrong(t *testing.T) {
-	dir := "../../../shared/datasets/census"
-	orig, masked := filepath.Join(dir, "original.csv"), filepath.Join(dir, "masked", "rankswap_p15.csv")
-	if _, err := os.Stat(masked); err != nil {
-		t.Skipf("CENSUS not available (%s): %v", masked, err)
-	}
+	orig, masked := censusFiles(t, "rankswap_p15")
 	raw := func(path string) [][]float64 {
 		tab, err := datasets.Load(path, datasets.LoadOptions{})
 		if err != nil {
