@@ -451,10 +451,6 @@ func (sv *solver) absorb(bs *solver, B []int) {
 	sv.stats.RowsGenerated += bs.stats.RowsGenerated
 	sv.stats.FamilyCuts += bs.stats.FamilyCuts
 	sv.stats.PSDStrategies += bs.stats.PSDStrategies
-	sv.knifeEdges += bs.knifeEdges
-	sv.familyStalls += bs.familyStalls
-	sv.unverified += bs.unverified
-	sv.noCut += bs.noCut
 }
 
 // addBlockRow records block B's row Σ_{i∈B} K_i ≥ rhs (B sorted; parent and pass as in

@@ -217,7 +217,7 @@ func (sv *solver) checkOne(i int) outcome {
 						return infeasible
 					}
 				}
-				sv.knifeEdges++
+				sv.lastGiveUp = giveUpKnifeEdge
 				return stalled
 			}
 			st = sv.resume(s.model, s.model.Primal())

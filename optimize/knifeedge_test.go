@@ -1,6 +1,9 @@
 package optimize
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestKnifeEdgeEpsilon: on integer data a margin can equal ε exactly (ε chosen as a
 // margin, or ε far below the distances' rounding), and the search's arithmetic and the
@@ -132,5 +135,28 @@ func TestIISReturnsOnlyProofs(t *testing.T) {
 	}
 	if S := sv.iis(); S != nil {
 		t.Errorf("iis returned %v as a cut from a ray that proves nothing", S)
+	}
+}
+
+// The note of an unproven search names each cause of the nodes it gave up, with their
+// counts, and says a longer limit would not help (a search ended time_limit with no word
+// where CLP's certificates did not verify: a tester's Choquet cases).
+func TestUndecidedNote(t *testing.T) {
+	sv := &solver{eps: 1e-4}
+	sv.givenUp[giveUpUnverified] = 2
+	sv.givenUp[giveUpKnifeEdge] = 1
+	note := sv.undecidedNote()
+	for _, want := range []string{
+		"no proof of the optimum, though no limit was reached",
+		"1 on a set of records whose best margin lies within 1e-09 of ε = 0.0001 (a knife edge",
+		"2 on a set CLP found infeasible whose certificate did not verify",
+		"a longer limit would not change that",
+	} {
+		if !strings.Contains(note, want) {
+			t.Errorf("note %q lacks %q", note, want)
+		}
+	}
+	if strings.Contains(note, "PSD") || strings.Contains(note, "monotone") {
+		t.Errorf("note %q names causes that did not happen", note)
 	}
 }

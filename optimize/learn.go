@@ -427,6 +427,9 @@ type Result struct {
 	// Unproven: the search ended without a proof though no limit was reached (Status
 	// TimeLimit, Bound > CorrectLinks; Note says why): a longer limit would not help.
 	Unproven bool
+	// NotStarted: a limit or an interrupt came before the search began (Note says what
+	// would let it run); CorrectLinks and EuclideanLinks are then a recount's.
+	NotStarted bool
 }
 
 // ErrNoRecords is returned when no query has a true partner.
@@ -773,7 +776,7 @@ func (sv *solver) reconcile(p Problem, op distances.Operator, core []bool) (kept
 // family's own operator (the Choquet ones scan pair by pair), so it is re-counted only
 // when familyRecount says its time is left.
 func unsearched(ctx context.Context, p Problem, d *data, s Settings, start time.Time, familyRecount bool) (Result, error) {
-	r := Result{Family: p.Family, N: len(d.recs), Epsilon: s.Epsilon, Status: TimeLimit}
+	r := Result{Family: p.Family, N: len(d.recs), Epsilon: s.Epsilon, Status: TimeLimit, NotStarted: true}
 	if s.WorkLimit > 0 {
 		r.Status = WorkLimit
 	}
@@ -874,22 +877,31 @@ func (sv *solver) result(p Problem) (Result, error) {
 }
 
 // undecidedNote says why a search that reached no limit ended without a proof: the
-// decisions it gave up, by cause, each leaving its node's bound in the reported one.
+// tree's nodes it gave up, by cause, each node's bound kept in the reported one.
 func (sv *solver) undecidedNote() string {
 	var why []string
-	if sv.knifeEdges > 0 {
-		why = append(why, fmt.Sprintf("%d because their best margin lies within %g of ε = %g (a knife edge, where the LPs' tolerances cannot tell linked from not; an ε a little away from the margins, e.g. the default, decides them)", sv.knifeEdges, knifeEdgeStep, sv.eps))
+	for cause, n := range sv.givenUp {
+		if n == 0 {
+			continue
+		}
+		var text string
+		switch giveUp(cause) {
+		case giveUpKnifeEdge:
+			text = fmt.Sprintf("a set of records whose best margin lies within %g of ε = %g (a knife edge, where the LPs' tolerances cannot tell linked from not; an ε a little away from the margins, e.g. the default, decides them)", knifeEdgeStep, sv.eps)
+		case giveUpUnverified:
+			text = "a set CLP found infeasible whose certificate did not verify (its terms cancel to within 1e-9 of their scale: large feature values, as a Choquet measure's on heavy-tailed attributes, and margins near ε)"
+		case giveUpNoCut:
+			text = "an infeasible set whose certificate gave no cut that verifies"
+		case giveUpFamily:
+			text = "an LP whose θ, moved into the family (a monotone measure), broke its rows where no cut of the family mended it"
+		case giveUpPSD:
+			text = "a PSD game whose value lay within rounding of 0"
+		default:
+			text = "an LP that ended neither solved nor proven infeasible"
+		}
+		why = append(why, fmt.Sprintf("%d on %s", n, text))
 	}
-	if n := sv.unverified + sv.noCut; n > 0 {
-		why = append(why, fmt.Sprintf("%d because CLP found them infeasible but its certificate did not verify (its terms cancel to within 1e-9 of their scale: large feature values, as a Choquet measure's on heavy-tailed attributes, and margins near ε)", n))
-	}
-	if sv.familyStalls > 0 {
-		why = append(why, fmt.Sprintf("%d because the LP's θ, moved into the family (a monotone measure, a PSD matrix), broke its rows and no cut of the family mended it", sv.familyStalls))
-	}
-	if len(why) == 0 {
-		why = append(why, "their LPs ended neither solved nor proven infeasible")
-	}
-	return "no proof of the optimum, though no limit was reached: the LPs could not decide some sets of records, " + strings.Join(why, "; ") + "; the bound counts them as linkable, and a longer limit would not change that"
+	return "no proof of the optimum, though no limit was reached: the search gave up nodes it could not decide, their bounds kept in the reported one (" + strings.Join(why, "; ") + "); a longer limit would not change that"
 }
 
 // roughly rounds d for a message: to seconds from 10 s, tenths from 1 s, else

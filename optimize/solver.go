@@ -128,16 +128,10 @@ type solver struct {
 
 	open nodeHeap
 	cur  *node // the node being processed
-	// knifeEdges counts the decisions given up as knife edges (solveSub, checkOne): sets
-	// of records whose best margin lies within knifeEdgeStep of ε.
-	knifeEdges int
-	// familyStalls counts the decisions given up because the projection of the LP's θ
-	// onto the family broke its rows and no family cut mended it (solveSub).
-	familyStalls int
-	// unverified counts the decisions given up because the θ-LP was infeasible with no
-	// certificate that verifies, at ε too (solveSub); noCut the infeasible sets whose
-	// certificate gave no verified cut (check, after iis).
-	unverified, noCut int
+	// lastGiveUp is why the last decision given up was (check resets it); givenUp counts
+	// the tree's nodes given up by that cause, what Result.Note says of an unproven end.
+	lastGiveUp giveUp
+	givenUp    [numGiveUps]int
 	// shortOfProof: the tree emptied without closing (finish), no limit reached.
 	shortOfProof bool
 	// unresolved is the least bound of nodes the search gave up on (CLP could neither
@@ -1019,6 +1013,7 @@ func (sv *solver) probeTree() bool {
 		heap.Push(&sv.open, &node{fix: sv.rootFix, lb: sv.unresolved, seq: sv.seq})
 		sv.seq++
 		sv.unresolved = len(sv.d.recs) + 1
+		sv.givenUp = [numGiveUps]int{} // the root is tried again
 		return false
 	}
 	return sv.open.Len() == 0
@@ -1365,6 +1360,7 @@ func (sv *solver) processNode(nd *node) {
 			if sv.timeUp() {
 				heap.Push(&sv.open, nd)
 			} else {
+				sv.givenUp[sv.lastGiveUp]++
 				sv.unresolved = min(sv.unresolved, nd.lb)
 			}
 			return
@@ -1426,6 +1422,7 @@ func (sv *solver) processNode(nd *node) {
 			case violated:
 				continue
 			default: // no cut separates this K (not expected): keep the bound honest
+				sv.givenUp[giveUpOther]++
 				sv.unresolved = min(sv.unresolved, nd.lb)
 				return
 			}

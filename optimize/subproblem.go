@@ -289,7 +289,7 @@ func (sv *solver) solveSub() outcome {
 				}
 				next := sv.eps + (above-sv.eps)/4
 				if next-sv.eps < knifeEdgeStep {
-					sv.knifeEdges++
+					sv.lastGiveUp = giveUpKnifeEdge
 					return stalled
 				}
 				sv.setThreshold(next)
@@ -347,10 +347,14 @@ func (sv *solver) solveSub() outcome {
 				// of θ times large features (a Choquet measure repaired to be monotone,
 				// squared z-scores in the hundreds). The projected θ may still link every
 				// active record at ε, which settles it; else the decision is given up.
-				if sv.clock.fits(sv.checkWork(sv.active), sv.deadline) && sv.linksActive() {
+				if !sv.clock.fits(sv.checkWork(sv.active), sv.deadline) {
+					sv.timedOut = true // the limit, not the family, stopped it
+					return aborted
+				}
+				if sv.linksActive() {
 					return feasible
 				}
-				sv.familyStalls++
+				sv.lastGiveUp = giveUpFamily
 				return stalled
 			}
 		}
@@ -362,7 +366,7 @@ func (sv *solver) solveSub() outcome {
 // LP at a threshold above ε was infeasible but gave no certificate that verifies: a
 // verified certificate there is the proof (infeasible), a θ there that links every
 // active record at ε settles it the other way (feasible); otherwise the decision is given
-// up (stalled, counted in sv.unverified), its node's bound kept.
+// up (stalled), its node's bound kept.
 func (sv *solver) atEpsilon() outcome {
 	if o, decided := sv.decideAtEpsilon(); decided {
 		return o
@@ -370,7 +374,7 @@ func (sv *solver) atEpsilon() outcome {
 	if sv.timeUp() {
 		return aborted
 	}
-	sv.unverified++
+	sv.lastGiveUp = giveUpUnverified
 	return stalled
 }
 
@@ -378,7 +382,8 @@ func (sv *solver) atEpsilon() outcome {
 // verified certificate there (sv.ray, the proof), feasible when its θ links every active
 // record at ε (every competitor, as linkedSet counts: a margin equal to ε), aborted at the
 // limit (under a work limit the pass runs only if its work fits, as solveSub's check);
-// decided is false otherwise. The threshold stays at ε.
+// decided is false otherwise. The threshold stays at ε: solveSub, its only caller,
+// restores ε + lpSlack when it returns (a θ of the main loop at ε would not be above it).
 func (sv *solver) decideAtEpsilon() (o outcome, decided bool) {
 	sv.setThreshold(sv.eps)
 	if sv.timeUp() {
@@ -423,10 +428,33 @@ func (sv *solver) linksActive() bool {
 // not decide either), aborted otherwise (the time limit, or CLP's trouble).
 func (sv *solver) notDecided(lp thetaLP) outcome {
 	if _, ok := lp.(*psdGame); ok && !sv.timeUp() {
+		sv.lastGiveUp = giveUpPSD
 		return stalled
 	}
 	return aborted
 }
+
+// giveUp is why a decision of the θ-subproblem was given up, its node's bound kept.
+type giveUp int
+
+const (
+	// giveUpOther: an LP ended neither solved nor proven infeasible (CLP's trouble), or
+	// no cut separated the master's point.
+	giveUpOther giveUp = iota
+	// giveUpKnifeEdge: the best margin lies within knifeEdgeStep of ε.
+	giveUpKnifeEdge
+	// giveUpUnverified: CLP calls the rows infeasible, above ε and at ε, but no
+	// certificate verifies (its terms cancel within 1e-9 of their scale).
+	giveUpUnverified
+	// giveUpNoCut: the set's certificate gave no cut that verifies (iis).
+	giveUpNoCut
+	// giveUpFamily: the LP's θ, moved into the family, broke its rows and no family cut
+	// mended it.
+	giveUpFamily
+	// giveUpPSD: a PSD game did not decide (its value within rounding of 0).
+	giveUpPSD
+	numGiveUps
+)
 
 // settle copies the θ of an LP solution x into sv.theta, projected onto the family, and
 // returns the family's cuts that x violates (nil when it is in the family up to rounding).
@@ -593,6 +621,7 @@ func (sv *solver) rayAbove(rel float64) []int {
 func (sv *solver) check(L []bool, weight []float64) ([]bool, [][]int, bool) {
 	cur := append([]bool(nil), L...)
 	var cuts [][]int
+	sv.lastGiveUp = giveUpOther // until a decision says why it gives up
 	dropFrom := func(S []int) {
 		drop := S[0]
 		for _, i := range S[1:] {
@@ -630,7 +659,7 @@ func (sv *solver) check(L []bool, weight []float64) ([]bool, [][]int, bool) {
 		}
 		S := sv.iis()
 		if S == nil {
-			sv.noCut++
+			sv.lastGiveUp = giveUpNoCut
 			return nil, cuts, false
 		}
 		cuts = append(cuts, S)

@@ -619,7 +619,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 			return nil, err
 		}
 		settings := optimize.Settings{Epsilon: a.epsilon, TimeLimit: per, WorkLimit: perWork, Seed: int64(*pf.seed), Threads: a.threads, WarmStarts: warm}
-		if len(learned) > 0 && learned[0].Note != "" && euclidean != nil {
+		if len(learned) > 0 && learned[0].NotStarted && euclidean != nil {
 			// Every family counts the same Euclidean links: a search that cannot start
 			// (a large file, a short share) reports them without a pass of its own. Only
 			// counts made by the recount are passed on: a search that started counted
@@ -637,7 +637,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		wc := auditWorstCase{Operator: lr.Operator, Available: true, Status: lr.Status, Direction: lr.Direction, N: lr.N,
 			Incumbent: lr.CorrectLinks, IncumbentReid: lr.Reid, Bound: lr.Bound, BoundReid: share(lr.Bound, lr.N), Gap: lr.Gap,
 			DBRLLinks: lr.DBRLLinks, Params: lr.Params, KnifeEdgeRecords: lr.KnifeEdgeRecords}
-		if lr.Status == "interrupted" && job.result.Note != "" {
+		if lr.Status == "interrupted" && job.result.NotStarted {
 			// Interrupted in its reductions: the figures are the starting point's (the
 			// Euclidean incumbent, the bound n), and reason says why, as for a family
 			// not started at all.
@@ -883,10 +883,15 @@ func (r *auditReport) fillMeasures() {
 		s.MaxReid = 0
 	}
 	for _, w := range r.WorstCase {
+		src := "worst_case/" + w.Operator
 		if !w.Available {
+			if w.Status == "interrupted" {
+				// Never searched: n is its only bound, and the list, which scripts read
+				// for the largest, must not say less.
+				add("worst_case_reid_bound", src, defWCBound+"; NOT SEARCHED (interrupted before it started): 1, the trivial bound", 1)
+			}
 			continue
 		}
-		src := "worst_case/" + w.Operator
 		add("worst_case_reid_incumbent", src, defWCInc, w.IncumbentReid)
 		add("worst_case_reid_bound", src, defWCBound, w.BoundReid)
 		dbrl := share(w.DBRLLinks, w.N)

@@ -786,6 +786,16 @@ func TestAuditSummaryBoundNotStarted(t *testing.T) {
 		if b := r.Summary.WorstCaseReidBound; b == nil || *b != tc.want {
 			t.Errorf("%d families: summary bound %v, want %g", len(tc.families), b, tc.want)
 		}
+		// The measures list, which scripts read for the largest, says the same.
+		largest := 0.0
+		for _, m := range r.Measures {
+			if m.Name == "worst_case_reid_bound" {
+				largest = max(largest, m.Value)
+			}
+		}
+		if largest != tc.want {
+			t.Errorf("%d families: largest worst_case_reid_bound measure %g, want %g", len(tc.families), largest, tc.want)
+		}
 	}
 }
 

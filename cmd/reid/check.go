@@ -438,7 +438,7 @@ func readIDs(path string) (ids []string, lines []int, sum string, err error) {
 		return nil, nil, "", &datasets.InputError{File: path, Err: err}
 	}
 	if len(ids) == 0 {
-		return nil, nil, "", &datasets.InputError{File: path, Err: errors.New("no id in the file (blank lines only, or empty)")}
+		return nil, nil, "", &datasets.InputError{File: path, Err: hintedError{datasets.ErrEmptyFile, "no id in the file (blank lines only, or empty)"}}
 	}
 	return ids, lines, hex.EncodeToString(h.Sum(nil)), nil
 }
@@ -558,7 +558,7 @@ type checkReport struct {
 func identifierWarnings(p *datasets.Pairing) []string {
 	var ws []string
 	for _, a := range p.Identifiers() {
-		ws = append(ws, fmt.Sprintf("attribute %q: unchanged by the masking and different in every record: it alone re-identifies every record (an identifier left in the release? name it with --id, or leave it out with --attrs to measure the rest)", a))
+		ws = append(ws, fmt.Sprintf("attribute %q: unchanged by the masking and different in every record: it alone re-identifies every record with a true partner (a record id? give it as --id; otherwise the release does not protect it: mask it)", a))
 	}
 	return ws
 }

@@ -119,9 +119,10 @@ distance) and euclidean_correct_links (its links with margin ≥ ε, which corre
 never below), bound (proven upper bound on correct_links), gap ((bound − correct_links) /
 bound), status (optimal, time_limit, work_limit or interrupted; time_limit too, with
 unproven true and a warning, when no limit was reached but sets of records the LPs could
-not decide leave the proof undecided: best margins within 1e-9 of ε, or CLP certificates
-that do not verify, as on a Choquet measure over heavy-tailed attributes; a longer limit
-does not help there), warnings (when present:
+not decide leave the proof undecided: best margins within 1e-9 of ε, CLP certificates
+that do not verify, as on a Choquet measure over heavy-tailed attributes, or a θ the
+family's cuts do not mend; the warning counts the nodes given up by cause, and a longer
+limit does not help there), warnings (when present:
 what the figures do not cover, e.g. true links with margins below ε), seed; and the
 search's diagnostics, to compare runs, not to act on: nodes, cuts, rows_generated,
 lp_iterations, family_cuts, swaps (both 0 where the family has none), twin_groups

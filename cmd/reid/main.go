@@ -22,6 +22,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -195,7 +196,7 @@ func run(args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "reid %s: %v; run 'reid help %s'\n", cmd.Name, err, cmd.Name)
 		return exitInput
 	}
-	err = flagHints(runCmd(positional), fs)
+	err = flagHints(runCmd(positional), cmd.Name, fs)
 	if werr := stdout.Err(); werr != nil && (err == nil || isVerdict(err)) {
 		// A verdict (policy violated, interrupted) would say the results were written.
 		err = werr
@@ -211,18 +212,25 @@ func isVerdict(err error) bool {
 	return errors.As(err, &pe) || errors.As(err, &xe)
 }
 
-// flagHints names, in an input error of the loader, the flag of fs that would have
-// taken the input (the loader's own words say "choose a missing-value policy", "drop
-// it"): --missing keep for a missing value under the default --missing error, and
-// --drop-constant for a constant column.
-func flagHints(err error, fs *flag.FlagSet) error {
+// flagHints names, in an input error of the loader, what would take the input (the
+// loader's own words say "choose a missing-value policy", "drop it"): for a missing
+// value under the default --missing error, --missing keep where the command's measures
+// take one (describe, uniqueness, mask, check, PRL), else what the distances need; for a
+// constant column, --drop-constant where the command (name, its flags fs) has it.
+func flagHints(err error, name string, fs *flag.FlagSet) error {
 	var ie *datasets.InputError
 	if !errors.As(err, &ie) {
 		return err
 	}
+	method := fs.Lookup("method")
+	keepReads := slices.Contains([]string{"describe", "uniqueness", "mask", "check"}, name) ||
+		name == "link" && method != nil && method.Value.String() == "prl"
 	switch m := fs.Lookup("missing"); {
-	case ie.Err == datasets.ErrMissingValue && m != nil && m.Value.String() == "error":
+	case ie.Err == datasets.ErrMissingValue && m != nil && m.Value.String() == "error" && keepReads:
 		ie.Err = hintedError{datasets.ErrMissingValue, "missing value (--missing keep reads it as missing, where the measure allows)"}
+	case ie.Err == datasets.ErrMissingValue && m != nil && m.Value.String() == "error":
+		// DBRL and the worst case: --missing keep would end in their own refusal.
+		ie.Err = hintedError{datasets.ErrMissingValue, "missing value (the distances need a number in every record: leave the column out with --attrs, or impute it; --missing keep reads it for PRL and uniqueness only)"}
 	case ie.Err == datasets.ErrConstantColumn && fs.Lookup("drop-constant") != nil:
 		ie.Err = hintedError{datasets.ErrConstantColumn, "constant column (--drop-constant leaves it out)"}
 	}
@@ -264,9 +272,12 @@ func report(err error, cmd *command, e *env) int {
 		// that went away (--out /dev/stdout | head), is the user's to mend, like an
 		// unreadable input, not a fault of reid.
 		errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT), errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EPIPE),
-		// Any other refusal of a file operation (a rename onto a directory, a file
-		// too large) is an output error too.
-		errors.As(err, new(*os.LinkError)), errors.As(err, new(*os.PathError)):
+		// The file system's other refusals of an output (a rename onto a directory, a
+		// path through a file, a file or name too large, a device's I/O error) too;
+		// not any *os.PathError, which a bug (a write after Close) also makes.
+		errors.Is(err, syscall.EISDIR), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EEXIST),
+		errors.Is(err, syscall.ENOTEMPTY), errors.Is(err, syscall.EFBIG), errors.Is(err, syscall.ENAMETOOLONG),
+		errors.Is(err, syscall.EIO):
 		fmt.Fprintf(e.stderr, "reid %s: %s\n", cmd.Name, oneLine(err.Error()))
 		return exitInput
 	case isInputError(err), errors.Is(err, optimize.ErrTooLarge), errors.Is(err, linkage.ErrNoTruth), errors.Is(err, optimize.ErrNoRecords):
