@@ -601,16 +601,26 @@ func meanSD(c *Column) moments {
 }
 
 // Identifiers returns the attributes that the masking left unchanged (every masked record
-// holds its true original's value) and that differ in every record of the original: each
-// of them alone re-identifies every record, whatever the other attributes say (an
-// identifier left in the release, or an attribute the masking did not reach). The check
-// of the true pairs comes first and stops at the first change, so a masked attribute
-// costs a few comparisons; an unchanged one, a map of its values.
-func (p *Pairing) Identifiers() []string {
+// holds its true original's value, numbers up to float32's rounding, 1e-7 relative: a
+// Parquet copy in float32 changes nothing an intruder cannot undo) and that differ in
+// every record of both files: each of them alone re-identifies every record with a true
+// partner, in both directions (an identifier left in the release, or an attribute the
+// masking did not reach). With first > 0 only the first first records of each file
+// count, as linkage on them (--records) sees them. The check of the true pairs comes
+// first and stops at the first change, so a masked attribute costs a few comparisons; an
+// unchanged one, a sort of each file's values.
+func (p *Pairing) Identifiers(first int) []string {
+	rows := func(t *Table) int {
+		if first > 0 {
+			return min(first, t.Rows())
+		}
+		return t.Rows()
+	}
+	no, nm := rows(p.Original), rows(p.Masked)
 	var names []string
 	for j, name := range p.Attributes {
 		o, m := &p.Original.Columns[j], &p.Masked.Columns[j]
-		if o.Kind != m.Kind || o.Len() < 2 {
+		if o.Kind != m.Kind || no < 2 || nm < 2 {
 			continue
 		}
 		same := func(r, i int) bool {
@@ -618,13 +628,13 @@ func (p *Pairing) Identifiers() []string {
 				return false
 			}
 			if o.Kind == Numeric {
-				return o.Values[i] == m.Values[r]
+				return closeFloat32(o.Values[i], m.Values[r])
 			}
 			return o.Levels[o.Codes[i]] == m.Levels[m.Codes[r]]
 		}
 		pairs, unchanged := 0, true
-		for r, i := range p.TrueOriginal {
-			if i < 0 {
+		for r, i := range p.TrueOriginal[:nm] {
+			if i < 0 || i >= no {
 				continue
 			}
 			if !same(r, i) {
@@ -633,24 +643,46 @@ func (p *Pairing) Identifiers() []string {
 			}
 			pairs++
 		}
-		if !unchanged || pairs < 2 {
-			continue
-		}
-		seen := make(map[string]bool, o.Len())
-		distinct := true
-		for i := range o.Len() {
-			v := o.String(i)
-			if o.Missing(i) || seen[v] {
-				distinct = false
-				break
-			}
-			seen[v] = true
-		}
-		if distinct {
+		if unchanged && pairs >= 2 && distinctValues(o, no) && distinctValues(m, nm) {
 			names = append(names, name)
 		}
 	}
 	return names
+}
+
+// closeFloat32 reports whether a and b are equal up to float32's rounding (1e-7 of the
+// larger magnitude).
+func closeFloat32(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-7*max(math.Abs(a), math.Abs(b))
+}
+
+// distinctValues reports whether the first n values of c are present and pairwise
+// different (numbers by more than float32's rounding).
+func distinctValues(c *Column, n int) bool {
+	if c.Kind == Numeric {
+		v := make([]float64, 0, n)
+		for i := range n {
+			if c.Missing(i) {
+				return false
+			}
+			v = append(v, c.Values[i])
+		}
+		slices.Sort(v)
+		for i := 1; i < len(v); i++ {
+			if closeFloat32(v[i-1], v[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	seen := make([]bool, len(c.Levels))
+	for i := range n {
+		if c.Missing(i) || seen[c.Codes[i]] {
+			return false
+		}
+		seen[c.Codes[i]] = true
+	}
+	return true
 }
 
 // DisjointCategories returns the categorical attributes on which no value of the masked

@@ -465,7 +465,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	case len(categorical) > 0:
 		r.Warnings = append(r.Warnings, fmt.Sprintf("DBRL and the worst case link on the numeric attributes only (%d of %d); the categorical ones (%s) are compared by PRL", len(dist.Pairing.Attributes), len(files.Pairing.Attributes), strings.Join(categorical, ", ")))
 	}
-	r.Warnings = append(r.Warnings, pairingWarnings(files.Pairing)...)
+	r.Warnings = append(r.Warnings, pairingWarnings(files.Pairing, a.records)...)
 	r.Warnings = append(r.Warnings, files.inputWarnings(a.records)...)
 	if w := leftOutWarning(files, a.records); w != "" {
 		r.Warnings = append(r.Warnings, w)

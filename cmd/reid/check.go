@@ -553,12 +553,12 @@ type checkReport struct {
 	Warnings    []string         `json:"warnings,omitempty"`
 }
 
-// identifierWarnings says, for each attribute that alone re-identifies every record
-// (datasets.Pairing.Identifiers), that it does: distances and PRL then link everything.
-func identifierWarnings(p *datasets.Pairing) []string {
+// identifierWarnings says, for each attribute that alone re-identifies every record of
+// the first records of each file (0: all; datasets.Pairing.Identifiers), that it does.
+func identifierWarnings(p *datasets.Pairing, records int) []string {
 	var ws []string
-	for _, a := range p.Identifiers() {
-		ws = append(ws, fmt.Sprintf("attribute %q: unchanged by the masking and different in every record: it alone re-identifies every record with a true partner (a record id? give it as --id; otherwise the release does not protect it: mask it)", a))
+	for _, a := range p.Identifiers(records) {
+		ws = append(ws, fmt.Sprintf("attribute %q: unchanged by the masking and different in every record of both files: it alone re-identifies every record with a true partner, an intruder matching it by value (a record id? give it as --id; otherwise the release does not protect it: mask it; linked on z-scores, --masked-scale original shows it where the files' scales differ)", a))
 	}
 	return ws
 }
@@ -567,8 +567,8 @@ func identifierWarnings(p *datasets.Pairing) []string {
 // (datasets.Pairing.Identifiers), that it does, and for each categorical attribute on
 // which the two files share no value (datasets.Pairing.DisjointCategories), that it is
 // spelled differently, not masked.
-func pairingWarnings(p *datasets.Pairing) []string {
-	ws := identifierWarnings(p)
+func pairingWarnings(p *datasets.Pairing, records int) []string {
+	ws := identifierWarnings(p, records)
 	for _, a := range p.DisjointCategories() {
 		ws = append(ws, fmt.Sprintf("attribute %q: no value of the masked file equals a value of the original: the same data written two ways (TRUE and true, 39.0 and 39: write it alike in both files, or PRL understates the risk), or every label recoded (global recoding, pseudonyms), which PRL's comparisons for equality cannot see through", a))
 	}
@@ -583,7 +583,7 @@ func printCheck(e *env, pf *pairFlags, f *pairedFiles, format string) error {
 		Link:            "row order",
 		IntruderRecords: p.Original.Rows(),
 		Dropped:         f.Original.Dropped,
-		Warnings:        pairingWarnings(p),
+		Warnings:        pairingWarnings(p, 0),
 	}
 	if *pf.id != "" {
 		r.Link = "id column " + *pf.id

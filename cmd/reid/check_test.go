@@ -514,7 +514,7 @@ func TestIdentifierColumnWarned(t *testing.T) {
 	dir := t.TempDir()
 	orig := writeCSV(t, dir, "o.csv", "serial,a,b\n101,1,2\n102,3,4\n103,5,1\n104,2,2\n")
 	masked := writeCSV(t, dir, "m.csv", "serial,a,b\n101,1.1,2.2\n102,3.2,4.1\n103,5.3,1.2\n104,2.1,2.3\n")
-	want := `attribute "serial": unchanged by the masking and different in every record: it alone re-identifies every record`
+	want := `attribute "serial": unchanged by the masking and different in every record of both files: it alone re-identifies every record`
 	for _, args := range [][]string{{"check", orig, masked}, {"link", orig, masked}} {
 		code, out, _ := runReid(t, args...)
 		if code != exitOK || !strings.Contains(out, want) {
@@ -522,6 +522,18 @@ func TestIdentifierColumnWarned(t *testing.T) {
 		}
 		if code, out, _ := runReid(t, args[0], "--attrs", "a,b", orig, masked); code != exitOK || strings.Contains(out, "unchanged by the masking") {
 			t.Errorf("%s --attrs a,b: exit %d, warned:\n%s", args[0], code, out)
+		}
+	}
+	// Unchanged in the first two records only: the warning is of the records linked
+	// (--records 2), not of the whole files (it was computed on the whole files).
+	partly := writeCSV(t, dir, "p.csv", "serial,a,b\n101,1.1,2.2\n102,3.2,4.1\n113,5.3,1.2\n114,2.1,2.3\n")
+	for _, tc := range []struct {
+		records string
+		warns   bool
+	}{{"0", false}, {"2", true}} {
+		code, out, _ := runReid(t, "link", "--records", tc.records, orig, partly)
+		if code != exitOK || strings.Contains(out, want) != tc.warns {
+			t.Errorf("link --records %s: exit %d, warned %v, want %v:\n%s", tc.records, code, strings.Contains(out, want), tc.warns, out)
 		}
 	}
 }

@@ -57,8 +57,9 @@ and 2-additive μ), OWA ⊂ Choquet (symmetric μ). For bilinear, choquet2 and c
 learn first learns the families below (--hierarchy=false skips this), each with a quarter
 of --time-limit or --work-limit (2 minutes without either: they are warm starts, whose
 proofs on files with many near ties would never end; the requested family's own search
-gets what they leave) and started from those learned before it (choquet2 from
-WM and OWA), starts the search from their optima, and checks the invariants
+gets what they leave) and started from those learned before it that it contains
+(choquet2 from WM only: an OWA is no 2-additive measure in general), starts the search
+from their optima, and checks the invariants
 Reid(Choquet) ≥ max(Reid(WM), Reid(OWA), Reid(choquet2)), Reid(choquet2) ≥ Reid(WM) and
 Reid(bilinear) ≥ Reid(WM) on every proven bound: a violation is an internal error (exit 3).
 

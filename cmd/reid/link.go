@@ -142,7 +142,7 @@ linked record:` + recordsOutHelp + prlHelp,
 				report.ReleasedSample = files.releasedSample()
 				report.MaskedScale = files.maskedScaleInput()
 				report.Warnings = append(report.Warnings, files.inputWarnings(*records)...)
-				report.Warnings = append(report.Warnings, identifierWarnings(files.Pairing)...)
+				report.Warnings = append(report.Warnings, identifierWarnings(files.Pairing, *records)...)
 				return writeResults(e, *out, func(w io.Writer) error {
 					if *format == "json" {
 						return writeJSON(w, report)

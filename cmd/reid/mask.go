@@ -185,10 +185,12 @@ func (l *loadFlags) options() (datasets.LoadOptions, error) {
 		return opts, usagef("--missing must be error or keep, not %q", *l.missing)
 	}
 	for _, item := range splitList(*l.types) {
-		name, kind, ok := strings.Cut(item, ":")
-		if !ok {
+		// At the last colon: a type has none, a column name may (a:b:categorical).
+		cut := strings.LastIndex(item, ":")
+		if cut < 0 {
 			return opts, usagef("--types entry %q is not name:type", item)
 		}
+		name, kind := item[:cut], item[cut+1:]
 		k, err := datasets.ParseKind(kind)
 		if err != nil {
 			return opts, usagef("--types: %v", err)

@@ -568,3 +568,23 @@ func TestMaskMissingOutsideAttrs(t *testing.T) {
 		t.Errorf("keep: exit %d: %s", code, stderr)
 	}
 }
+
+// --types cuts an entry at its last colon: a column named a:b is typed a:b:categorical,
+// which the pram hint suggests (it was read as column "a" of type "b:categorical").
+func TestTypesNameWithColon(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("id,\"a:b\"\n")
+	for i := range 20 {
+		fmt.Fprintf(&b, "%d,%d\n", i+1, i%4)
+	}
+	in := writeCSV(t, dir, "in.csv", b.String())
+	out := filepath.Join(dir, "out.csv")
+	code, _, stderr := runReid(t, "mask", "--method", "pram", "--p", "10", "--attrs", "a:b", "--out", out, in)
+	if code != exitInput || !strings.Contains(stderr, "(--types a:b:categorical reads it as categories)") {
+		t.Fatalf("numeric a:b: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := runReid(t, "mask", "--method", "pram", "--p", "10", "--attrs", "a:b", "--types", "a:b:categorical", "--out", out, in); code != exitOK {
+		t.Errorf("--types a:b:categorical: exit %d, %q", code, stderr)
+	}
+}

@@ -306,7 +306,7 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	if r.Warning != "" {
 		r.Warnings = append(r.Warnings, r.Warning)
 	}
-	r.Warnings = append(r.Warnings, pairingWarnings(files.Pairing)...)
+	r.Warnings = append(r.Warnings, pairingWarnings(files.Pairing, o.records)...)
 	r.Warnings = append(r.Warnings, files.inputWarnings(o.records)...)
 	if !slices.ContainsFunc(comps, func(c prlComparison) bool { return c.Rule != "equal" }) {
 		// The numeric rules were asked for (--rank 5 on categorical files), and apply to
