@@ -499,6 +499,9 @@ func TestErrorsNameTheFlags(t *testing.T) {
 		{[]string{"describe", gap}, "--missing keep", ""},
 		{[]string{"check", flat, flat}, `column "a": constant column (--drop-constant leaves it out): every value is 1`, ""},
 		{[]string{"mask", "--method", "mdav", "--k", "2", "--missing", "keep", "--out", filepath.Join(dir, "m.csv"), gap}, "which mdav cannot mask", "--missing keep"},
+		// A column of numbers in one file and of labels in the other; pram on numbers.
+		{[]string{"link", full, writeCSV(t, dir, "labels.csv", "a,b\nx,2\ny,3\nz,5\nw,1\n")}, `column "a": the files have different attributes: numeric in ` + full + `, categorical here (--types a:numeric or a:categorical reads both files alike)`, ""},
+		{[]string{"mask", "--method", "pram", "--p", "10", "--out", filepath.Join(dir, "p.csv"), full}, "no categorical column to mask (--types NAME:categorical reads a column of codes as categories)", ""},
 	} {
 		code, _, stderr := runReid(t, tc.args...)
 		if code != exitInput || !strings.Contains(stderr, tc.want) || tc.dont != "" && strings.Contains(stderr, tc.dont) {

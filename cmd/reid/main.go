@@ -231,6 +231,10 @@ func flagHints(err error, name string, fs *flag.FlagSet) error {
 	case ie.Err == datasets.ErrMissingValue && m != nil && m.Value.String() == "error":
 		// DBRL and the worst case: --missing keep would end in their own refusal.
 		ie.Err = hintedError{datasets.ErrMissingValue, "missing value (the distances need a number in every record: leave the column out with --attrs, or impute it; --missing keep reads it for PRL and uniqueness only)"}
+	case ie.Err == datasets.ErrSchemaMismatch && ie.Column != "" && fs.Lookup("types") != nil:
+		// A column read as numbers in one file and as labels in the other (CSV infers
+		// each file's types): one --types entry reads both alike.
+		ie.Detail += fmt.Sprintf(" (--types %s:numeric or %s:categorical reads both files alike)", ie.Column, ie.Column)
 	case ie.Err == datasets.ErrConstantColumn && fs.Lookup("drop-constant") != nil:
 		ie.Err = hintedError{datasets.ErrConstantColumn, "constant column (--drop-constant leaves it out)"}
 	}

@@ -340,7 +340,11 @@ func (m *maskJob) apply(tab *datasets.Table) (*maskSummary, error) {
 			}
 		}
 		if len(attrs) == 0 {
-			return nil, &datasets.InputError{File: tab.Source, Err: fmt.Errorf("no %s column to mask", want)}
+			hint := ""
+			if want == datasets.Categorical {
+				hint = " (--types NAME:categorical reads a column of codes as categories)"
+			}
+			return nil, &datasets.InputError{File: tab.Source, Err: fmt.Errorf("no %s column to mask%s", want, hint)}
 		}
 	}
 	sel, err := tab.Select(attrs)
