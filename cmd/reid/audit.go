@@ -62,7 +62,7 @@ that the masked file has too, but the id (a warning names the ones left out), un
               whenever a sample unique exists, undefined without one: reid uniqueness
               --weights estimates it from sampling weights)
 
-With --missing keep, PRL compares a missing value as a level of weight 0 and uniqueness
+With --missing keep, PRL leaves a missing value out of its comparison (weight 0) and uniqueness
 counts it as a category of its own; DBRL and the worst case need numbers, so a missing
 value in a numeric attribute is an error naming it (leave that attribute out with
 --attrs, or impute it).

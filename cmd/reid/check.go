@@ -308,7 +308,7 @@ func distanceUse() numericUse {
 	return numericUse{
 		what:        "distance-based linkage (DBRL and the learned distances)",
 		categorical: "choose numeric ones with --attrs, or use reid link --method prl, which compares categories",
-		missing:     "leave the column out with --attrs, or use reid link --method prl (a missing value is a level of its own)",
+		missing:     "leave the column out with --attrs, or use reid link --method prl (a missing value weighs 0 there)",
 	}
 }
 

@@ -43,11 +43,21 @@ dual certifies it optimal over all compared pairs.
 means and sds, and missing values share one. A --block that leaves no pair, or too few,
 to fit the model is an error naming it.
 Comparison:
-  --quantiles Q1,Q2   numeric bands on |dz| at these exact quantiles of all pairs (0.01,0.1)
+  --quantiles Q1,Q2   numeric bands on |dz| at these exact quantiles of all pairs (0.01,0.1;
+                      nearest rank: the ⌈qN⌉-th smallest |dz| of the N pairs compared;
+                      a level holds |dz| ≤ its threshold)
   --bands T1,T2       numeric bands at these |dz| thresholds instead
-  --rank P1[,P2]      rank-window rule (agree when ranks differ by at most P % of n) for
-                      every numeric attribute, for rank-swapped files
-  categorical attributes agree when equal; a missing value is its own level, of weight 0.
+  --rank P1[,P2]      rank-window rule (agree when ranks differ by at most ⌊P % of n⌋, n
+                      the records linked) for every numeric attribute, for rank-swapped
+                      files; ranks within each file's records linked (under --records the
+                      first N), tied values sharing the interval of their ranks, and two
+                      values' distance the gap between their intervals
+  categorical attributes agree when equal; a missing value is left out of its
+  attribute's comparison (weight 0; no level of m and u).
+  m and u are floored at 1e-6 and renormalised (a level no pair shows would otherwise
+  give an infinite weight). The error rates behind the thresholds are estimated over the
+  pairs compared: with EM from each pattern's posterior probability of being a match or
+  not, with --supervised as the shares of the true and false pairs.
   dz is the difference of the two values divided by the original's standard deviation
   (both files on the original's scale), so equal values differ by exactly 0.
 --quantiles, --bands and --rank exclude one another, --supervised excludes --estimate-p
