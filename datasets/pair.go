@@ -46,6 +46,9 @@ var (
 type IntruderIDError struct {
 	ID           string
 	Index, First int
+	// FirstID is the earlier entry as listed: another text of the same id where ids
+	// match by value (01 and 1).
+	FirstID string
 	// Original and Column are the original file (Table.Source) and the id column.
 	Original, Column string
 	Err              error
@@ -53,6 +56,9 @@ type IntruderIDError struct {
 
 func (e *IntruderIDError) Error() string {
 	if errors.Is(e.Err, ErrDuplicateID) {
+		if e.FirstID != "" && e.FirstID != e.ID {
+			return fmt.Sprintf("intruder id %s is listed more than once (as %s: ids of a numeric column match by value)", strconv.Quote(e.ID), strconv.Quote(e.FirstID))
+		}
 		return fmt.Sprintf("intruder id %s is listed more than once", strconv.Quote(e.ID))
 	}
 	return fmt.Sprintf("intruder id %s is not in the original file %s (column %s)",
@@ -284,7 +290,7 @@ func (p *Pairing) linkByID(original, masked *Table, opts PairOptions) error {
 					Err: ErrNotInOriginal}
 			}
 			if first, dup := listed[r]; dup {
-				return &IntruderIDError{ID: v, Index: k, First: first, Original: original.Source, Column: opts.ID,
+				return &IntruderIDError{ID: v, Index: k, First: first, FirstID: opts.IntruderIDs[first], Original: original.Source, Column: opts.ID,
 					Err: ErrDuplicateID}
 			}
 			listed[r] = k

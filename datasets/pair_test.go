@@ -346,7 +346,7 @@ func TestPairIntruderIDErrors(t *testing.T) {
 		message  string
 	}{
 		{"repeated id", []string{"q", "p", "q", "r"}, 0,
-			&IntruderIDError{ID: "q", Index: 2, First: 0, Original: "o.csv", Column: "id", Err: ErrDuplicateID}, ErrDuplicateID,
+			&IntruderIDError{ID: "q", Index: 2, First: 0, FirstID: "q", Original: "o.csv", Column: "id", Err: ErrDuplicateID}, ErrDuplicateID,
 			`intruder id "q" is listed more than once`},
 		{"id not in the original", []string{"p", "zz", "q"}, 0,
 			&IntruderIDError{ID: "zz", Index: 1, First: -1, Original: "o.csv", Column: "id", Err: ErrNotInOriginal}, ErrNotInOriginal,

@@ -120,6 +120,9 @@ func TestCheckBadInput(t *testing.T) {
 		// Rows are the ids file's lines, blank lines counted.
 		{"intruder id listed twice", []string{"--id", "id", "--intruder-ids", writeCSV(t, dir, "dup.txt", "3\n\n1\n\n3\n"), orig, orig},
 			[]string{filepath.Join(dir, "dup.txt") + `, row 5: intruder id "3" is listed more than once: first in row 1`}},
+		// 01 after 1 in a numeric id column: the message did not say why it is the same.
+		{"intruder id listed twice by value", []string{"--id", "id", "--intruder-ids", writeCSV(t, dir, "dup01.txt", "1\n01\n"), orig, orig},
+			[]string{filepath.Join(dir, "dup01.txt") + `, row 2: intruder id "01" is listed more than once (as "1": ids of a numeric column match by value): first in row 1`}},
 		{"intruder id not in the original", []string{"--id", "id", "--intruder-ids", writeCSV(t, dir, "unknown.txt", "3\n\n1\n99\n"), orig, orig},
 			[]string{filepath.Join(dir, "unknown.txt") + `, row 4: intruder id "99" is not in the original file ` + orig + ` (column "id")`}},
 		// An explicit 0 is out of range, not the flag's "unset" (it kept every record).
@@ -317,7 +320,7 @@ func TestIntruderIDsFileForms(t *testing.T) {
 	}
 	ids := writeCSV(t, dir, "ids.txt", "3\n1\n3.0\n")
 	code, _, stderr := runReid(t, "check", "--id", "id", "--intruder-ids", ids, orig, orig)
-	expectInputError(t, code, stderr, ids+`, row 3: intruder id "3.0" is listed more than once: first in row 1`)
+	expectInputError(t, code, stderr, ids+`, row 3: intruder id "3.0" is listed more than once (as "3": ids of a numeric column match by value): first in row 1`)
 }
 
 // TestCheckReleasedSample: check on a masked file holding 3 of the original's 6 records
