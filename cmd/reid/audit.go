@@ -990,10 +990,23 @@ func prepareOutDir(dir string, inputs []string) error {
 	if err := checkWritable("out", filepath.Join(dir, "report.json"), dir); err != nil {
 		return err
 	}
+	// Found now, not by the write after the whole search: a report path that is an input,
+	// a directory, or a symbolic link into a directory that does not exist.
 	for _, name := range auditReportNames() {
 		path := filepath.Join(dir, name)
 		if in, same := sameFileAs(path, inputs); same {
 			return usagef("--out %s: its %s is the input file %s: it would be overwritten", dir, name, in)
+		}
+		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+			return usagef("--out %s: its %s is a directory", dir, name)
+		}
+		if target, err := os.Readlink(path); err == nil {
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(dir, target)
+			}
+			if fi, err := os.Stat(filepath.Dir(target)); err != nil || !fi.IsDir() {
+				return usagef("--out %s: its %s is a symbolic link to %s, whose directory does not exist", dir, name, target)
+			}
 		}
 	}
 	for _, name := range auditReportNames() {
@@ -1002,10 +1015,6 @@ func prepareOutDir(dir string, inputs []string) error {
 			path = target
 		}
 		fi, err := os.Lstat(path)
-		if err == nil && fi.IsDir() {
-			// Found now, not by the rename after the whole search.
-			return usagef("--out %s: its %s is a directory", dir, name)
-		}
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}

@@ -1655,6 +1655,17 @@ func TestAuditReportPathIsDirectory(t *testing.T) {
 	if code != exitInput || !strings.Contains(stderr, "its report.html is a directory") {
 		t.Errorf("exit %d, %q; want %d and the directory named", code, stderr, exitInput)
 	}
+	// A symbolic link into a directory that does not exist: found before the work too
+	// (it failed when the report was written).
+	out2 := t.TempDir()
+	if err := os.Symlink(filepath.Join(out2, "gone", "r.md"), filepath.Join(out2, "report.md")); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runReid(t, "audit", "--records", "40", "--work-limit", "0.1", "--out", out2, orig, swap)
+	if code != exitInput || !strings.Contains(stderr, "its report.md is a symbolic link to "+filepath.Join(out2, "gone", "r.md")+", whose directory does not exist") ||
+		strings.Contains(stderr, "worst case wm") {
+		t.Errorf("dangling link: exit %d, %q; want %d before the work", code, stderr, exitInput)
+	}
 	var buf bytes.Buffer
 	late := fmt.Errorf("writing: %w", &os.LinkError{Op: "rename", Old: "a.tmp", New: "a", Err: syscall.EEXIST})
 	if code := report(late, &command{Name: "audit"}, &env{stderr: &buf}); code != exitInput {
