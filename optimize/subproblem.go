@@ -309,8 +309,16 @@ func (sv *solver) solveSub() outcome {
 			if st == clp.PrimalInfeasible && !sv.timeUp() {
 				// Still infeasible without a certificate that verifies (its gap within
 				// 1e-9 of the terms' scale: large features, a Choquet measure's, and the
-				// best margin near ε): the rows at ε themselves may decide it.
-				return sv.atEpsilon()
+				// best margin near ε): the rows at ε themselves may decide it; else the
+				// decision is given up, its node's bound kept.
+				if o, decided := sv.decideAtEpsilon(); decided {
+					return o
+				}
+				if sv.timeUp() {
+					return aborted
+				}
+				sv.lastGiveUp = giveUpUnverified
+				return stalled
 			}
 			return sv.notDecided(sv.sub)
 		}
@@ -362,27 +370,11 @@ func (sv *solver) solveSub() outcome {
 	}
 }
 
-// atEpsilon decides the active records with their rows imposed at ε itself, where the
-// LP at a threshold above ε was infeasible but gave no certificate that verifies: a
-// verified certificate there is the proof (infeasible), a θ there that links every
-// active record at ε settles it the other way (feasible); otherwise the decision is given
-// up (stalled), its node's bound kept.
-func (sv *solver) atEpsilon() outcome {
-	if o, decided := sv.decideAtEpsilon(); decided {
-		return o
-	}
-	if sv.timeUp() {
-		return aborted
-	}
-	sv.lastGiveUp = giveUpUnverified
-	return stalled
-}
-
 // decideAtEpsilon solves the subproblem with its rows at ε itself: infeasible with a
 // verified certificate there (sv.ray, the proof), feasible when its θ links every active
 // record at ε (every competitor, as linkedSet counts: a margin equal to ε), aborted at the
 // limit (under a work limit the pass runs only if its work fits, as solveSub's check);
-// decided is false otherwise. The threshold stays at ε: solveSub, its only caller,
+// decided is false otherwise. The threshold stays at ε: solveSub, its caller,
 // restores ε + lpSlack when it returns (a θ of the main loop at ε would not be above it).
 func (sv *solver) decideAtEpsilon() (o outcome, decided bool) {
 	sv.setThreshold(sv.eps)

@@ -662,7 +662,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		r.WorstCase = append(r.WorstCase, *noChoquet)
 	}
 	if ns := notStarted(r.WorstCase); len(ns) > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("worst_case_reid_bound is 1: %s never started (interrupted), and nothing bounds what %s could re-identify", strings.Join(ns, ", "), map[bool]string{true: "it", false: "they"}[len(ns) == 1]))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("worst_case_reid_bound is 1: nothing bounds the families never started (interrupted): %s", strings.Join(ns, ", ")))
 	}
 	if err := optimize.CheckHierarchy(learned); err != nil {
 		return nil, err // a wrong proof: an internal error (exit 3)
