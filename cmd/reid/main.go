@@ -8,7 +8,7 @@
 // Run "reid help" for the list of commands and "reid help <command>" for one command.
 // Exit codes: 0 ok, 1 policy violated, 2 usage, input or output error (such as a full
 // disk), 3 internal error, 130 interrupted (reid learn, audit and bench: the best results
-// found were written).
+// found were written; any command whose output files were being written: they are whole).
 package main
 
 import (
@@ -69,6 +69,9 @@ type env struct {
 	// notify, when set, relays the interrupt signals to c (signal.Notify in main; tests
 	// send on c themselves).
 	notify func(c chan<- os.Signal)
+	// heldSignal is the signal that came while writeHeld wrote the outputs, if any: the
+	// run ends with exit 130 once the command is done, as the signal asked.
+	heldSignal os.Signal
 }
 
 // errWriter passes writes on to w until one fails, then keeps that error and returns it
@@ -137,6 +140,15 @@ func (i *interruptedError) Error() string {
 	return fmt.Sprintf("%v: stopped early; the results written are the best found, not proven", i.sig)
 }
 
+// heldSignalError means a signal came while the outputs were written and was held until
+// they were whole (see writeHeld): the command did all its work, and the run ends with
+// exit code 130, as a script that sent the signal expects of a run it stopped.
+type heldSignalError struct{ sig os.Signal }
+
+func (h *heldSignalError) Error() string {
+	return fmt.Sprintf("%v while the output was written: it is whole; exit 130 as asked", h.sig)
+}
+
 // policyError means the inputs were fine but violate the user's policy: exit code 1.
 type policyError struct{ violations []string }
 
@@ -197,6 +209,9 @@ func run(args []string, e *env) int {
 		return exitInput
 	}
 	err = flagHints(runCmd(positional), cmd.Name, fs)
+	if err == nil && e.heldSignal != nil {
+		err = &heldSignalError{e.heldSignal}
+	}
 	if werr := stdout.Err(); werr != nil && (err == nil || isVerdict(err)) {
 		// A verdict (policy violated, interrupted) would say the results were written.
 		err = werr
@@ -259,8 +274,9 @@ func report(err error, cmd *command, e *env) int {
 	var ie *datasets.InputError
 	var pe *policyError
 	var xe *interruptedError
+	var he *heldSignalError
 	switch {
-	case errors.As(err, &xe):
+	case errors.As(err, &xe), errors.As(err, &he):
 		fmt.Fprintf(e.stderr, "reid %s: %v\n", cmd.Name, err)
 		return exitInterrupted
 	case errors.As(err, &pe):
@@ -386,8 +402,9 @@ func holdSignals(e *env) (release func() os.Signal) {
 // writeHeld runs write, which writes output files (each to a temporary file renamed into
 // place), with SIGINT and SIGTERM held: a command killed between the two left its
 // temporary file behind (a tester's Ctrl-C two seconds into reid mask's 28 MB of output
-// left .out.csv.tmpN). A signal that came meanwhile is told once the files are whole;
-// the command then ends as it would have.
+// left .out.csv.tmpN). A signal that came meanwhile is kept in e.heldSignal: the command
+// finishes (its summary is a few lines) and the run then exits 130, not 0: the signal
+// asked it to stop, and a script that sent it must not read a normal end.
 //
 // Outputs that are not regular files (a named pipe, /dev/stdout) are written directly
 // and may block until a reader comes: no hold then, so that a signal still stops them.
@@ -401,8 +418,8 @@ func writeHeld(e *env, paths []string, write func() error) error {
 	}
 	held := holdSignals(e)
 	err := write()
-	if s := held(); s != nil && err == nil {
-		fmt.Fprintf(e.stderr, "reid: %v while the output was written: it is whole\n", s)
+	if s := held(); s != nil && e.heldSignal == nil {
+		e.heldSignal = s
 	}
 	return err
 }
@@ -722,7 +739,7 @@ The commands are:
 Use "reid help <command>" for more information about a command.
 Exit codes: 0 ok, 1 policy violated, 2 usage, input or output error (such as a full
 disk), 3 internal error, 130 interrupted (learn, audit, bench: after writing their best
-results).
+results; any command whose output files were being written: after finishing them).
 `)
 }
 

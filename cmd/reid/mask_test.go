@@ -360,15 +360,16 @@ func TestMaskRefusesNonFinite(t *testing.T) {
 
 // TestMaskWriteHoldsSignals: an interrupt while the masked file is written waits for it
 // (here notify sends one as soon as it is asked for, which only the hold does): the
-// file is whole, no temporary file is left, and stderr says so.
+// file is whole, no temporary file is left, stderr says so, and the run exits 130 as the
+// signal asked (it exited 0, which a script that sent SIGTERM reads as a normal end).
 func TestMaskWriteHoldsSignals(t *testing.T) {
 	dir := t.TempDir()
 	orig := writeCSV(t, dir, "o.csv", "a,b\n1,5\n3,2\n2,8\n5,4\n")
 	out := filepath.Join(dir, "m.csv")
 	var stdout, stderr bytes.Buffer
 	e := &env{stdout: &stdout, stderr: &stderr, notify: func(c chan<- os.Signal) { c <- os.Interrupt }}
-	if code := run([]string{"mask", "--method", "noise", "--p", "10", "--seed", "1", "--out", out, orig}, e); code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+	if code := run([]string{"mask", "--method", "noise", "--p", "10", "--seed", "1", "--out", out, orig}, e); code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "interrupt while the output was written: it is whole") {
 		t.Errorf("stderr %q does not tell of the interrupt", stderr.String())
