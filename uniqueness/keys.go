@@ -24,8 +24,11 @@ var (
 	ErrWeightBelowOne = errors.New("sampling weight below 1 (a sampled record stands for at least itself)")
 	ErrBadFraction    = errors.New("sampling fraction must be in (0, 1]")
 	ErrWeightsAndPi   = errors.New("give sampling weights or a sampling fraction, not both")
-	ErrTooManyRows    = errors.New("more than 2^31-1 records in the sample and population together")
-	ErrKeyNotAllowed  = errors.New("a key attribute cannot also be sensitive or the weight")
+	// ErrWeightSum is a set of sampling weights whose sum, the population size they
+	// estimate, passes the largest float64 (about 1.8e308).
+	ErrWeightSum     = errors.New("the sampling weights' sum passes 1.8e308 here")
+	ErrTooManyRows   = errors.New("more than 2^31-1 records in the sample and population together")
+	ErrKeyNotAllowed = errors.New("a key attribute cannot also be sensitive or the weight")
 	// ErrPopulationTooSmall is wrapped by PopulationError.
 	ErrPopulationTooSmall = errors.New("the population must contain the sample")
 	// ErrBadCode is a category code outside a categorical column's levels (a table built

@@ -321,7 +321,7 @@ func (c *Classes) estimate(model string, class func(j int) (risk, pu float64)) *
 }
 
 // sampleWeights returns the weight column, checking every weight is present, finite and
-// at least 1.
+// at least 1, and that their sum, the population size they estimate, is finite.
 func sampleWeights(t *datasets.Table, name string) ([]float64, error) {
 	c := t.Column(name)
 	if c == nil {
@@ -334,6 +334,7 @@ func sampleWeights(t *datasets.Table, name string) ([]float64, error) {
 		return nil, &datasets.InputError{File: t.Source, Column: name, Err: ErrColumnLength,
 			Detail: fmt.Sprintf("%d values, %d missing flags for %d records", c.Len(), len(c.Valid), t.Rows())}
 	}
+	sum := 0.0
 	for i, w := range c.Values {
 		if c.Missing(i) {
 			return nil, &datasets.InputError{File: t.Source, Column: name, Row: i + 1, Err: ErrMissingWeight}
@@ -345,6 +346,12 @@ func sampleWeights(t *datasets.Table, name string) ([]float64, error) {
 		// Below 1, n/Σw and p_j = f_j/Σ_{i∈j} w_i could exceed 1: not a probability.
 		if w < 1 {
 			return nil, &datasets.InputError{File: t.Source, Column: name, Row: i + 1, Err: ErrWeightBelowOne,
+				Detail: fmt.Sprint(w)}
+		}
+		// An infinite sum made n/Σw zero, and the weighted estimators were skipped as
+		// if no weights were given.
+		if sum += w; math.IsInf(sum, 1) {
+			return nil, &datasets.InputError{File: t.Source, Column: name, Row: i + 1, Err: ErrWeightSum,
 				Detail: fmt.Sprint(w)}
 		}
 	}

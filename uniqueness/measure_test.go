@@ -576,6 +576,29 @@ func TestSampleWeightsAtLeastOne(t *testing.T) {
 	}
 }
 
+// Weights of 1e308 each pass float64's range in their sum: n/Σw was 0, and the weighted
+// estimators were skipped as if no weights were given (the report named the weights and
+// printed the sample-frequency model; its text form crashed). An error naming the row
+// where the sum overflows. A sampling fraction of 1e-200 is fine: every estimate finite.
+func TestSampleWeightsSumOverflow(t *testing.T) {
+	tab := loadCSV(t, "w.csv", "A,B,w\nx,1,1e308\nx,1,1e308\ny,1,5\n")
+	_, err := Measure(tab, Options{Keys: handKeys, Weights: "w"})
+	want := tab.Source + `: column "w", row 2: the sampling weights' sum passes 1.8e308 here: 1e+308`
+	if !errors.Is(err, ErrWeightSum) || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	tab = loadCSV(t, "f.csv", "A,B\nx,1\nx,2\ny,1\ny,1\nz,3\n")
+	r, err := Measure(tab, Options{Keys: handKeys, Fraction: 1e-200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range r.Estimates {
+		if math.IsNaN(e.ExpectedReidentifications) || math.IsNaN(e.MaxRisk) {
+			t.Errorf("%s: expected %v, max risk %v, want numbers", e.Model, e.ExpectedReidentifications, e.MaxRisk)
+		}
+	}
+}
+
 // A missing sampling weight is an error whatever the missing-value policy: the table is
 // loaded under MissingKeep, so the message must not send the user to choose one. It is
 // still a datasets.ErrMissingValue for errors.Is.

@@ -88,11 +88,17 @@ func PoissonInverseMoment(f int, nu float64) float64 {
 	if f == 1 {
 		return -math.Expm1(-nu) / nu
 	}
+	if math.IsInf(nu, 1) {
+		return 0 // the limit: a class of an infinite population
+	}
 	if nu > 1e5 {
 		// Taylor expansion of 1/X about m = E[X] = f+ν with the central moments of
-		// Poisson(ν) (ν, ν, 3ν²+ν): relative error below 15/ν³.
-		m := float64(f) + nu
-		return 1/m + nu/(m*m*m) - nu/(m*m*m*m) + (3*nu*nu+nu)/(m*m*m*m*m)
+		// Poisson(ν) (ν, ν, 3ν²+ν): relative error below 15/ν³. In powers of r = 1/m
+		// and q = ν/m ≤ 1, whose products do not overflow as m³ and 3ν² do past 1e102
+		// (a sampling fraction of 1e-200 made NaN).
+		r := 1 / (float64(f) + nu)
+		q := nu * r
+		return r + q*r*r - q*r*r*r + (3*q*q+q*r)*r*r*r
 	}
 	// Σ_g P(G=g)/(f+g), summed outwards from the mode in log space (e^{−ν} underflows for
 	// ν > 745). The pmf at the mode carries the rounding of lgamma (relative ν·1e-16), so

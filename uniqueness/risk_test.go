@@ -115,8 +115,19 @@ func TestPoisson(t *testing.T) {
 	series := PoissonInverseMoment(4, 1e5)
 	m := 4 + 1e5 + 1e-9
 	expansion := 1/m + 1e5/(m*m*m) - 1e5/(m*m*m*m) + (3e10+1e5)/(m*m*m*m*m)
-	if got := PoissonInverseMoment(4, 1e5+1e-9); math.Abs(got-series)/series > 1e-13 || math.Abs(got-expansion) > 0 {
+	if got := PoissonInverseMoment(4, 1e5+1e-9); math.Abs(got-series)/series > 1e-13 || math.Abs(got-expansion)/expansion > 1e-15 {
 		t.Errorf("ν = 1e5: expansion %v, series %v", got, series)
+	}
+	// Past ν ≈ 1e102, m³ and 3ν² overflow: the expansion made Inf/Inf = NaN (a sampling
+	// fraction of 1e-200). E[1/(f+G)] ≈ 1/(f+ν) there, and 0 in the limit ν = +Inf.
+	for _, nu := range []float64{1e102, 1e200, math.MaxFloat64} {
+		want := 1 / (2 + nu)
+		if got := PoissonInverseMoment(2, nu); !(math.Abs(got-want) <= 1e-12*want) {
+			t.Errorf("ν = %g: %v, want ≈ %v", nu, got, want)
+		}
+	}
+	if got := PoissonInverseMoment(2, math.Inf(1)); got != 0 {
+		t.Errorf("ν = +Inf: %v, want 0", got)
 	}
 	if got := PoissonUniqueProbability(6); got != math.Exp(-6) {
 		t.Errorf("P(F=1|f=1) = %v", got)
