@@ -1,6 +1,9 @@
 package datasets
 
 import (
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"math"
@@ -522,6 +525,41 @@ func TestContentMatchesName(t *testing.T) {
 		}
 		return p
 	}
+	writeBytes := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	gzipped := func(src string) []byte {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		w := gzip.NewWriter(&buf)
+		if _, err := w.Write(b); err != nil || w.Close() != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	zipped := func(src string) []byte {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		w := zip.NewWriter(&buf)
+		f, err := w.Create("data.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write(b); err != nil || w.Close() != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
 	for _, c := range []struct {
 		path string
 		want []string // in the error; nil: loads
@@ -535,6 +573,11 @@ func TestContentMatchesName(t *testing.T) {
 		// A CSV header may begin like a magic number: text is text.
 		{writeText("par1.csv", "PAR1,ARROW1,x\n1,2,3\n4,5,6\n"), nil},
 		{copyAs(arrowFile, "file.arrows"), nil},
+		// A compressed file named .csv was read as CSV: "bare \" in non-quoted-field".
+		{writeBytes("gz.csv", gzipped(csvPath)), []string{"gz.csv", "name says csv", "gzip-compressed file: decompress it first"}},
+		{writeBytes("zip.csv", zipped(csvPath)), []string{"zip.csv", "a zip file: decompress it first"}},
+		{writeBytes("gz.parquet", gzipped(pq)), []string{"gz.parquet", "gzip-compressed"}},
+		{writeText("bzh.csv", "BZh,x\n1,2\n3,4\n"), nil},
 	} {
 		got, err := Load(c.path, LoadOptions{})
 		if c.want == nil {

@@ -86,6 +86,11 @@ func checkContent(f *os.File, format Format) error {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
+	if c := compression(head[:n]); c != "" {
+		// Read as CSV, a gzip file was a "bare quote" on row 1 and a zip one "wrong number
+		// of fields": the reader would need it unpacked.
+		return fmt.Errorf("%w: the name says %s, but it is a %s file: decompress it first", ErrFormatMismatch, format, c)
+	}
 	got := contentFormat(head[:n])
 	if format == FormatCSV && looksText(head[:n]) {
 		got = FormatAuto // a CSV header may begin "PAR1," (parent 1): binary files are not text
@@ -104,6 +109,31 @@ func checkContent(f *os.File, format Format) error {
 		return fmt.Errorf("%w: the name says CSV, but it is a binary %s file: name it %s", ErrFormatMismatch, got, extensionOf(got))
 	}
 	return fmt.Errorf("%w: the name says %s, but it is %s %s file: name it %s", ErrFormatMismatch, format, article(got.String()), got, extensionOf(got))
+}
+
+// compression names the compressed or archive format head starts with (its magic bytes:
+// RFC 1952 for gzip, PKWARE's APPNOTE for zip, RFC 8878 for zstd, the xz and bzip2 file
+// formats), or "" for none of them.
+func compression(head []byte) string {
+	for _, m := range []struct {
+		magic []byte
+		name  string
+	}{
+		{[]byte{0x1f, 0x8b}, "gzip-compressed"},
+		{[]byte("PK\x03\x04"), "zip"},
+		{[]byte{0x28, 0xb5, 0x2f, 0xfd}, "zstd-compressed"},
+		{[]byte{0xfd, '7', 'z', 'X', 'Z', 0x00}, "xz-compressed"},
+		// "BZh", the block size 1-9 and the first block's magic 0x314159265359.
+		{[]byte("BZh"), "bzip2-compressed"},
+	} {
+		if bytes.HasPrefix(head, m.magic) {
+			if m.name == "bzip2-compressed" && !(len(head) >= 8 && head[3] >= '1' && head[3] <= '9' && string(head[4:8]) == "1AY&") {
+				continue // a CSV header may begin "BZh"
+			}
+			return m.name
+		}
+	}
+	return ""
 }
 
 // article is "an" before a word that starts with a vowel ("an arrow file"), else "a".
