@@ -44,7 +44,11 @@ column, or every categorical column for pram):
 
 --k (default 3) must be at least 2. --p has no default: it is required (except for pram
 with --matrix) and must be above 0, at most 100 for rankswap and pram. k = 1 or p = 0
-would write the input unchanged, as would a rankswap p whose window is under one rank.
+would write the input unchanged, as would a rankswap p whose window is under one rank
+or an identity --matrix: all are refused. So is a masking that changed no value after all
+(noise of a p so small that it is lost in rounding, PRAM whose draws kept every value of
+a small file): exit 2, no file. Attributes left unchanged while others changed are named
+in the summary's warnings.
 --k goes only with mdav and indrank, --p only with the other methods.
 
 With --missing keep, noise, rankswap, indrank and pram mask each attribute's present
@@ -263,6 +267,9 @@ type maskSummary struct {
 	Records    int      `json:"records"`
 	Input      pathText `json:"input"`
 	Output     pathText `json:"output"`
+	// Warnings name the attributes of which the masking changed no value (noise whose sd
+	// is below the values' precision, PRAM that kept every value by chance).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // check validates the method and its parameters before the input is read. Every masking
@@ -327,7 +334,7 @@ func (m *maskJob) checkP() error {
 func (m *maskJob) rng() *rand.Rand { return rand.New(rand.NewPCG(m.seed, 0x726569642d6d61)) }
 
 // apply masks tab in place (its masked columns are replaced by new slices).
-func (m *maskJob) apply(tab *datasets.Table) (*maskSummary, error) {
+func (m *maskJob) apply(tab *datasets.Table) (_ *maskSummary, err error) {
 	want := datasets.Numeric
 	if m.method == "pram" {
 		want = datasets.Categorical
@@ -367,6 +374,12 @@ func (m *maskJob) apply(tab *datasets.Table) (*maskSummary, error) {
 			Detail: "in a column to mask (--missing keep masks the present values)"}
 	}
 	s := &maskSummary{Method: m.method, Attributes: attrs, Records: tab.Rows()}
+	before := snapshot(sel)
+	defer func() {
+		if err == nil {
+			err = m.unchanged(s, tab, before)
+		}
+	}()
 	if m.method == "mdav" || m.method == "indrank" {
 		s.K = m.k
 	} else {
@@ -503,6 +516,59 @@ func minRankSwapP(n int) float64 {
 	return p
 }
 
+// unchanged compares each attribute of s with its copy in before, taken before the
+// masking: the attributes left equal, value for value, get a warning in s, and when none
+// changed at all the file written would be the input called masked: an error then. A
+// deterministic no-op (p = 0, k = 1, an identity PRAM matrix) is refused before the
+// work; this is what no parameter check sees: noise of 1e-300 % of the sd, lost in
+// rounding, PRAM's draws keeping every value of a small file, microaggregation of
+// records already in groups of equal values.
+func (m *maskJob) unchanged(s *maskSummary, tab *datasets.Table, before []datasets.Column) error {
+	var same []string
+	for x, name := range s.Attributes {
+		c, b := tab.Column(name), &before[x]
+		equal := true
+		for i := 0; equal && i < tab.Rows(); i++ {
+			switch {
+			case c.Missing(i): // missing cells stay missing
+			case c.Kind == datasets.Numeric:
+				equal = c.Values[i] == b.Values[i]
+			default:
+				equal = c.Levels[c.Codes[i]] == b.Levels[b.Codes[i]]
+			}
+		}
+		if equal {
+			same = append(same, strconv.Quote(name))
+		}
+	}
+	if len(same) == 0 {
+		return nil
+	}
+	advice := "a larger --p"
+	switch m.method {
+	case "mdav", "indrank":
+		advice = "a larger --k (the records are in groups of equal values already)"
+	case "pram":
+		advice = "a larger --p or another --seed"
+	}
+	if len(same) == len(s.Attributes) {
+		return &datasets.InputError{File: tab.Source, Err: fmt.Errorf("%s changed no value of %s: the output would be the input; %s", m.method, strings.Join(same, ", "), advice)}
+	}
+	s.Warnings = append(s.Warnings, fmt.Sprintf("%s changed no value of %s: written as they were (%s)", m.method, strings.Join(same, ", "), advice))
+	return nil
+}
+
+// snapshot copies the values and codes of t's columns (the methods write them in place
+// or replace them).
+func snapshot(t *datasets.Table) []datasets.Column {
+	cols := make([]datasets.Column, len(t.Columns))
+	for j, c := range t.Columns {
+		cols[j] = datasets.Column{Name: c.Name, Kind: c.Kind, Values: slices.Clone(c.Values),
+			Codes: slices.Clone(c.Codes), Levels: slices.Clone(c.Levels)}
+	}
+	return cols
+}
+
 // pram masks each categorical attribute's present codes, one draw per present record in
 // row order; missing cells stay missing (PRAM changes each value independently, so the
 // others are masked as if the missing records were absent).
@@ -550,6 +616,9 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 		for i, r := range rows {
 			given.SetRow(i, r)
 		}
+		if mat.Equal(given, eye(len(rows))) {
+			return &datasets.InputError{File: m.matrixFile, Err: errors.New("the identity matrix keeps every category: the output would be the input")}
+		}
 	}
 	rng := m.rng()
 	for _, name := range attrs {
@@ -579,6 +648,15 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 		c.Codes = scatter(out, rows, len(c.Codes))
 	}
 	return nil
+}
+
+// eye returns the n×n identity matrix.
+func eye(n int) *mat.Dense {
+	d := mat.NewDense(n, n, nil)
+	for i := range n {
+		d.Set(i, i, 1)
+	}
+	return d
 }
 
 // byCodes returns the --matrix P, whose rows and columns are the categories in bytewise
@@ -625,7 +703,11 @@ func printMaskSummary(e *env, s *maskSummary, format string) error {
 	default:
 		params = fmt.Sprintf("p=%g seed=%d", s.P, s.Seed)
 	}
-	_, err := fmt.Fprintf(w, "masked %d records of %s with %s (%s) on %s\nwrote %s\n",
-		s.Records, s.Input, s.Method, params, strings.Join(s.Attributes, ", "), s.Output)
+	fmt.Fprintf(w, "masked %d records of %s with %s (%s) on %s\n",
+		s.Records, s.Input, s.Method, params, strings.Join(s.Attributes, ", "))
+	for _, warning := range s.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
+	_, err := fmt.Fprintf(w, "wrote %s\n", s.Output)
 	return err
 }

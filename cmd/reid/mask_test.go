@@ -384,6 +384,50 @@ func TestMaskWriteHoldsSignals(t *testing.T) {
 	}
 }
 
+// A masking that changes no value of an attribute is told: of every attribute, the output
+// would be the input called masked, refused with exit 2 and no file (noise of 1e-300 % of
+// the sd is lost in rounding; an identity --matrix is refused before the work); of some,
+// a warning names them. The tester's files: noise wrote the input unchanged with exit 0.
+func TestMaskChangedNothing(t *testing.T) {
+	dir := t.TempDir()
+	in := writeCSV(t, dir, "in.csv", "a,b,c\n10,1,x\n20,2,y\n35,3,x\n41,4,y\n50,5,x\n66,6,y\n")
+	matrix := filepath.Join(dir, "id.json")
+	if err := os.WriteFile(matrix, []byte("[[1,0],[0,1]]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.csv")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--method", "noise", "--p", "1e-300"}, `noise changed no value of "a", "b": the output would be the input; a larger --p`},
+		{[]string{"--method", "pram", "--matrix", matrix}, "id.json: the identity matrix keeps every category"},
+	} {
+		code, _, stderr := runReid(t, append(append([]string{"mask"}, tc.args...), "--out", out, in)...)
+		if code != exitInput || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 saying %q", tc.args, code, stderr, tc.want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%v: %s was written", tc.args, out)
+		}
+	}
+	// Some attributes changed: no error, and a warning only of those that did not. PRAM
+	// with p = 100 changes every value of two categories; indrank with k = 2 averages
+	// a's pairs (1, 2 → 1.5) and leaves b's (7, 7 and 9, 9) as they were.
+	code, stdout, stderr := runReid(t, "mask", "--method", "pram", "--p", "100", "--attrs", "c", "--format", "json", "--out", out, in)
+	if code != exitOK {
+		t.Fatalf("pram p=100: exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, "warnings") {
+		t.Errorf("pram p = 100 changes every value of c, but: %s", stdout)
+	}
+	twins := writeCSV(t, dir, "twins.csv", "a,b\n1,7\n2,7\n5,9\n6,9\n")
+	code, stdout, stderr = runReid(t, "mask", "--method", "indrank", "--k", "2", "--format", "json", "--out", out, twins)
+	if code != exitOK || !strings.Contains(stdout, `indrank changed no value of \"b\": written as they were (a larger --k`) {
+		t.Errorf("indrank on pairs of equal b: exit %d, %s %s; want a warning of b", code, stdout, stderr)
+	}
+}
+
 // TestMaskPRAMMatrixSortedOrder: --matrix's rows and columns are the categories in sorted
 // order of their labels, whatever order the file has them in. The matrix keeps a, and
 // swaps b and c (rows a: [1 0 0], b: [0 0 1], c: [0 1 0]); the file's first categories
@@ -481,8 +525,11 @@ func TestMaskLatin1Header(t *testing.T) {
 	if code, _, stderr := runReid(t, "mask", "--method", "pram", "--p", "50", "--attrs", "w", "--out", pq, input); code != exitOK {
 		t.Fatalf("pram to Parquet: exit %d: %s", code, stderr)
 	}
-	for _, c := range []struct{ in, out string }{{input, filepath.Join(dir, "pram.csv")}, {pq, filepath.Join(dir, "pram2.csv")}} {
-		if code, _, stderr := runReid(t, "mask", "--method", "pram", "--p", "50", "--attrs", "w", "--out", c.out, c.in); code != exitOK {
+	// The Parquet file is masked with another seed: with two categories and p = 50 the
+	// same draws would change back every value they changed, and an output equal to its
+	// input is refused.
+	for _, c := range []struct{ in, out, seed string }{{input, filepath.Join(dir, "pram.csv"), "1"}, {pq, filepath.Join(dir, "pram2.csv"), "2"}} {
+		if code, _, stderr := runReid(t, "mask", "--method", "pram", "--p", "50", "--seed", c.seed, "--attrs", "w", "--out", c.out, c.in); code != exitOK {
 			t.Fatalf("pram %s: exit %d: %s", c.in, code, stderr)
 		}
 		got, err := os.ReadFile(c.out)
