@@ -608,10 +608,11 @@ func meanSD(c *Column) moments {
 
 // Identifiers returns the attributes that the masking left unchanged (every masked record
 // holds its true original's value, numbers up to float32's rounding, 1e-7 relative: a
-// Parquet copy in float32 changes nothing an intruder cannot undo) and that differ in
-// every record of both files: each of them alone re-identifies every record with a true
-// partner, in both directions (an identifier left in the release, or an attribute the
-// masking did not reach). With first > 0 only the first first records of each file
+// Parquet copy in float32 changes nothing an intruder cannot undo; or is missing where
+// its original is) and whose values present differ in every record of both files: each
+// of them alone re-identifies every record with a true partner and a value there, in
+// both directions (an identifier left in the release, or an attribute the masking did
+// not reach). A cell missing in one file of a true pair only is a change. With first > 0 only the first first records of each file
 // count, as linkage on them (--records) sees them. The check of the true pairs comes
 // first and stops at the first change, so a masked attribute costs a few comparisons; an
 // unchanged one, a sort of each file's values.
@@ -629,25 +630,30 @@ func (p *Pairing) Identifiers(first int) []string {
 		if o.Kind != m.Kind || no < 2 || nm < 2 {
 			continue
 		}
-		same := func(r, i int) bool {
+		// same: the pair's values agree (present); both missing: pair stays unchanged
+		// without counting.
+		same := func(r, i int) (same, present bool) {
 			if o.Missing(i) || m.Missing(r) {
-				return false
+				return o.Missing(i) && m.Missing(r), false
 			}
 			if o.Kind == Numeric {
-				return closeFloat32(o.Values[i], m.Values[r])
+				return closeFloat32(o.Values[i], m.Values[r]), true
 			}
-			return o.Levels[o.Codes[i]] == m.Levels[m.Codes[r]]
+			return o.Levels[o.Codes[i]] == m.Levels[m.Codes[r]], true
 		}
 		pairs, unchanged := 0, true
 		for r, i := range p.TrueOriginal[:nm] {
 			if i < 0 || i >= no {
 				continue
 			}
-			if !same(r, i) {
+			s, present := same(r, i)
+			if !s {
 				unchanged = false
 				break
 			}
-			pairs++
+			if present {
+				pairs++
+			}
 		}
 		if unchanged && pairs >= 2 && distinctValues(o, no) && distinctValues(m, nm) {
 			names = append(names, name)
@@ -662,16 +668,15 @@ func closeFloat32(a, b float64) bool {
 	return math.Abs(a-b) <= 1e-7*max(math.Abs(a), math.Abs(b))
 }
 
-// distinctValues reports whether the first n values of c are present and pairwise
+// distinctValues reports whether the values present among the first n of c are pairwise
 // different (numbers by more than float32's rounding).
 func distinctValues(c *Column, n int) bool {
 	if c.Kind == Numeric {
 		v := make([]float64, 0, n)
 		for i := range n {
-			if c.Missing(i) {
-				return false
+			if !c.Missing(i) {
+				v = append(v, c.Values[i])
 			}
-			v = append(v, c.Values[i])
 		}
 		slices.Sort(v)
 		for i := 1; i < len(v); i++ {
@@ -683,7 +688,10 @@ func distinctValues(c *Column, n int) bool {
 	}
 	seen := make([]bool, len(c.Levels))
 	for i := range n {
-		if c.Missing(i) || seen[c.Codes[i]] {
+		if c.Missing(i) {
+			continue
+		}
+		if seen[c.Codes[i]] {
 			return false
 		}
 		seen[c.Codes[i]] = true

@@ -450,19 +450,22 @@ func loadPair(t *testing.T, original, masked string, opts PairOptions) *Pairing 
 // TestIdentifiers: an attribute the masking left unchanged in every true pair that differs
 // in every record of both files re-identifies every record alone; one change, one
 // repeated value (in either file, also in a masked record without a partner) or one
-// missing value makes it no such attribute, float32's rounding does not. Linked by id,
+// value missing in one file of a pair makes it no such attribute, float32's rounding does
+// not, nor a value missing in both records of a pair (the others still re-identify
+// their records: the warning was silent on such a column). Linked by id,
 // the masked file in another order and with a record the original lacks (no true pair).
 func TestIdentifiers(t *testing.T) {
 	dir := t.TempDir()
 	// key: unchanged and distinct (reported); code: unchanged, distinct labels (reported);
 	// f32: 100043.963 read back from float32 as 100043.96 (reported); dup: unchanged with
 	// a value twice; x: one value changed; gap: one value missing; rep: unchanged and
-	// distinct in the original, but the masked record without a partner repeats 10.
-	o := writeFile(t, dir, "o.csv", "id,key,code,f32,dup,x,gap,rep\n1,10,a,100043.963,5,1,1,10\n2,20,b,100045.337,5,2,2,20\n3,30,c,100041.2,6,3,,30\n")
-	m := writeFile(t, dir, "m.csv", "id,key,code,f32,dup,x,gap,rep\n3,30,c,100041.2,6,3,,30\n9,99,z,7,7,9,9,10\n1,10,a,100043.96,5,1,1,10\n2,20,b,100045.34,5,2.5,2,20\n")
+	// distinct in the original, but the masked record without a partner repeats 10; hole:
+	// missing in one file of a pair only.
+	o := writeFile(t, dir, "o.csv", "id,key,code,f32,dup,x,gap,rep,hole\n1,10,a,100043.963,5,1,1,10,1\n2,20,b,100045.337,5,2,2,20,2\n3,30,c,100041.2,6,3,,30,3\n")
+	m := writeFile(t, dir, "m.csv", "id,key,code,f32,dup,x,gap,rep,hole\n3,30,c,100041.2,6,3,,30,\n9,99,z,7,7,9,9,10,9\n1,10,a,100043.96,5,1,1,10,1\n2,20,b,100045.34,5,2.5,2,20,2\n")
 	p := loadPair(t, o, m, PairOptions{ID: "id"})
-	if got := p.Identifiers(0); !slices.Equal(got, []string{"key", "code", "f32"}) {
-		t.Errorf("Identifiers = %q, want [key code f32]", got)
+	if got := p.Identifiers(0); !slices.Equal(got, []string{"key", "code", "f32", "gap"}) {
+		t.Errorf("Identifiers = %q, want [key code f32 gap]", got)
 	}
 	// The first two records of each file (--records 2): masked ids 3 and 9 against
 	// original ids 1 and 2 hold no true pair, so nothing is shown to re-identify.

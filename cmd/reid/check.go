@@ -558,7 +558,7 @@ type checkReport struct {
 func identifierWarnings(p *datasets.Pairing, records int) []string {
 	var ws []string
 	for _, a := range p.Identifiers(records) {
-		ws = append(ws, fmt.Sprintf("attribute %q: unchanged by the masking and different in every record of both files: it alone re-identifies every record with a true partner, an intruder matching it by value (a record id? give it as --id; otherwise the release does not protect it: mask it; linked on z-scores, --masked-scale original shows it where the files' scales differ)", a))
+		ws = append(ws, fmt.Sprintf("attribute %q: unchanged by the masking and different in every record of both files that holds a value: it alone re-identifies every record with a true partner and a value there, an intruder matching it by value (a record id? give it as --id; otherwise the release does not protect it: mask it; linked on z-scores, --masked-scale original shows it where the files' scales differ)", a))
 	}
 	return ws
 }

@@ -520,7 +520,7 @@ func TestIdentifierColumnWarned(t *testing.T) {
 	dir := t.TempDir()
 	orig := writeCSV(t, dir, "o.csv", "serial,a,b\n101,1,2\n102,3,4\n103,5,1\n104,2,2\n")
 	masked := writeCSV(t, dir, "m.csv", "serial,a,b\n101,1.1,2.2\n102,3.2,4.1\n103,5.3,1.2\n104,2.1,2.3\n")
-	want := `attribute "serial": unchanged by the masking and different in every record of both files: it alone re-identifies every record`
+	want := `attribute "serial": unchanged by the masking and different in every record of both files that holds a value: it alone re-identifies every record`
 	for _, args := range [][]string{{"check", orig, masked}, {"link", orig, masked}} {
 		code, out, _ := runReid(t, args...)
 		if code != exitOK || !strings.Contains(out, want) {
