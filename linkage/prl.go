@@ -293,7 +293,7 @@ func prl(ctx context.Context, p PRLProblem, s PRLSettings) (*PRLResult, error) {
 		for {
 			var retry bool
 			var rounds int
-			as, rounds, retry = c.assign(res.Records, tops, k, res.Thresholds, maxAbs(res.Weight), lookup, startPass)
+			as, rounds, retry = c.assign(res.Records, tops, k, res.Thresholds, maxAbs(res.Weight), levelWeights(res.Model), lookup, startPass)
 			if c.stopped() {
 				return nil, nil
 			}
@@ -705,9 +705,39 @@ func modeBest(recs []PRLRecord, th Thresholds) ModeResult {
 	return m
 }
 
-// assignScale: weights are rounded to multiples of 2^−16 bits for the exact integer
-// assignment; weights closer than that count as equal.
+// assignScale: each attribute's weight log2(m/u) is rounded to a multiple of 2^−16 bits
+// for the exact integer assignment; weights closer than that count as equal.
 const assignScale = 1 << 16
+
+// levelWeights returns each attribute's weight log2(m_k(l)/u_k(l)) of each level l in
+// multiples of 2^−16 bits (Fellegi and Sunter 1969, eq. 2: a pattern's weight is their
+// sum under conditional independence).
+func levelWeights(model EMResult) [][]int64 {
+	lw := make([][]int64, len(model.M))
+	for k := range model.M {
+		lw[k] = make([]int64, len(model.M[k]))
+		for l := range model.M[k] {
+			lw[k][l] = int64(math.Round(math.Log2(model.M[k][l]/model.U[k][l]) * assignScale))
+		}
+	}
+	return lw
+}
+
+// intWeight is the weight of the pattern code in multiples of 2^−16 bits: the sum of its
+// attributes' rounded weights (a missing level adds 0). Rounded attribute by attribute,
+// two assignments that share the same agreements out differently between their pairs
+// have the same total exactly: rounded pair by pair, such totals came out one unit apart
+// and the tie with fewer true links was missed.
+func (c *comparator) intWeight(code uint64, lw [][]int64) int64 {
+	var w int64
+	for k := range c.attrs {
+		a := &c.attrs[k]
+		if l := int((code / a.radix) % uint64(a.digits)); l != a.levels {
+			w += lw[k][l]
+		}
+	}
+	return w
+}
 
 // assign links records one to one by maximum total weight over the candidate lists.
 // Every record of the query file gets a distinct partner when its candidates allow it;
@@ -716,11 +746,12 @@ const assignScale = 1 << 16
 // assigned, with maximum total weight among those assignments, and the others are left
 // unassigned (not linked): see assignPartial. Ties between optimal assignments are broken
 // against the intruder, like a tie at the best weight: the integer weight of a pair is
-// round(w·2^16)·(n+1) − [true pair], so among the assignments of maximum rounded weight
-// the one with the fewest correct links is chosen (n < n + 1 keeps the penalty from
-// outweighing any real difference). maxW bounds |w| over all compared pairs. retry asks
-// for more candidates: the dual does not certify optimality over all compared pairs.
-func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thresholds, maxW float64, lk *weightLookup, startPass func(string)) (ModeResult, int, bool) {
+// W·(n+1) − [true pair], W its pattern's weight in multiples of 2^−16 bits (intWeight,
+// from lw), so among the assignments of maximum rounded weight the one with the fewest
+// correct links is chosen (n < n + 1 keeps the penalty from outweighing any real
+// difference). maxW bounds |w| over all compared pairs. retry asks for more candidates:
+// the dual does not certify optimality over all compared pairs.
+func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thresholds, maxW float64, lw [][]int64, lk *weightLookup, startPass func(string)) (ModeResult, int, bool) {
 	m := ModeResult{Mode: ModeAssignment}
 	n := int64(c.nq + 1)
 	g := c.groups
@@ -738,11 +769,11 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 			}
 		}
 	}
-	// weight is the integer weight of pair (i, j) of weight w: the true pair's penalty
+	// weight is the integer weight of pair (i, j) of pattern code: the true pair's penalty
 	// applies only to a class of one (a class of two or more can always give the row
 	// another member, see spread).
-	weight := func(i, j int, w float64) int64 {
-		x := int64(math.Round(w*assignScale)) * n
+	weight := func(i, j int, code uint64) int64 {
+		x := c.intWeight(code, lw) * n
 		if t := recs[i].True; t >= 0 && column(j) == column(t) && (g == nil || g.Size(column(t)) == 1) {
 			x--
 		}
@@ -750,11 +781,13 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 	}
 	for i, top := range tops {
 		for _, nb := range top {
-			arcs[i] = append(arcs[i], arc{int32(column(nb.Index)), weight(i, nb.Index, nb.Distance)})
+			arcs[i] = append(arcs[i], arc{int32(column(nb.Index)), weight(i, nb.Index, c.pairCode(i, nb.Index))})
 		}
 		if len(top) == k && columnsIn[c.blockOf(i)] > k {
 			full[i] = true
-			bound[i] = int64(math.Round(top[len(top)-1].Distance*assignScale)) * n
+			// A pair left out weighs at most the k-th, w; its rounded attributes' sum at
+			// most w·2^16 + K/2 (and the snap of tied weights, under one unit).
+			bound[i] = int64(math.Floor(top[len(top)-1].Distance*assignScale+float64(len(c.attrs))/2+1)) * n
 		}
 	}
 	var match []int
@@ -768,7 +801,7 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 		match, u, v, ok = assignMax(c.nq, cols, arcs, capacity)
 		if !ok {
 			// Every integer weight of a compared pair is at most wMax in absolute value.
-			wMax := (math.Round(maxW*assignScale) + 1) * float64(n)
+			wMax := (math.Ceil(maxW*assignScale+float64(len(c.attrs))/2) + 1) * float64(n)
 			if wMax*float64(c.nq) > assignLimit {
 				m.Unavailable = true
 				m.Status = fmt.Sprintf("not available: no one-to-one assignment gives every record a partner, and the partial assignment of %d records with weights up to %.4g bits exceeds the exact integer range", c.nq, maxW)
@@ -789,7 +822,7 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 		// weight (categorical files) the bound above cannot certify, however long the
 		// lists, while the violated pairs are few.
 		startPass(fmt.Sprintf("pricing the assignment's dual, round %d", rounds+1))
-		extra, found := c.price(lk, u, v, k, column, weight)
+		extra, found := c.price(u, v, k, column, weight)
 		rounds++
 		if found == 0 {
 			certified = true
@@ -890,7 +923,7 @@ func (c *comparator) boundCertifies(u, v []int64, full []bool, bound []int64, co
 // price returns, for each query, up to k compared pairs whose integer weight exceeds
 // u_i + v_j (the dual constraints the assignment's dual violates, most violated first;
 // one member per class of identical references), and their number in all.
-func (c *comparator) price(lk *weightLookup, u, v []int64, k int, column func(int) int, weight func(i, j int, w float64) int64) ([][]arc, int) {
+func (c *comparator) price(u, v []int64, k int, column func(int) int, weight func(i, j int, code uint64) int64) ([][]arc, int) {
 	extra := make([][]arc, c.nq)
 	forEachQuery(c, func() *topHeap { return &topHeap{} }, func(h *topHeap, i int, code []uint64) {
 		h.a = h.a[:0]
@@ -904,14 +937,14 @@ func (c *comparator) price(lk *weightLookup, u, v []int64, k int, column func(in
 				if c.groups != nil && !c.groups.first(j) {
 					continue
 				}
-				w := weight(i, j, lk.weight(x))
+				w := weight(i, j, x)
 				if excess := w - u[i] - v[column(j)]; excess > 0 {
 					h.offer(Neighbor{Index: j, Distance: float64(excess)}, k)
 				}
 			}
 		}
 		for _, nb := range h.a {
-			extra[i] = append(extra[i], arc{int32(column(nb.Index)), weight(i, nb.Index, lk.weight(c.pairCode(i, nb.Index)))})
+			extra[i] = append(extra[i], arc{int32(column(nb.Index)), weight(i, nb.Index, c.pairCode(i, nb.Index))})
 		}
 	})
 	found := 0

@@ -24,7 +24,11 @@ every pair with equal --block keys) gets an agreement level per attribute, the p
 counted by agreement pattern, EM on the counts estimates m, u and the match proportion
 (fixed at |true pairs| / |pairs| unless --estimate-p; --supervised takes them from the true
 and false pairs: the worst case; EM starts twice, from m favouring the first level and
-from the closest pairs taken as matches, and keeps the better fit, the first unless the
+from the closest pairs taken as matches; a fit whose match class does not favour
+agreement, Σ_k log(m_k(first level)/u_k(first level)) ≤ 0, has its classes swapped
+(label_switched, EM run again from there when p is fixed), and one still the wrong way
+round carries a warning; of the two fits, one without that warning is kept over one with
+it whatever their likelihoods, else the first unless the
 second's log-likelihood is higher by more than the convergence tolerance: em_start), weights are log2(m/u) summed over attributes, and the
 Fellegi-Sunter thresholds follow from --mu = P(link | non-match) and --lambda =
 P(non-link | match) (0 is allowed: with EM, --mu 0 leaves no link and --lambda 0 no
@@ -34,14 +38,22 @@ weight, weights within 1e-9 of each other, relative, counting as equal: EM's rou
 would otherwise split ties; the 'reid' field) and assignment (one-to-one, maximum total weight; when blocks
 hold more records of one file than of the other, or the files differ in size, as many
 records as possible are assigned and the others count as not linked: 'unassigned'; ties
-are broken against the intruder: among optimal assignments, the fewest true links). The
+are broken against the intruder: among optimal assignments, the fewest true links, each
+attribute's weight rounded to 2^-16 bits so that totals equal in exact arithmetic are
+equal). The
 assignment starts from each record's --top-k best candidates (identical references count
 once, as one candidate with room for all of them), then passes over the pairs add those
-that would improve it until none is left ('pricing_rounds'): its status says when the LP
-dual certifies it optimal over all compared pairs.
---block keys are the values as read: equal numbers share a key whatever the two files'
-means and sds, and missing values share one. A --block that leaves no pair, or too few,
-to fit the model is an error naming it.
+that would improve it until none is left: its status says when the LP dual certifies it
+optimal over all compared pairs. After 20 passes without that certificate the lists are
+doubled (up to 1,024) and the assignment solved again: the JSON's top_k is the length
+last used, pricing_rounds the passes of every solve (the status counts the last one's).
+--block names linked attributes (listed in --attrs when it is given), which become the
+blocking keys and are not compared. Its keys are the values as read: equal numbers
+share a key whatever the two files' means and sds, and missing values share one; a
+numeric --block column with one value besides missing ones is still refused as constant.
+A --block that leaves no pair, or too few, to fit the model is an error naming it. A
+record whose true partner is in another block has no true_weight, and its true_rank is
+the number of candidates in its block.
 Comparison:
   --quantiles Q1,Q2   numeric bands on |dz| at these exact quantiles of all pairs (0.01,0.1;
                       nearest rank: the ⌈qN⌉-th smallest |dz| of the N pairs compared;
