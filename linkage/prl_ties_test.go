@@ -88,18 +88,24 @@ func identityInts(n int) []int {
 // distinct records, so most references are identical to others), masked = original
 // with a fifth of the values redrawn, in a random order.
 func tiedPRL(seed uint64, n int) PRLProblem {
-	rng := rand.New(rand.NewPCG(seed, 11))
+	return categoricalPRL(rand.New(rand.NewPCG(seed, 11)), n, []string{"x", "y"}, 2, 0.2)
+}
+
+// categoricalPRL draws n records of categorical attributes named attrs, each of values codes
+// 0..values−1, masked = original with a share change of the values redrawn, in a random
+// order.
+func categoricalPRL(rng *rand.Rand, n int, attrs []string, values int, change float64) PRLProblem {
 	p := PRLProblem{TrueMasked: make([]int, n), TrueOriginal: make([]int, n), Direction: MaskedToOriginal}
 	for i, j := range rng.Perm(n) {
 		p.TrueMasked[i], p.TrueOriginal[j] = j, i
 	}
-	for _, name := range []string{"x", "y"} {
+	for _, name := range attrs {
 		a := PRLAttribute{Name: name, Rule: Rule{Kind: RuleEqual}, Original: make([]float64, n), Masked: make([]float64, n)}
 		for i := range n {
-			v := float64(rng.IntN(2))
+			v := float64(rng.IntN(values))
 			a.Original[i], a.Masked[p.TrueMasked[i]] = v, v
-			if rng.Float64() < 0.2 {
-				a.Masked[p.TrueMasked[i]] = float64(rng.IntN(2))
+			if rng.Float64() < change {
+				a.Masked[p.TrueMasked[i]] = float64(rng.IntN(values))
 			}
 		}
 		p.Attributes = append(p.Attributes, a)
@@ -169,22 +175,7 @@ func TestPRLAssignmentExactTies(t *testing.T) {
 	const n = 7
 	tested := 0
 	for seed := range uint64(60) {
-		rng := rand.New(rand.NewPCG(seed, 29))
-		p := PRLProblem{TrueMasked: make([]int, n), TrueOriginal: make([]int, n), Direction: MaskedToOriginal}
-		for i, j := range rng.Perm(n) {
-			p.TrueMasked[i], p.TrueOriginal[j] = j, i
-		}
-		for _, name := range []string{"x", "y", "z"} {
-			a := PRLAttribute{Name: name, Rule: Rule{Kind: RuleEqual}, Original: make([]float64, n), Masked: make([]float64, n)}
-			for i := range n {
-				v := float64(rng.IntN(3))
-				a.Original[i], a.Masked[p.TrueMasked[i]] = v, v
-				if rng.Float64() < 0.3 {
-					a.Masked[p.TrueMasked[i]] = float64(rng.IntN(3))
-				}
-			}
-			p.Attributes = append(p.Attributes, a)
-		}
+		p := categoricalPRL(rand.New(rand.NewPCG(seed, 29)), n, []string{"x", "y", "z"}, 3, 0.3)
 		res, err := PRL(p, PRLSettings{Supervised: true})
 		if err != nil {
 			t.Fatal(err)
