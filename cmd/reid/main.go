@@ -8,7 +8,8 @@
 // Run "reid help" for the list of commands and "reid help <command>" for one command.
 // Exit codes: 0 ok, 1 policy violated, 2 usage, input or output error (such as a full
 // disk), 3 internal error, 130 interrupted (reid learn, audit and bench: the best results
-// found were written; any command whose output files were being written: they are whole).
+// found were written; any other command whose output files were being written: they are
+// whole; an audit that judged its run keeps its verdict).
 package main
 
 import (
@@ -220,11 +221,12 @@ func run(args []string, e *env) int {
 }
 
 // isVerdict reports whether err ends a run whose results were all written: a policy
-// violated or an interrupt.
+// violated, an interrupt, or a signal held while the outputs were written.
 func isVerdict(err error) bool {
 	var pe *policyError
 	var xe *interruptedError
-	return errors.As(err, &pe) || errors.As(err, &xe)
+	var he *heldSignalError
+	return errors.As(err, &pe) || errors.As(err, &xe) || errors.As(err, &he)
 }
 
 // flagHints names, in an input error of the loader, what would take the input (the
@@ -739,7 +741,8 @@ The commands are:
 Use "reid help <command>" for more information about a command.
 Exit codes: 0 ok, 1 policy violated, 2 usage, input or output error (such as a full
 disk), 3 internal error, 130 interrupted (learn, audit, bench: after writing their best
-results; any command whose output files were being written: after finishing them).
+results; any other command whose output files were being written: after finishing
+them).
 `)
 }
 

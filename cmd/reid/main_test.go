@@ -590,6 +590,9 @@ func TestStdoutFullIsOutputError(t *testing.T) {
 		{"check", pair("check"), false, ""},
 		{"link", pair("link", "--records", "40"), false, ""},
 		{"link prl", pair("link", "--method", "prl", "--records", "40"), false, ""},
+		// A signal held while --records-out is written makes a whole run exit 130; the
+		// results lost on stdout still make it exit 2 (it was 130, the loss untold).
+		{"link, signal held", pair("link", "--records", "40", "--records-out", filepath.Join(dir, "r.csv")), true, ""},
 		{"learn", pair("learn", "--operator", "wm", "--work-limit", "0.1", "--records", "40"), false, ""},
 		{"uniqueness", []string{"uniqueness", "--keys", "age_band,sex", orig}, false, ""},
 		{"demo", []string{"demo", "--records", "20", "--audit=false"}, false, ""},
