@@ -278,6 +278,7 @@ func prl(ctx context.Context, p PRLProblem, s PRLSettings) (*PRLResult, error) {
 		kDecide = 0
 	} else {
 		c.groups = c.identicalReferences()
+		lookup.withIntWeights(c, pc, levelWeights(res.Model))
 	}
 	res.Records, tops = c.decide(lookup, res.Thresholds, kDecide)
 	if c.stopped() {
@@ -293,7 +294,7 @@ func prl(ctx context.Context, p PRLProblem, s PRLSettings) (*PRLResult, error) {
 		for {
 			var retry bool
 			var rounds int
-			as, rounds, retry = c.assign(res.Records, tops, k, res.Thresholds, maxAbs(res.Weight), levelWeights(res.Model), lookup, startPass)
+			as, rounds, retry = c.assign(res.Records, tops, k, res.Thresholds, lookup, startPass)
 			if c.stopped() {
 				return nil, nil
 			}
@@ -338,14 +339,6 @@ func snapWeights(w []float64) {
 			w[order[x]] = prev
 		}
 	}
-}
-
-func maxAbs(x []float64) float64 {
-	m := 0.0
-	for _, v := range x {
-		m = max(m, math.Abs(v))
-	}
-	return m
 }
 
 // CountPatterns compares every pair (or every blocked pair) of p and counts the agreement
@@ -469,11 +462,20 @@ func FSThresholds(w, mMass, uMass []float64, mu, lambda float64) (Thresholds, er
 	return t, nil
 }
 
-// weightLookup maps a pattern code to its weight.
+// weightLookup maps a pattern code to its weight, and, once withIntWeights has run, to
+// its integer weight for the assignment.
 type weightLookup struct {
 	dense []float64
 	index *codeTable
 	w     []float64
+
+	// iw[x] is pattern x's weight in multiples of 2^−16 bits (intWeight), idense the
+	// same by code where dense is; byWeight holds the patterns' weights in increasing
+	// order and maxIntUpTo[y] the largest integer weight among the first y+1 of them.
+	iw, idense []int64
+	byWeight   []float64
+	maxIntUpTo []int64
+	maxAbsInt  int64
 }
 
 func newWeightLookup(c *comparator, pc *PatternCounts, w []float64) *weightLookup {
@@ -498,6 +500,53 @@ func (l *weightLookup) weight(code uint64) float64 {
 	}
 	x, _ := l.index.get(code)
 	return l.w[x]
+}
+
+// withIntWeights computes each pattern's integer weight once (a sum of K rounded level
+// weights per pair, on every pricing pass, doubled the assignment's time) and the bound
+// intUpTo needs.
+func (l *weightLookup) withIntWeights(c *comparator, pc *PatternCounts, lw [][]int64) {
+	l.iw = make([]int64, len(pc.Codes))
+	order := make([]int, len(pc.Codes))
+	for x, code := range pc.Codes {
+		l.iw[x] = c.intWeight(code, lw)
+		l.maxAbsInt = max(l.maxAbsInt, l.iw[x], -l.iw[x])
+		order[x] = x
+	}
+	if l.dense != nil {
+		l.idense = make([]int64, len(l.dense))
+		for x, code := range pc.Codes {
+			l.idense[code] = l.iw[x]
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(l.w[a], l.w[b]) })
+	l.byWeight, l.maxIntUpTo = make([]float64, len(order)), make([]int64, len(order))
+	for y, x := range order {
+		l.byWeight[y], l.maxIntUpTo[y] = l.w[x], l.iw[x]
+		if y > 0 {
+			l.maxIntUpTo[y] = max(l.maxIntUpTo[y], l.maxIntUpTo[y-1])
+		}
+	}
+}
+
+// intWeight returns the integer weight of the pattern code (see withIntWeights).
+func (l *weightLookup) intWeight(code uint64) int64 {
+	if l.idense != nil {
+		return l.idense[code]
+	}
+	x, _ := l.index.get(code)
+	return l.iw[x]
+}
+
+// intUpTo returns the largest integer weight of a pattern whose weight is at most w: the
+// bound of a pair left out of a candidate list whose last weight is w (the integer order
+// may differ from the weights' by the rounding of K attributes).
+func (l *weightLookup) intUpTo(w float64) int64 {
+	y, _ := slices.BinarySearch(l.byWeight, math.Nextafter(w, math.Inf(1)))
+	if y == 0 {
+		return l.maxIntUpTo[0] // below every pattern: no pair weighs less
+	}
+	return l.maxIntUpTo[y-1]
 }
 
 // topHeap keeps the k candidates of highest weight, ties in an order of the query's own
@@ -706,7 +755,8 @@ func modeBest(recs []PRLRecord, th Thresholds) ModeResult {
 }
 
 // assignScale: each attribute's weight log2(m/u) is rounded to a multiple of 2^−16 bits
-// for the exact integer assignment; weights closer than that count as equal.
+// for the exact integer assignment: pair weights whose attributes round alike count as
+// equal (pairs closer than K units may order either way).
 const assignScale = 1 << 16
 
 // levelWeights returns each attribute's weight log2(m_k(l)/u_k(l)) of each level l in
@@ -746,12 +796,12 @@ func (c *comparator) intWeight(code uint64, lw [][]int64) int64 {
 // assigned, with maximum total weight among those assignments, and the others are left
 // unassigned (not linked): see assignPartial. Ties between optimal assignments are broken
 // against the intruder, like a tie at the best weight: the integer weight of a pair is
-// W·(n+1) − [true pair], W its pattern's weight in multiples of 2^−16 bits (intWeight,
-// from lw), so among the assignments of maximum rounded weight the one with the fewest
-// correct links is chosen (n < n + 1 keeps the penalty from outweighing any real
-// difference). maxW bounds |w| over all compared pairs. retry asks for more candidates:
-// the dual does not certify optimality over all compared pairs.
-func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thresholds, maxW float64, lw [][]int64, lk *weightLookup, startPass func(string)) (ModeResult, int, bool) {
+// W·(n+1) − [true pair], W its pattern's weight in multiples of 2^−16 bits (lk's
+// intWeight, after withIntWeights), so among the assignments of maximum rounded weight
+// the one with the fewest correct links is chosen (n < n + 1 keeps the penalty from
+// outweighing any real difference). retry asks for more candidates: the dual does not
+// certify optimality over all compared pairs.
+func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thresholds, lk *weightLookup, startPass func(string)) (ModeResult, int, bool) {
 	m := ModeResult{Mode: ModeAssignment}
 	n := int64(c.nq + 1)
 	g := c.groups
@@ -773,7 +823,7 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 	// applies only to a class of one (a class of two or more can always give the row
 	// another member, see spread).
 	weight := func(i, j int, code uint64) int64 {
-		x := c.intWeight(code, lw) * n
+		x := lk.intWeight(code) * n
 		if t := recs[i].True; t >= 0 && column(j) == column(t) && (g == nil || g.Size(column(t)) == 1) {
 			x--
 		}
@@ -785,9 +835,8 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 		}
 		if len(top) == k && columnsIn[c.blockOf(i)] > k {
 			full[i] = true
-			// A pair left out weighs at most the k-th, w; its rounded attributes' sum at
-			// most w·2^16 + K/2 (and the snap of tied weights, under one unit).
-			bound[i] = int64(math.Floor(top[len(top)-1].Distance*assignScale+float64(len(c.attrs))/2+1)) * n
+			// A pair left out weighs at most the k-th.
+			bound[i] = lk.intUpTo(top[len(top)-1].Distance) * n
 		}
 	}
 	var match []int
@@ -801,10 +850,10 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 		match, u, v, ok = assignMax(c.nq, cols, arcs, capacity)
 		if !ok {
 			// Every integer weight of a compared pair is at most wMax in absolute value.
-			wMax := (math.Ceil(maxW*assignScale+float64(len(c.attrs))/2) + 1) * float64(n)
+			wMax := float64(lk.maxAbsInt+1) * float64(n)
 			if wMax*float64(c.nq) > assignLimit {
 				m.Unavailable = true
-				m.Status = fmt.Sprintf("not available: no one-to-one assignment gives every record a partner, and the partial assignment of %d records with weights up to %.4g bits exceeds the exact integer range", c.nq, maxW)
+				m.Status = fmt.Sprintf("not available: no one-to-one assignment gives every record a partner, and the partial assignment of %d records with weights up to %.4g bits exceeds the exact integer range", c.nq, float64(lk.maxAbsInt)/assignScale)
 				return m, rounds, false
 			}
 			match, u, v = assignPartial(c.nq, cols, arcs, capacity, int64(wMax))

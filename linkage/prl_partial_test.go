@@ -362,8 +362,8 @@ func TestPRLPartialAssignmentOptimal(t *testing.T) {
 			t.Fatal(err)
 		}
 		c, _ := newComparator(&p, 1)
-		lk := newWeightLookup(c, res.Patterns, res.Weight)
-		W := func(i, j int) int64 { return int64(math.Round(lk.weight(c.pairCode(i, j)) * assignScale)) }
+		lw := levelWeights(res.Model)
+		W := func(i, j int) int64 { return c.intWeight(c.pairCode(i, j), lw) }
 		candidate := make([]map[int]bool, c.nq)
 		for i := range c.nq {
 			candidate[i] = map[int]bool{}

@@ -616,8 +616,8 @@ func TestPRLAssignmentOptimal(t *testing.T) {
 			t.Fatal(err)
 		}
 		c, _ := newComparator(&p, 1)
-		lk := newWeightLookup(c, res.Patterns, res.Weight)
-		W := func(i, j int) int64 { return int64(math.Round(lk.weight(c.pairCode(i, j)) * assignScale)) }
+		lw := levelWeights(res.Model)
+		W := func(i, j int) int64 { return c.intWeight(c.pairCode(i, j), lw) }
 		n := c.nq
 		best := int64(math.MinInt64)
 		permutations(n, func(perm []int) {
