@@ -525,30 +525,44 @@ func minRankSwapP(n int) float64 {
 // records already in groups of equal values.
 func (m *maskJob) unchanged(s *maskSummary, tab *datasets.Table, before []datasets.Column) error {
 	var same []string
+	oneValue := true // every unchanged attribute has a single value present
 	for x, name := range s.Attributes {
 		c, b := tab.Column(name), &before[x]
+		// A number counts as changed when it moved by more than unchangedTol of its
+		// column's scale: noise of 1e-300 % of the sd left every value but the zeros
+		// as it was, and turned the zeros into ±1e-303 (a tester's EIA file passed as
+		// masked, re-identified as the original is).
+		scale := 0.0
+		if c.Kind == datasets.Numeric {
+			scale = presentSD(b, tab.Rows())
+		}
 		equal := true
 		for i := 0; equal && i < tab.Rows(); i++ {
 			switch {
 			case c.Missing(i): // missing cells stay missing
 			case c.Kind == datasets.Numeric:
-				equal = c.Values[i] == b.Values[i]
+				equal = math.Abs(c.Values[i]-b.Values[i]) <= unchangedTol*max(scale, math.Abs(b.Values[i]))
 			default:
 				equal = c.Levels[c.Codes[i]] == b.Levels[b.Codes[i]]
 			}
 		}
 		if equal {
 			same = append(same, strconv.Quote(name))
+			oneValue = oneValue && c.Kind == datasets.Numeric && scale == 0
 		}
 	}
 	if len(same) == 0 {
 		return nil
 	}
 	advice := "a larger --p"
-	switch m.method {
-	case "mdav", "indrank":
+	switch {
+	case oneValue:
+		// Under --missing keep a column of one value besides missing ones loads; no
+		// parameter changes it (the loader refuses it as constant otherwise).
+		advice = "one value besides missing ones: no masking changes it, leave it out of --attrs"
+	case m.method == "mdav", m.method == "indrank":
 		advice = "a larger --k (the records are in groups of equal values already)"
-	case "pram":
+	case m.method == "pram":
 		advice = "a larger --p or another --seed"
 	}
 	if len(same) == len(s.Attributes) {
@@ -558,13 +572,42 @@ func (m *maskJob) unchanged(s *maskSummary, tab *datasets.Table, before []datase
 	return nil
 }
 
+// unchangedTol is the share of a column's scale (its sd, or the value's magnitude when
+// larger) below which a masked number counts as the value it was: rounding's order,
+// 1e-12, far below any masking that protects.
+const unchangedTol = 1e-12
+
+// presentSD is the sample standard deviation of the first n values of c that are not
+// missing (0 with fewer than two).
+func presentSD(c *datasets.Column, n int) float64 {
+	var sum, sumSq float64
+	k := 0
+	for i := range n {
+		if !c.Missing(i) {
+			sum += c.Values[i]
+			k++
+		}
+	}
+	if k < 2 {
+		return 0
+	}
+	mean := sum / float64(k)
+	for i := range n {
+		if !c.Missing(i) {
+			d := c.Values[i] - mean
+			sumSq += d * d
+		}
+	}
+	return math.Sqrt(sumSq / float64(k-1))
+}
+
 // snapshot copies the values and codes of t's columns (the methods write them in place
 // or replace them).
 func snapshot(t *datasets.Table) []datasets.Column {
 	cols := make([]datasets.Column, len(t.Columns))
 	for j, c := range t.Columns {
 		cols[j] = datasets.Column{Name: c.Name, Kind: c.Kind, Values: slices.Clone(c.Values),
-			Codes: slices.Clone(c.Codes), Levels: slices.Clone(c.Levels)}
+			Codes: slices.Clone(c.Codes), Levels: slices.Clone(c.Levels), Valid: slices.Clone(c.Valid)}
 	}
 	return cols
 }

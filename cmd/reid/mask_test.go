@@ -387,10 +387,12 @@ func TestMaskWriteHoldsSignals(t *testing.T) {
 // A masking that changes no value of an attribute is told: of every attribute, the output
 // would be the input called masked, refused with exit 2 and no file (noise of 1e-300 % of
 // the sd is lost in rounding; an identity --matrix is refused before the work); of some,
-// a warning names them. The tester's files: noise wrote the input unchanged with exit 0.
+// a warning names them. The tester's files: noise wrote the input unchanged with exit 0;
+// then, with zeros in the file, every value but the zeros (made ±1e-303) unchanged.
 func TestMaskChangedNothing(t *testing.T) {
 	dir := t.TempDir()
-	in := writeCSV(t, dir, "in.csv", "a,b,c\n10,1,x\n20,2,y\n35,3,x\n41,4,y\n50,5,x\n66,6,y\n")
+	in := writeCSV(t, dir, "in.csv", "a,b,c\n0,1,x\n20,0,y\n35,3,x\n41,4,y\n50,5,x\n66,6,y\n")
+	oneValue := writeCSV(t, dir, "one.csv", "a,b\n5,1\nNA,2\n5,3\nNA,4\n5,8\n")
 	matrix := filepath.Join(dir, "id.json")
 	if err := os.WriteFile(matrix, []byte("[[1,0],[0,1]]"), 0o644); err != nil {
 		t.Fatal(err)
@@ -402,8 +404,15 @@ func TestMaskChangedNothing(t *testing.T) {
 	}{
 		{[]string{"--method", "noise", "--p", "1e-300"}, `noise changed no value of "a", "b": the output would be the input; a larger --p`},
 		{[]string{"--method", "pram", "--matrix", matrix}, "id.json: the identity matrix keeps every category"},
+		// Under --missing keep a column of one value besides missing ones loads: no
+		// masking changes it, and "a larger --p" would not help.
+		{[]string{"--method", "noise", "--p", "10", "--missing", "keep", "--attrs", "a", oneValue}, `noise changed no value of "a": the output would be the input; one value besides missing ones`},
 	} {
-		code, _, stderr := runReid(t, append(append([]string{"mask"}, tc.args...), "--out", out, in)...)
+		args := append([]string{"mask"}, tc.args...)
+		if !strings.HasSuffix(args[len(args)-1], ".csv") {
+			args = append(args, in)
+		}
+		code, _, stderr := runReid(t, append(args, "--out", out)...)
 		if code != exitInput || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %q; want exit 2 saying %q", tc.args, code, stderr, tc.want)
 		}
