@@ -70,9 +70,12 @@ type env struct {
 	// notify, when set, relays the interrupt signals to c (signal.Notify in main; tests
 	// send on c themselves).
 	notify func(c chan<- os.Signal)
-	// heldSignal is the signal that came while writeHeld wrote the outputs, if any: the
-	// run ends with exit 130 once the command is done, as the signal asked.
-	heldSignal os.Signal
+	// releaseHold, set by writeHeld, ends at the end of the run the hold of the signals
+	// that began with the first output written, and returns the first that came: the
+	// run then ends with exit 130, as the signal asked. Held until then, a signal cannot
+	// kill the summary printed after the files are in place (exit 143 with the files
+	// written read as nothing written).
+	releaseHold func() os.Signal
 }
 
 // errWriter passes writes on to w until one fails, then keeps that error and returns it
@@ -210,8 +213,10 @@ func run(args []string, e *env) int {
 		return exitInput
 	}
 	err = flagHints(runCmd(positional), cmd.Name, fs)
-	if err == nil && e.heldSignal != nil {
-		err = &heldSignalError{e.heldSignal}
+	if e.releaseHold != nil {
+		if s := e.releaseHold(); s != nil && err == nil {
+			err = &heldSignalError{s}
+		}
 	}
 	if werr := stdout.Err(); werr != nil && (err == nil || isVerdict(err)) {
 		// A verdict (policy violated, interrupted) would say the results were written.
@@ -404,9 +409,10 @@ func holdSignals(e *env) (release func() os.Signal) {
 // writeHeld runs write, which writes output files (each to a temporary file renamed into
 // place), with SIGINT and SIGTERM held: a command killed between the two left its
 // temporary file behind (a tester's Ctrl-C two seconds into reid mask's 28 MB of output
-// left .out.csv.tmpN). A signal that came meanwhile is kept in e.heldSignal: the command
-// finishes (its summary is a few lines) and the run then exits 130, not 0: the signal
-// asked it to stop, and a script that sent it must not read a normal end.
+// left .out.csv.tmpN). The hold lasts until the command is done (run releases it): a
+// signal that came after the writing began lets the command finish (its summary is a
+// few lines) and the run then exits 130, not 0: the signal asked it to stop, and a
+// script that sent it must not read a normal end.
 //
 // Outputs that are not regular files (a named pipe, /dev/stdout) are written directly
 // and may block until a reader comes: no hold then, so that a signal still stops them.
@@ -418,12 +424,10 @@ func writeHeld(e *env, paths []string, write func() error) error {
 			return write()
 		}
 	}
-	held := holdSignals(e)
-	err := write()
-	if s := held(); s != nil && e.heldSignal == nil {
-		e.heldSignal = s
+	if e.releaseHold == nil {
+		e.releaseHold = holdSignals(e)
 	}
-	return err
+	return write()
 }
 
 // inputError marks an error of a lower package that is about the user's data or

@@ -437,6 +437,42 @@ func TestMaskChangedNothing(t *testing.T) {
 	}
 }
 
+// A signal that comes after the masked file is in place, while the summary is printed,
+// is held too: a tester's SIGTERM there killed the run (exit 143, read as "nothing
+// written", the file in place). Here stdout sends SIGTERM on the relay notify was given
+// at its first write; the run finishes and exits 130.
+func TestMaskSignalDuringSummary(t *testing.T) {
+	dir := t.TempDir()
+	orig := writeCSV(t, dir, "o.csv", "a,b\n1,5\n3,2\n2,8\n5,4\n")
+	out := filepath.Join(dir, "m.csv")
+	var relay chan<- os.Signal
+	var stderr bytes.Buffer
+	stdout := writeFunc(func(p []byte) (int, error) {
+		if relay != nil {
+			select {
+			case relay <- syscall.SIGTERM:
+			default:
+			}
+		}
+		return len(p), nil
+	})
+	e := &env{stdout: stdout, stderr: &stderr, notify: func(c chan<- os.Signal) { relay = c }}
+	if code := run([]string{"mask", "--method", "noise", "--p", "10", "--out", out, orig}, e); code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "terminated while the output was written: it is whole") {
+		t.Errorf("stderr %q does not tell of the signal", stderr.String())
+	}
+	if tab, err := datasets.Load(out, datasets.LoadOptions{}); err != nil || tab.Rows() != 4 {
+		t.Errorf("the masked file: %v", err)
+	}
+}
+
+// writeFunc is an io.Writer made of a function.
+type writeFunc func(p []byte) (int, error)
+
+func (f writeFunc) Write(p []byte) (int, error) { return f(p) }
+
 // TestMaskPRAMMatrixSortedOrder: --matrix's rows and columns are the categories in sorted
 // order of their labels, whatever order the file has them in. The matrix keeps a, and
 // swaps b and c (rows a: [1 0 0], b: [0 0 1], c: [0 1 0]); the file's first categories
