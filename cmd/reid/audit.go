@@ -189,7 +189,7 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 					return fmt.Errorf("the reports in %s are written, but the summary could not be printed: %w", *out, err)
 				}
 				if sig != nil {
-					return &interruptedError{sig}
+					return &interruptedError{sig: sig}
 				}
 				if rep.Policy != nil && !rep.Policy.Pass {
 					var lines []string

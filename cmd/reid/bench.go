@@ -163,7 +163,7 @@ writes the table of the files done and exits 130.`, least, optimize.DefaultEpsil
 					return err
 				}
 				if sig != nil {
-					return &interruptedError{sig}
+					return &interruptedError{sig: sig}
 				}
 				return nil
 			}

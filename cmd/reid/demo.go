@@ -43,7 +43,11 @@ The same --records and --seed always give the same files and the same figures, o
 machine of the same architecture with the same build (with --time-limit instead of the default work limit, the worst-case figures of
 the audits also depend on how far a search stopped by it got);
 the JSON (--format json) names the files by their base names, and the directory by
---dir or "(temporary, removed)", so that it is the same from run to run.`, least, why),
+--dir or "(temporary, removed)", so that it is the same from run to run.
+
+An interrupt (Ctrl-C) or SIGTERM stops the demo after the step under way (an audit's
+search within about a second), removes the temporary directory and exits 130; the files
+already written to --dir and the reports already in --out stay.`, least, why),
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			records := fs.Int("records", 2000, fmt.Sprintf("number of synthetic `records` (at least %d: %s)", least, why))
 			seed := fs.Uint64("seed", 1, "random seed of the generator and the masking")
@@ -145,7 +149,7 @@ var demoKeys = []string{"age_band", "sex", "region"}
 // auditFile runs `reid audit` on one of the demo's masked files.
 // shown is how the report names a file (a temporary directory's path would differ from
 // run to run).
-func (d *demoAudit) auditFile(e *env, originalPath, maskedPath, masking string, attrs []string, shown func(string) string) (demoAudit, error) {
+func (d *demoAudit) auditFile(ctx context.Context, e *env, originalPath, maskedPath, masking string, attrs []string, shown func(string) string) (demoAudit, error) {
 	pf := addPairFlags(flag.NewFlagSet("audit", flag.ContinueOnError))
 	*pf.original, *pf.masked, *pf.attrs = originalPath, maskedPath, strings.Join(attrs, ",")
 	know, err := parseKnowledge(masking)
@@ -153,9 +157,12 @@ func (d *demoAudit) auditFile(e *env, originalPath, maskedPath, masking string, 
 		return demoAudit{}, err
 	}
 	a := auditJob{command: "demo", pf: pf, knowledge: know, maskingSpec: masking, keys: demoKeys, timeLimit: d.timeLimit, workLimit: d.workLimit}
-	rep, err := a.run(context.Background(), e)
+	rep, err := a.run(ctx, e)
 	if err != nil {
 		return demoAudit{}, err
+	}
+	if ctx.Err() != nil {
+		return demoAudit{}, ctx.Err() // interrupted: runDemo stops, no report of a cut run
 	}
 	rep.Inputs.Original.File, rep.Inputs.Masked.File = pathText(shown(originalPath)), pathText(shown(maskedPath))
 	if rep.Uniqueness != nil {
@@ -168,7 +175,17 @@ func (d *demoAudit) auditFile(e *env, originalPath, maskedPath, masking string, 
 	return demoAudit{File: pathText(filepath.Base(maskedPath)), Report: filepath.Join(dir, "report.html"), CI: ciLine(rep)}, nil
 }
 
-func runDemo(e *env, records int, seed uint64, dir string, audit *demoAudit) (*demoResult, error) {
+// runDemo masks the synthetic data and measures each masked file. An interrupt (Ctrl-C,
+// SIGTERM) stops it after the step under way (an audit's search within about a second),
+// removes its temporary directory (a tester's Ctrl-C left original.csv and mdav_k3.csv
+// in TMPDIR) and ends with exit 130; files already written to --dir or --out stay.
+func runDemo(e *env, records int, seed uint64, dir string, audit *demoAudit) (res *demoResult, err error) {
+	ctx, release := interruptible(e, "demo")
+	defer func() {
+		if sig := release(); sig != nil {
+			res, err = nil, &interruptedError{sig: sig, demo: true}
+		}
+	}()
 	keep := dir != ""
 	if keep {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -192,7 +209,7 @@ func runDemo(e *env, records int, seed uint64, dir string, audit *demoAudit) (*d
 	jobs := demoJobs(seed)
 	// The JSON names the files by their base names (and a temporary directory by what
 	// became of it): a temporary path would differ from run to run.
-	res := &demoResult{Dir: dir, Original: filepath.Base(originalPath), Records: records, Seed: seed}
+	res = &demoResult{Dir: dir, Original: filepath.Base(originalPath), Records: records, Seed: seed}
 	shown := func(path string) string { return path }
 	if !keep {
 		res.Dir = "(temporary, removed)"
@@ -201,6 +218,9 @@ func runDemo(e *env, records int, seed uint64, dir string, audit *demoAudit) (*d
 	prog := newProgress(e, "demo", int64(len(jobs)))
 	defer prog.Finish()
 	for _, j := range jobs {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		// Mask a fresh copy read from disk, as `reid mask` would.
 		tab, err := datasets.Load(originalPath, datasets.LoadOptions{})
 		if err != nil {
@@ -231,7 +251,7 @@ func runDemo(e *env, records int, seed uint64, dir string, audit *demoAudit) (*d
 			if j.job.method == "rankswap" {
 				masking = "rankswap:p=" + strconv.FormatFloat(j.job.p, 'g', -1, 64)
 			}
-			a, err := audit.auditFile(e, originalPath, maskedPath, masking, summary.Attributes, shown)
+			a, err := audit.auditFile(ctx, e, originalPath, maskedPath, masking, summary.Attributes, shown)
 			if err != nil {
 				return nil, err
 			}

@@ -248,7 +248,7 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 					return err
 				}
 				if sig != nil {
-					return &interruptedError{sig}
+					return &interruptedError{sig: sig}
 				}
 				return nil
 			}

@@ -138,9 +138,15 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 
 // interruptedError means a signal stopped the command, which wrote its best results:
 // exit code 130.
-type interruptedError struct{ sig os.Signal }
+type interruptedError struct {
+	sig  os.Signal
+	demo bool // reid demo, which writes no results when stopped
+}
 
 func (i *interruptedError) Error() string {
+	if i.demo {
+		return fmt.Sprintf("%v: stopped; the demo's temporary files are removed", i.sig)
+	}
 	return fmt.Sprintf("%v: stopped early; the results written are the best found, not proven", i.sig)
 }
 
@@ -745,7 +751,7 @@ The commands are:
 Use "reid help <command>" for more information about a command.
 Exit codes: 0 ok, 1 policy violated, 2 usage, input or output error (such as a full
 disk), 3 internal error, 130 interrupted (learn, audit, bench: after writing their best
-results; any other command whose output files were being written: after finishing
+results; demo; any other command whose output files were being written: after finishing
 them).
 `)
 }

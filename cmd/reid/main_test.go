@@ -389,6 +389,29 @@ func TestDemoRecords(t *testing.T) {
 	}
 }
 
+// TestDemoInterrupted: an interrupt stops the demo with exit 130 and removes its
+// temporary directory (a tester's Ctrl-C left original.csv and mdav_k3.csv in TMPDIR and
+// exited 143). Here the interrupt comes at the start, before the first masking; with the
+// audits on, their searches see it.
+func TestDemoInterrupted(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	for _, audit := range []string{"--audit=false", "--audit=true"} {
+		var stdout, stderr bytes.Buffer
+		e := &env{stdout: &stdout, stderr: &stderr, notify: func(c chan<- os.Signal) { c <- os.Interrupt }}
+		args := []string{"demo", "--records", "20", audit, "--work-limit", "0.01", "--out", filepath.Join(t.TempDir(), "r")}
+		if code := run(args, e); code != exitInterrupted || !strings.Contains(stderr.String(), "stopped; the demo's temporary files are removed") {
+			t.Errorf("%s: exit %d, want %d; stderr %q", audit, code, exitInterrupted, stderr.String())
+		}
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("%s: left in TMPDIR: %v", audit, left)
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("%s: printed %q for a demo that did not run", audit, stdout.String())
+		}
+	}
+}
+
 // TestMinRecords: the fewest records each masking needs, by hand: rank swapping the
 // smallest n with ⌊p·n/100⌋ ≥ 1, microaggregation two groups of k.
 func TestMinRecords(t *testing.T) {
