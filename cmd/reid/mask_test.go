@@ -570,9 +570,10 @@ func TestMaskLatin1Header(t *testing.T) {
 	if code, _, stderr := runReid(t, "mask", "--method", "pram", "--p", "50", "--attrs", "w", "--out", pq, input); code != exitOK {
 		t.Fatalf("pram to Parquet: exit %d: %s", code, stderr)
 	}
-	// The Parquet file is masked with another seed: with two categories and p = 50 the
-	// same draws would change back every value they changed, and an output equal to its
-	// input is refused.
+	// The Parquet file is masked with another seed: with two categories and p = 50 each
+	// output value is either category with chance ½ whatever the input, so the same seed
+	// would draw the Parquet file's own values again, and an output equal to its input
+	// is refused.
 	for _, c := range []struct{ in, out, seed string }{{input, filepath.Join(dir, "pram.csv"), "1"}, {pq, filepath.Join(dir, "pram2.csv"), "2"}} {
 		if code, _, stderr := runReid(t, "mask", "--method", "pram", "--p", "50", "--seed", c.seed, "--attrs", "w", "--out", c.out, c.in); code != exitOK {
 			t.Fatalf("pram %s: exit %d: %s", c.in, code, stderr)
