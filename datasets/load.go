@@ -271,8 +271,8 @@ type LoadOptions struct {
 // look like ("08001" and "8001" are two categories). In a CSV file every
 // column is read as text and a column is numeric when more than half of the non-missing
 // values of its first batch parse as plain decimal numbers; any other value in it is then
-// an error naming its row. NaN and ±Inf are always errors. Header names are trimmed of
-// surrounding blanks; a leading byte-order mark is skipped; lines may end in LF, CRLF or
+// an error naming its row. NaN and ±Inf are always errors. Column names are trimmed of
+// surrounding blanks, in every format; a leading byte-order mark is skipped; lines may end in LF, CRLF or
 // CR alone (classic Mac OS).
 //
 // Integers that float64 cannot hold exactly (beyond ±2^53: a CSV value of digits alone, an
@@ -396,7 +396,9 @@ func (ld *loader) plan(fileNames []string) ([]int, error) {
 			// allow it.
 			return nil, &InputError{File: ld.path, Err: errors.New("empty column name in the header"), Detail: fmt.Sprintf("column %d", i+1)}
 		}
-		names[i] = LabelText(n)
+		// Trimmed as CSV headers are: --attrs and the other flags name columns trimmed, so
+		// an Arrow or Parquet column " a " could not be named at all.
+		names[i] = LabelText(strings.TrimSpace(n))
 	}
 	fileNames = names
 	if ld.opts.namesOnly != nil {

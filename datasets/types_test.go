@@ -271,3 +271,34 @@ func TestLoadTypesOfUnreadColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestArrowNamesTrimmed: an Arrow column named " a " could not be named by any flag
+// (flags' names are trimmed, as CSV headers are); its name is now read trimmed, and two
+// names that trim to one are a duplicate.
+func TestArrowNamesTrimmed(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, fields ...string) string {
+		mem := memory.NewGoAllocator()
+		var fs []arrow.Field
+		for _, f := range fields {
+			fs = append(fs, arrow.Field{Name: f, Type: arrow.PrimitiveTypes.Float64})
+		}
+		b := array.NewRecordBuilder(mem, arrow.NewSchema(fs, nil))
+		defer b.Release()
+		for j := range fields {
+			b.Field(j).(*array.Float64Builder).AppendValues([]float64{1, 2, 3}, nil)
+		}
+		rec := b.NewRecordBatch()
+		defer rec.Release()
+		p := filepath.Join(dir, name)
+		writeIPCFile(t, p, rec)
+		return p
+	}
+	tab, err := Load(write("padded.arrow", " a ", "b\t"), LoadOptions{Columns: []string{"a", "b"}})
+	if err != nil || tab.Column("a") == nil || tab.Column("b") == nil {
+		t.Fatalf("columns a and b of \" a \" and \"b\\t\": %v", err)
+	}
+	if _, err := Load(write("twice.arrow", " a", "a "), LoadOptions{}); !errors.Is(err, ErrDuplicateColumn) {
+		t.Errorf("\" a\" and \"a \": %v, want ErrDuplicateColumn", err)
+	}
+}
