@@ -758,6 +758,11 @@ func TestAuditInterrupted(t *testing.T) {
 		if w["available"] != false || w["status"] != "interrupted" && w["status"] != "not_available" {
 			t.Errorf("%v: available %v, status %v; want not started", w["operator"], w["available"], w["status"])
 		}
+		// A family never searched has the trivial bound, not 0 (a tester's script read
+		// the families' bound_reid).
+		if w["status"] == "interrupted" && w["bound_reid"] != 1.0 {
+			t.Errorf("%v: bound_reid %v, want 1 (not searched)", w["operator"], w["bound_reid"])
+		}
 	}
 	// No family searched: nothing bounds the worst case but n itself.
 	if b := doc["summary"].(map[string]any)["worst_case_reid_bound"]; b != 1.0 {
