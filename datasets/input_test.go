@@ -575,7 +575,7 @@ func TestContentMatchesName(t *testing.T) {
 		{copyAs(arrowFile, "file.arrows"), nil},
 		// A compressed file named .csv was read as CSV: "bare \" in non-quoted-field".
 		{writeBytes("gz.csv", gzipped(csvPath)), []string{"gz.csv", "name says csv", "gzip-compressed file: decompress it first"}},
-		{writeBytes("zip.csv", zipped(csvPath)), []string{"zip.csv", "a zip file: decompress it first"}},
+		{writeBytes("zip.csv", zipped(csvPath)), []string{"zip.csv", "a zip file: decompress it first (an Excel .xlsx workbook is a zip file too: save it as CSV)"}},
 		{writeBytes("gz.parquet", gzipped(pq)), []string{"gz.parquet", "gzip-compressed"}},
 		{writeText("bzh.csv", "BZh,x\n1,2\n3,4\n"), nil},
 	} {

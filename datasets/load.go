@@ -89,7 +89,11 @@ func checkContent(f *os.File, format Format) error {
 	if c := compression(head[:n]); c != "" {
 		// Read as CSV, a gzip file was a "bare quote" on row 1 and a zip one "wrong number
 		// of fields": the reader would need it unpacked.
-		return fmt.Errorf("%w: the name says %s, but it is a %s file: decompress it first", ErrFormatMismatch, format, c)
+		advice := "decompress it first"
+		if c == "zip" {
+			advice += " (an Excel .xlsx workbook is a zip file too: save it as CSV)"
+		}
+		return fmt.Errorf("%w: the name says %s, but it is a %s file: %s", ErrFormatMismatch, format, c, advice)
 	}
 	got := contentFormat(head[:n])
 	if format == FormatCSV && looksText(head[:n]) {
