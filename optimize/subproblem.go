@@ -327,8 +327,7 @@ func (sv *solver) solveSub() outcome {
 		// fits before the limit; otherwise the search stops here, as at its limit (on the
 		// bilinear form, with every competitor a row, the check of a whole file's records
 		// is half a margins pass).
-		if !sv.clock.fits(sv.checkWork(sv.active), sv.deadline) {
-			sv.timedOut = true
+		if !sv.checkFits() {
 			return aborted
 		}
 		ev := sv.d.sp.evaluator(sv.d, sv.theta)
@@ -355,9 +354,8 @@ func (sv *solver) solveSub() outcome {
 				// of θ times large features (a Choquet measure repaired to be monotone,
 				// squared z-scores in the hundreds). The projected θ may still link every
 				// active record at ε, which settles it; else the decision is given up.
-				if !sv.clock.fits(sv.checkWork(sv.active), sv.deadline) {
-					sv.timedOut = true // the limit, not the family, stopped it
-					return aborted
+				if !sv.checkFits() {
+					return aborted // the limit, not the family, stopped it
 				}
 				if sv.linksActive() {
 					return feasible
@@ -388,8 +386,7 @@ func (sv *solver) decideAtEpsilon() (o outcome, decided bool) {
 			return infeasible, true
 		}
 	case clp.Optimal:
-		if !sv.clock.fits(sv.checkWork(sv.active), sv.deadline) {
-			sv.timedOut = true
+		if !sv.checkFits() {
 			return aborted, true
 		}
 		if sv.settle(sv.sub.Solution(nil)) == nil && sv.linksActive() {
@@ -397,6 +394,17 @@ func (sv *solver) decideAtEpsilon() (o outcome, decided bool) {
 		}
 	}
 	return stalled, false
+}
+
+// checkFits reports whether the pairwise check of θ on the active records (violations,
+// linksActive) fits before the deadline; when it does not, the search is marked timed
+// out, as at its limit.
+func (sv *solver) checkFits() bool {
+	if sv.clock.fits(sv.checkWork(sv.active), sv.deadline) {
+		return true
+	}
+	sv.timedOut = true
+	return false
 }
 
 // linksActive reports whether sv.theta links every active record with margin ≥ ε.
