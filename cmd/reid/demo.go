@@ -183,7 +183,7 @@ func runDemo(e *env, records int, seed uint64, dir string, audit *demoAudit) (re
 	ctx, release := interruptible(e, "demo")
 	defer func() {
 		if sig := release(); sig != nil {
-			res, err = nil, &interruptedError{sig: sig, demo: true}
+			res, err = nil, &interruptedError{sig: sig, outcome: ": stopped; the demo's temporary files are removed"}
 		}
 	}()
 	keep := dir != ""

@@ -136,27 +136,24 @@ func (u *usageError) Error() string { return u.msg }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
-// interruptedError means a signal stopped the command, which wrote its best results:
-// exit code 130.
+// interruptedError means a signal stopped the command: exit code 130. outcome, after the
+// signal's name, says what the run left; empty, that it wrote its best results (learn,
+// audit, bench).
 type interruptedError struct {
-	sig  os.Signal
-	demo bool // reid demo, which writes no results when stopped
+	sig     os.Signal
+	outcome string
 }
+
+// heldOutcome is the outcome of a run whose signal came while its outputs were written
+// and was held until they were whole (see writeHeld): the command did all its work, and
+// exit 130 is what a script that sent the signal expects of a run it stopped.
+const heldOutcome = " while the output was written: it is whole; exit 130 as asked"
 
 func (i *interruptedError) Error() string {
-	if i.demo {
-		return fmt.Sprintf("%v: stopped; the demo's temporary files are removed", i.sig)
+	if i.outcome == "" {
+		return fmt.Sprintf("%v: stopped early; the results written are the best found, not proven", i.sig)
 	}
-	return fmt.Sprintf("%v: stopped early; the results written are the best found, not proven", i.sig)
-}
-
-// heldSignalError means a signal came while the outputs were written and was held until
-// they were whole (see writeHeld): the command did all its work, and the run ends with
-// exit code 130, as a script that sent the signal expects of a run it stopped.
-type heldSignalError struct{ sig os.Signal }
-
-func (h *heldSignalError) Error() string {
-	return fmt.Sprintf("%v while the output was written: it is whole; exit 130 as asked", h.sig)
+	return fmt.Sprint(i.sig) + i.outcome
 }
 
 // policyError means the inputs were fine but violate the user's policy: exit code 1.
@@ -221,7 +218,7 @@ func run(args []string, e *env) int {
 	err = flagHints(runCmd(positional), cmd.Name, fs)
 	if e.releaseHold != nil {
 		if s := e.releaseHold(); s != nil && err == nil {
-			err = &heldSignalError{s}
+			err = &interruptedError{sig: s, outcome: heldOutcome}
 		}
 	}
 	if werr := stdout.Err(); werr != nil && (err == nil || isVerdict(err)) {
@@ -232,12 +229,11 @@ func run(args []string, e *env) int {
 }
 
 // isVerdict reports whether err ends a run whose results were all written: a policy
-// violated, an interrupt, or a signal held while the outputs were written.
+// violated, or an interrupt (also one held while the outputs were written).
 func isVerdict(err error) bool {
 	var pe *policyError
 	var xe *interruptedError
-	var he *heldSignalError
-	return errors.As(err, &pe) || errors.As(err, &xe) || errors.As(err, &he)
+	return errors.As(err, &pe) || errors.As(err, &xe)
 }
 
 // flagHints names, in an input error of the loader, what would take the input (the
@@ -287,9 +283,8 @@ func report(err error, cmd *command, e *env) int {
 	var ie *datasets.InputError
 	var pe *policyError
 	var xe *interruptedError
-	var he *heldSignalError
 	switch {
-	case errors.As(err, &xe), errors.As(err, &he):
+	case errors.As(err, &xe):
 		fmt.Fprintf(e.stderr, "reid %s: %v\n", cmd.Name, err)
 		return exitInterrupted
 	case errors.As(err, &pe):
