@@ -507,24 +507,6 @@ func TestContentMatchesName(t *testing.T) {
 		return p
 	}
 	pq, arrowFile, stream := write("t.parquet"), write("t.arrow"), write("t.arrows")
-	writeText := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	copyAs := func(src, name string) string {
-		b, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	writeBytes := func(name string, b []byte) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, b, 0o644); err != nil {
@@ -532,30 +514,31 @@ func TestContentMatchesName(t *testing.T) {
 		}
 		return p
 	}
-	gzipped := func(src string) []byte {
+	read := func(src string) []byte {
 		b, err := os.ReadFile(src)
 		if err != nil {
 			t.Fatal(err)
 		}
+		return b
+	}
+	writeText := func(name, content string) string { return writeBytes(name, []byte(content)) }
+	copyAs := func(src, name string) string { return writeBytes(name, read(src)) }
+	gzipped := func(src string) []byte {
 		var buf bytes.Buffer
 		w := gzip.NewWriter(&buf)
-		if _, err := w.Write(b); err != nil || w.Close() != nil {
+		if _, err := w.Write(read(src)); err != nil || w.Close() != nil {
 			t.Fatal(err)
 		}
 		return buf.Bytes()
 	}
 	zipped := func(src string) []byte {
-		b, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var buf bytes.Buffer
 		w := zip.NewWriter(&buf)
 		f, err := w.Create("data.csv")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.Write(b); err != nil || w.Close() != nil {
+		if _, err := f.Write(read(src)); err != nil || w.Close() != nil {
 			t.Fatal(err)
 		}
 		return buf.Bytes()

@@ -612,10 +612,11 @@ func meanSD(c *Column) moments {
 // its original is) and whose values present differ in every record of both files: each
 // of them alone re-identifies every record with a true partner and a value there, in
 // both directions (an identifier left in the release, or an attribute the masking did
-// not reach). A cell missing in one file of a true pair only is a change. With first > 0 only the first first records of each file
-// count, as linkage on them (--records) sees them. The check of the true pairs comes
-// first and stops at the first change, so a masked attribute costs a few comparisons; an
-// unchanged one, a sort of each file's values.
+// not reach). A cell missing in one file of a true pair only is a change. With first > 0
+// only the first first records of each file count, as linkage on them (--records) sees
+// them. The check of the true pairs comes first and stops at the first change, so a
+// masked attribute costs a few comparisons; an unchanged one, a sort of each file's
+// values.
 func (p *Pairing) Identifiers(first int) []string {
 	rows := func(t *Table) int {
 		if first > 0 {

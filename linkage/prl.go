@@ -779,10 +779,11 @@ func levelWeights(model EMResult) [][]int64 {
 // have the same total exactly: rounded pair by pair, such totals came out one unit apart
 // and the tie with fewer true links was missed.
 func (c *comparator) intWeight(code uint64, lw [][]int64) int64 {
+	lv := make([]int8, len(c.attrs))
+	c.decode(code, lv)
 	var w int64
-	for k := range c.attrs {
-		a := &c.attrs[k]
-		if l := int((code / a.radix) % uint64(a.digits)); l != a.levels {
+	for k, l := range lv {
+		if l >= 0 {
 			w += lw[k][l]
 		}
 	}

@@ -517,7 +517,8 @@ func minRankSwapP(n int) float64 {
 }
 
 // unchanged compares each attribute of s with its copy in before, taken before the
-// masking: the attributes left equal, value for value, get a warning in s, and when none
+// masking: the attributes left equal, value for value (numbers within unchangedTol of
+// their column's sd), get a warning in s, and when none
 // changed at all the file written would be the input called masked: an error then. A
 // deterministic no-op (p = 0, k = 1, an identity PRAM matrix) is refused before the
 // work; this is what no parameter check sees: noise of 1e-300 % of the sd, lost in
@@ -534,7 +535,7 @@ func (m *maskJob) unchanged(s *maskSummary, tab *datasets.Table, before []datase
 		// masked, re-identified as the original is).
 		scale := 0.0
 		if c.Kind == datasets.Numeric {
-			scale = presentSD(b, tab.Rows())
+			_, scale, _ = columnMeanSD(b)
 		}
 		equal := true
 		for i := 0; equal && i < tab.Rows(); i++ {
@@ -576,30 +577,6 @@ func (m *maskJob) unchanged(s *maskSummary, tab *datasets.Table, before []datase
 // larger) below which a masked number counts as the value it was: rounding's order,
 // 1e-12, far below any masking that protects.
 const unchangedTol = 1e-12
-
-// presentSD is the sample standard deviation of the first n values of c that are not
-// missing (0 with fewer than two).
-func presentSD(c *datasets.Column, n int) float64 {
-	var sum, sumSq float64
-	k := 0
-	for i := range n {
-		if !c.Missing(i) {
-			sum += c.Values[i]
-			k++
-		}
-	}
-	if k < 2 {
-		return 0
-	}
-	mean := sum / float64(k)
-	for i := range n {
-		if !c.Missing(i) {
-			d := c.Values[i] - mean
-			sumSq += d * d
-		}
-	}
-	return math.Sqrt(sumSq / float64(k-1))
-}
 
 // snapshot copies the values and codes of t's columns (the methods write them in place
 // or replace them).

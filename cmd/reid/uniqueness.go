@@ -542,7 +542,7 @@ func printUniqueness(w io.Writer, r *uniquenessReport) error {
 	}
 	fmt.Fprintln(w)
 	switch {
-	case r.Weights != "" && r.SamplingFraction != nil: // nil-safe: weights whose sum overflowed once crashed here
+	case r.Weights != "":
 		fmt.Fprintf(w, "weights     %s (sampling fraction n/sum(w) = %.6g)\n", r.Weights, *r.SamplingFraction)
 	case r.SamplingFraction != nil:
 		fmt.Fprintf(w, "fraction    %.6g\n", *r.SamplingFraction)
