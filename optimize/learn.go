@@ -889,7 +889,7 @@ func (sv *solver) undecidedNote() string {
 		case giveUpKnifeEdge:
 			text = fmt.Sprintf("a set of records whose best margin lies within %g of ε = %g (a knife edge, where the LPs' tolerances cannot tell linked from not; an ε a little away from the margins, e.g. the default, decides them)", knifeEdgeStep, sv.eps)
 		case giveUpUnverified:
-			text = "a set CLP found infeasible whose certificate did not verify (its terms cancel to within 1e-9 of their scale: large feature values, as a Choquet measure's on heavy-tailed attributes, and margins near ε)"
+			text = "a set CLP found infeasible whose certificate did not verify (its gap, in exact arithmetic, within 1e-12 of its terms' scale: large feature values, as a Choquet measure's on heavy-tailed attributes, and margins near ε)"
 		case giveUpNoCut:
 			text = "an infeasible set whose certificate gave no cut that verifies"
 		case giveUpFamily:

@@ -308,8 +308,8 @@ func (sv *solver) solveSub() outcome {
 			}
 			if st == clp.PrimalInfeasible && !sv.timeUp() {
 				// Still infeasible without a certificate that verifies (its gap within
-				// 1e-9 of the terms' scale: large features, a Choquet measure's, and the
-				// best margin near ε): the rows at ε themselves may decide it; else the
+				// 1e-12 of the terms' scale even in exact arithmetic: large features, a
+				// Choquet measure's, and the best margin near ε): the rows at ε themselves may decide it; else the
 				// decision is given up, its node's bound kept.
 				if o, decided := sv.decideAtEpsilon(); decided {
 					return o
@@ -444,7 +444,7 @@ const (
 	// giveUpKnifeEdge: the best margin lies within knifeEdgeStep of ε.
 	giveUpKnifeEdge
 	// giveUpUnverified: CLP calls the rows infeasible, above ε and at ε, but no
-	// certificate verifies (its terms cancel within 1e-9 of their scale).
+	// certificate verifies (its gap within 1e-12 of its terms' scale, in exact arithmetic).
 	giveUpUnverified
 	// giveUpNoCut: the set's certificate gave no cut that verifies (iis).
 	giveUpNoCut

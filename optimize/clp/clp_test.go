@@ -2,6 +2,7 @@ package clp
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -1133,5 +1134,87 @@ func TestLagrangianBound(t *testing.T) {
 	}
 	if solved < 50 {
 		t.Errorf("only %d of 300 random models solved: the test exercises little", solved)
+	}
+}
+
+// TestFarkasExact checks certificates whose terms cancel within 1e-9 of their scale,
+// where only exact arithmetic tells a proof from a near miss.
+func TestFarkasExact(t *testing.T) {
+	certifies := func(m *Model, y []float64) bool {
+		s := m.snapshot(m.ptr())
+		return s.certifies(y)
+	}
+	// x ∈ [0, 1], r0: 1e8·x ≥ 5e7 + δ, r1: 1e8·x ≤ 5e7, y = (−1, 1): Aᵀy = 0, α = 0,
+	// β = −δ by hand, so α − β = δ against terms of scale 1e8.
+	rows := func(delta float64) (*Model, float64) {
+		p := newLP([][]float64{{1e8}, {1e8}}, []float64{0}, []float64{1}, nil,
+			[]float64{5e7 + delta, -inf}, []float64{inf, 5e7})
+		m := p.model(t)
+		return m, m.FarkasGap([]float64{-1, 1})
+	}
+	// δ = 0.025: 2.5e-10 of the scale, below the floating-point check's 1e-9, above the
+	// exact check's 1e-12: a proof.
+	m, g := rows(0.025)
+	if !(g > 0 && g <= 1e-9*(1+2e8)) {
+		t.Fatalf("floating-point gap %v: the case needs one within 1e-9 of the scale", g)
+	}
+	if !certifies(m, []float64{-1, 1}) {
+		t.Error("gap 0.025 at scale 1e8 not certified")
+	}
+	// δ = 2^-26 (two units in the last place of 5e7): exactly positive, but 1.5e-16 of
+	// the scale, the data's own rounding: no proof.
+	m, _ = rows(0x1p-26)
+	if certifies(m, []float64{-1, 1}) {
+		t.Error("gap 2^-26 at scale 1e8 certified")
+	}
+	// r0: x ≤ 1, r1: −2x ≤ 1e17, r2: −x ≥ 1e17 with y = (1, 1, −1): Aᵀy = 0,
+	// β = 1 + 1e17 − 1e17 = 1 by hand, α − β = −1: no proof, though in floating point
+	// 1 + 1e17 rounds to 1e17 and the gap to 0.
+	q := newLP([][]float64{{1}, {-2}, {-1}}, []float64{0}, []float64{1}, nil,
+		[]float64{-inf, -inf, 1e17}, []float64{1, 1e17, inf})
+	mq := q.model(t)
+	z := []float64{1, 1, -1}
+	if g := mq.FarkasGap(z); g != 0 {
+		t.Fatalf("floating-point gap %v, want 0", g)
+	}
+	if certifies(mq, z) {
+		t.Error("exact gap −1 certified")
+	}
+	// A non-zero Aᵀy on a column unbounded on its side is no proof, however small.
+	r := newLP([][]float64{{1}, {1 + 0x1p-52}}, []float64{-inf}, []float64{inf}, nil,
+		[]float64{1, -inf}, []float64{inf, 1})
+	mr := r.model(t)
+	if certifies(mr, []float64{-1, 1}) {
+		t.Error("certified with Aᵀy = 2^-52 on a free column")
+	}
+	// Infeasible by 0.025 in rows of scale 1e8: 1e8·x ≥ 5e7 + 0.025 and 1e8·x ≤ 5e7,
+	// x ∈ [0, 1], under the search's primal tolerance 1e-10. CLP calls it infeasible
+	// (with a ray), but the floating-point check needs a gap above 1e-9 of the terms'
+	// 1e8, so only the exact one certifies it; the certificate must have y0 < 0 < y1,
+	// and its gap, recomputed here in exact arithmetic, must be positive.
+	lo := 5e7 + 0.025
+	e := newLP([][]float64{{1e8}, {1e8}}, []float64{0}, []float64{1}, nil,
+		[]float64{lo, -inf}, []float64{inf, 5e7})
+	me := e.model(t)
+	me.SetPrimalTolerance(1e-10)
+	if st := me.Dual(); st != PrimalInfeasible {
+		t.Fatalf("CLP status %v, want primal infeasible (the case needs CLP to see it)", st)
+	}
+	ye, ok := me.FarkasCertificate()
+	if !ok {
+		t.Fatal("no certificate for rows infeasible by 0.025 at scale 1e8")
+	}
+	if !(ye[0] < 0 && ye[1] > 0) {
+		t.Fatalf("certificate %v: want y0 < 0 < y1", ye)
+	}
+	y0, y1 := new(big.Rat).SetFloat64(ye[0]), new(big.Rat).SetFloat64(ye[1])
+	d := new(big.Rat).Mul(new(big.Rat).Add(y0, y1), big.NewRat(1e8, 1))
+	alpha := new(big.Rat) // min(d·0, d·1)
+	if d.Sign() < 0 {
+		alpha.Set(d)
+	}
+	beta := new(big.Rat).Add(new(big.Rat).Mul(y0, new(big.Rat).SetFloat64(lo)), new(big.Rat).Mul(y1, big.NewRat(5e7, 1)))
+	if alpha.Cmp(beta) <= 0 {
+		t.Errorf("certificate %v: α %v ≤ β %v in exact arithmetic", ye, alpha.FloatString(12), beta.FloatString(12))
 	}
 }

@@ -5,6 +5,7 @@ import "C"
 
 import (
 	"math"
+	"math/big"
 	"runtime"
 	"unsafe"
 )
@@ -67,7 +68,9 @@ func (m *Model) FarkasGap(y []float64) float64 {
 //
 // It first tries CLP's ray (when the last solve returned PrimalInfeasible)
 // and returns it if FarkasGap(y) > 1e-9·(1 + s), s being the sum of the
-// magnitudes of the terms of α and β. Otherwise it solves, in a separate
+// magnitudes of the terms of α and β, or, where the terms cancel within
+// that, if α − β > 1e-12·(1 + s) in exact rational arithmetic over the model's
+// data. Otherwise it solves, in a separate
 // model and with the primal simplex, the elastic problem
 //
 //	minimise Σ_i (p_i + n_i)  s.t.  rowLower ≤ Ax + p − n ≤ rowUpper,
@@ -175,22 +178,15 @@ func (s *snapshot) farkasGap(y []float64) (gap, scale float64) {
 			return math.Inf(1), 0
 		}
 	}
-	var ymax float64
-	for _, v := range y {
-		ymax = max(ymax, math.Abs(v))
-	}
-	if ymax == 0 {
+	tiny := negligible(y)
+	if tiny == 0 {
 		return 0, 0
 	}
-	tiny := 1e-12 * ymax
 	var alpha, beta float64
 	for i, v := range y {
-		if math.Abs(v) <= tiny {
+		b, counts := s.weighedBound(i, v, tiny)
+		if !counts {
 			continue
-		}
-		b := s.rl[i]
-		if v > 0 {
-			b = s.ru[i]
 		}
 		if math.IsInf(b, 0) {
 			return math.Inf(-1), math.Inf(1)
@@ -225,11 +221,89 @@ func (s *snapshot) farkasGap(y []float64) (gap, scale float64) {
 	return alpha - beta, scale
 }
 
-// certifies reports whether y is a certificate of infeasibility beyond
-// rounding error.
+// negligible returns the magnitude up to which an entry of y counts as zero in a
+// certificate: 1e-12·max|y| (0 for y = 0, NaN if y holds a NaN).
+func negligible(y []float64) float64 {
+	var ymax float64
+	for _, v := range y {
+		ymax = max(ymax, math.Abs(v))
+	}
+	return 1e-12 * ymax
+}
+
+// weighedBound returns the bound of row i that the entry v of a certificate weighs (the
+// upper bound for v > 0, the lower for v < 0), and whether v counts (|v| > tiny).
+func (s *snapshot) weighedBound(i int, v, tiny float64) (b float64, counts bool) {
+	if math.Abs(v) <= tiny {
+		return 0, false
+	}
+	if v > 0 {
+		return s.ru[i], true
+	}
+	return s.rl[i], true
+}
+
+// certifies reports whether y is a certificate of infeasibility: beyond rounding error in
+// floating point, or else in exact arithmetic. A certificate of rows with large
+// coefficients and a small infeasibility (a Choquet measure's features in the hundreds,
+// margins near ε) has terms that cancel to within 1e-9 of their scale, where the
+// floating-point sums cannot tell its gap from their rounding; exact sums can. The exact
+// gap must still exceed 1e-12 of the scale: the model's coefficients are themselves
+// rounded results (each within 2^-53 of what its caller meant, and a caller's other
+// computations with the same numbers round differently), so a smaller gap proves
+// something about that rounding, not about the caller's problem.
 func (s *snapshot) certifies(y []float64) bool {
 	gap, scale := s.farkasGap(y)
-	return gap > 1e-9*(1+scale)
+	if gap > 1e-9*(1+scale) {
+		return true
+	}
+	return gap > -1e-9*(1+scale) && s.exactGapAbove(y, 1e-12*(1+scale))
+}
+
+// exactGapAbove reports whether α − β > threshold for y in exact rational arithmetic over
+// the model's float64 data (see InfeasibilityRay for α and β). Entries of y below
+// 1e-12·max|y| are taken as zero, as farkasGap does: the certificate checked is then that
+// y, exactly. Unlike farkasGap no entry of Aᵀy is rounded to zero: a column with a
+// non-zero entry and an infinite bound on its side leaves y no proof.
+func (s *snapshot) exactGapAbove(y []float64, threshold float64) bool {
+	tiny := negligible(y)
+	if tiny == 0 || math.IsInf(tiny, 0) || math.IsNaN(tiny) || math.IsNaN(threshold) || math.IsInf(threshold, 0) {
+		return false
+	}
+	exact := make([]*big.Rat, s.nr)
+	var gap, term, t big.Rat
+	for i, v := range y {
+		b, counts := s.weighedBound(i, v, tiny)
+		if !counts {
+			continue
+		}
+		if math.IsInf(b, 0) {
+			return false
+		}
+		exact[i] = new(big.Rat).SetFloat64(v)
+		gap.Sub(&gap, term.Mul(exact[i], t.SetFloat64(b))) // − β
+	}
+	var d big.Rat
+	for j := range s.nc {
+		d.SetInt64(0)
+		for k := s.start[j]; k < s.start[j+1]; k++ {
+			if v := exact[s.index[k]]; v != nil {
+				d.Add(&d, term.Mul(v, t.SetFloat64(s.value[k])))
+			}
+		}
+		if d.Sign() == 0 {
+			continue
+		}
+		b := s.cl[j]
+		if d.Sign() < 0 {
+			b = s.cu[j]
+		}
+		if math.IsInf(b, 0) {
+			return false
+		}
+		gap.Add(&gap, term.Mul(&d, t.SetFloat64(b))) // + α
+	}
+	return gap.Cmp(t.SetFloat64(threshold)) > 0
 }
 
 // elasticCertificate solves the elastic problem (see FarkasCertificate) and
