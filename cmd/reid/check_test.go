@@ -576,3 +576,53 @@ func TestLearnUnprovenSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitList: names are split at commas outside double quotes, as a CSV header's
+// fields; a quoted name may hold commas and doubled quotes.
+func TestSplitList(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"  ", nil},
+		{"a,b", []string{"a", "b"}},
+		{" a , b ", []string{"a", "b"}},
+		{`"income, annual",age`, []string{"income, annual", "age"}},
+		{` "x,y" , z`, []string{"x,y", "z"}},
+		{`"say ""hi"", twice",b`, []string{`say "hi", twice`, "b"}},
+		{`"a,b":numeric,c:categorical`, []string{"a,b:numeric", "c:categorical"}},
+		{`a"b,c`, []string{`a"b`, "c"}}, // a quote inside a name is the name's
+		{`"open,end`, []string{"open,end"}},
+		{"a,,b", []string{"a", "", "b"}},
+	}
+	for _, tc := range cases {
+		if got := splitList(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("splitList(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestQuotedAttributeName: a CSV header's quoted name holding a comma can be selected,
+// given a type and linked on.
+func TestQuotedAttributeName(t *testing.T) {
+	dir := t.TempDir()
+	orig := writeCSV(t, dir, "o.csv", "\"income, annual\",age,sex\n30,27,1\n50,47,2\n25,31,1\n41,12,2\n")
+	masked := writeCSV(t, dir, "m.csv", "\"income, annual\",age,sex\n31,26,1\n49,46,2\n26,30,1\n40,13,2\n")
+	code, out, stderr := runReid(t, "check", "--format", "json", "--attrs", `"income, annual",sex`,
+		"--types", `"income, annual":numeric,sex:categorical`, orig, masked)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r checkReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Attributes) != 2 || r.Attributes[0].Name != "income, annual" || r.Attributes[1].Name != "sex" {
+		t.Fatalf("attributes %+v, want \"income, annual\" and sex", r.Attributes)
+	}
+	// By hand: the original's mean of the first column is (30+50+25+41)/4 = 36.5.
+	if r.Attributes[0].OriginalMean != 36.5 {
+		t.Errorf("mean %v, want 36.5", r.Attributes[0].OriginalMean)
+	}
+}

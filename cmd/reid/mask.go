@@ -228,16 +228,38 @@ func checkNameList(flag string, names []string) error {
 
 // splitList reads a comma-separated list of column names (or NAME:VALUE items) as the
 // loader reads a header: trimmed, and bytes that are not UTF-8 written \xNN, so that a
-// Latin-1 name typed as its bytes finds its column.
+// Latin-1 name typed as its bytes finds its column. A name holding a comma is quoted as
+// in a CSV header ("income, annual"; a quote inside doubled), and text after the
+// closing quote stays with it ("a,b":numeric for --types). An unclosed quote runs to the
+// end of the list, so the name is not found and the error names it.
 func splitList(s string) []string {
 	if strings.TrimSpace(s) == "" {
 		return nil
 	}
 	var out []string
-	for _, f := range strings.Split(s, ",") {
-		out = append(out, datasets.LabelText(strings.TrimSpace(f)))
+	var item strings.Builder
+	quoted := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quoted && c == '"' && i+1 < len(s) && s[i+1] == '"':
+			item.WriteByte('"')
+			i++
+		case quoted && c == '"':
+			quoted = false
+		case quoted:
+			item.WriteByte(c)
+		case c == '"' && strings.TrimSpace(item.String()) == "":
+			item.Reset() // blanks before the opening quote, as a header's
+			quoted = true
+		case c == ',':
+			out = append(out, datasets.LabelText(strings.TrimSpace(item.String())))
+			item.Reset()
+		default:
+			item.WriteByte(c)
+		}
 	}
-	return out
+	return append(out, datasets.LabelText(strings.TrimSpace(item.String())))
 }
 
 type maskJob struct {
