@@ -227,6 +227,27 @@ func TestStalledRootGoesOn(t *testing.T) {
 	if res.Bound < res.CorrectLinks || res.Bound >= len(p.Queries[0]) {
 		t.Errorf("bound %d with %d links", res.Bound, res.CorrectLinks)
 	}
+	// The reports name the phases in the order the search takes them (Report.Phase; the
+	// bilinear form's local search does not run on WM), the blocks among them, and end
+	// with the final count.
+	order := []string{"", "root", "line search", "one-record checks", "local search", "blocks", "neighbourhoods", "tree", "final count"}
+	var seen []string
+	for _, r := range reports {
+		if len(seen) == 0 || seen[len(seen)-1] != r.Phase {
+			seen = append(seen, r.Phase)
+		}
+	}
+	at := 0
+	for _, ph := range seen {
+		k := slices.Index(order, ph)
+		if k < at {
+			t.Fatalf("phases %q: %q out of order (want a subsequence of %q)", seen, ph, order)
+		}
+		at = k
+	}
+	if !slices.Contains(seen, "blocks") || seen[len(seen)-1] != "final count" {
+		t.Errorf("phases %q: want blocks among them and the final count last", seen)
+	}
 }
 
 // Under a work limit the blocks of a batch get equal parts of the budget whatever the

@@ -196,6 +196,13 @@ type Report struct {
 	// seconds (Settings.WorkLimit; blocks count once they are absorbed).
 	Elapsed time.Duration
 	Work    float64
+	// Phase names the step of the search under way, for a progress line: "local search"
+	// (the bilinear form's ascent and swaps, and the one-record moves from the
+	// incumbent), "root", "line search", "one-record checks", "blocks",
+	// "neighbourhoods", "tree" or "final count" (the re-count of the answer by the
+	// pairwise core). A report comes at the start of each phase and at most about once a
+	// second within one; a phase may report nothing for longer (the line search).
+	Phase string
 }
 
 // Settings tunes Learn. The zero value uses ε = DefaultEpsilon, no time limit, every core.
@@ -826,6 +833,7 @@ func unsearched(ctx context.Context, p Problem, d *data, s Settings, start time.
 
 // result re-counts the incumbent with the pairwise core and assembles the Result.
 func (sv *solver) result(p Problem) (Result, error) {
+	sv.enter("final count")
 	r := Result{Family: p.Family, N: len(sv.d.recs), Epsilon: sv.eps, Status: sv.status, Stats: sv.stats, EuclideanLinks: sv.euclideanLinks}
 	r.Stats.Work = sv.clock.seconds()
 	if sv.status == Optimal {

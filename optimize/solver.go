@@ -34,6 +34,7 @@ type solver struct {
 	interrupted bool
 	progress    func(Report)
 	lastReport  time.Time
+	phase       string // Report.Phase
 	// share is cpuShare's last estimate, taken at time at with the process's user time cpu.
 	share struct {
 		at    time.Time
@@ -285,6 +286,7 @@ func (sv *solver) bilinearSearch() {
 	if !ok || sv.noLocalSearch || sv.bestFail <= sv.currentLB() {
 		return
 	}
+	sv.enter("local search")
 	starts := [][]float64{slices.Clone(sv.bestTheta)}
 	for _, th := range append([][]float64{sp.euclidean()}, metricStarts(sv.d, sp)...) {
 		starts = appendNew(starts, th)
@@ -671,7 +673,13 @@ func (sv *solver) report(force bool) {
 		gap = float64(bound-inc) / float64(bound)
 	}
 	sv.progress(Report{Incumbent: inc, Bound: bound, N: n, Gap: gap, Nodes: sv.stats.Nodes, Elapsed: now.Sub(sv.start),
-		Work: sv.clock.seconds()})
+		Work: sv.clock.seconds(), Phase: sv.phase})
+}
+
+// enter starts the phase of the search named phase (Report.Phase) and reports it.
+func (sv *solver) enter(phase string) {
+	sv.phase = phase
+	sv.report(true)
 }
 
 // polishShare and polishMin bound the time of one local search under a time limit.
@@ -950,20 +958,27 @@ func (sv *solver) run() {
 		// The root first: where its cuts and rounding prove the optimum
 		// (noise_additive_10: under a second), the local searches and blocks below, which
 		// take shares of the time limit, would only delay the proof (by 58 s at 10 min).
+		sv.enter("root")
 		if !sv.noProbe && sv.probeTree() {
 			sv.finish()
 			return
 		}
 	}
+	sv.enter("line search")
 	sv.lineSearch(climbPatience, climbShare)
 	if !sv.blockSearch {
+		sv.enter("one-record checks")
 		sv.checkAlone() // a block's or neighbourhood's records were checked as the file's
 	}
+	sv.enter("local search")
 	sv.polish(sv.bestTheta)
 	if !sv.blockSearch {
+		sv.enter("blocks")
 		sv.blockBounds()
+		sv.enter("neighbourhoods")
 		sv.neighbourhoods(nbhdShare)
 	}
+	sv.enter("tree")
 	sv.startTree()
 	sv.tree(0)
 	sv.finish()

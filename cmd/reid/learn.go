@@ -425,20 +425,23 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 	// A line at least every plainEvery: the searches' reports, and between them (the
 	// reductions and re-counts of a family on a large file, 10 s on EIA) which family is
 	// being prepared, so that a CI log never looks stalled.
+	// phase is the search's step under way (optimize.Report.Phase), empty before the
+	// family's first report: its reductions.
 	var lineMu sync.Mutex
-	began, lastLine, family := time.Now(), time.Now(), j.family
-	setFamily := func(f optimize.Family) { lineMu.Lock(); family = f; lineMu.Unlock() }
+	began, lastLine, family, phase := time.Now(), time.Now(), j.family, ""
+	setFamily := func(f optimize.Family) { lineMu.Lock(); family, phase = f, ""; lineMu.Unlock() }
 	j.settings.Progress = func(r optimize.Report) {
 		lineMu.Lock()
 		defer lineMu.Unlock()
+		phase = r.Phase
 		if now := time.Now(); now.Sub(lastLine) >= plainEvery {
 			lastLine = now
 			work := ""
 			if j.settings.WorkLimit > 0 {
 				work = fmt.Sprintf(" (%.0f work seconds)", r.Work)
 			}
-			fmt.Fprintf(e.stderr, "reid: learning %v: %d links found, bound %d (gap %.1f%%), %d nodes, %s%s\n",
-				family, r.Incumbent, r.Bound, 100*r.Gap, r.Nodes, r.Elapsed.Round(time.Second), work)
+			fmt.Fprintf(e.stderr, "reid: learning %v (%s): %d links found, bound %d (gap %.1f%%), %d nodes, %s%s\n",
+				family, r.Phase, r.Incumbent, r.Bound, 100*r.Gap, r.Nodes, r.Elapsed.Round(time.Second), work)
 		}
 	}
 	heartbeat := time.NewTicker(plainEvery)
@@ -454,7 +457,11 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 				lineMu.Lock()
 				if now.Sub(lastLine) >= plainEvery {
 					lastLine = now
-					fmt.Fprintf(e.stderr, "reid: learning %v: reductions, search or re-count under way, %s in all\n", family, now.Sub(began).Round(time.Second))
+					step := phase
+					if step == "" {
+						step = "reductions"
+					}
+					fmt.Fprintf(e.stderr, "reid: learning %v: %s under way, %s in all\n", family, step, now.Sub(began).Round(time.Second))
 				}
 				lineMu.Unlock()
 			}
