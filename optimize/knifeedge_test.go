@@ -160,3 +160,41 @@ func TestUndecidedNote(t *testing.T) {
 		t.Errorf("note %q names causes that did not happen", note)
 	}
 }
+
+// TestHeavyTailedChoquetProven: Choquet searches on CENSUS's heavy-tailed attributes,
+// which reach no limit, must end with a proof. They ended unproven: CLP called θ-LPs
+// infeasible whose certificates did not verify (its rays weighed infinite row bounds).
+func TestHeavyTailedChoquetProven(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two searches of a few seconds")
+	}
+	// CENSUS columns: AFNLWGT 0, AGI 1, EMCONTRB 2, FEDTAX 3, PTOTVAL 4, STATETAX 5,
+	// TAXINC 6, POTHVAL 7, INTVAL 8, PEARNVAL 9, FICA 10, WSALVAL 11, ERNVAL 12.
+	cases := []struct {
+		masked string
+		n      int
+		family Family
+		attrs  []int
+	}{
+		{"noise_correlated_10", 60, Choquet, []int{8, 10, 0, 6, 5}},
+		{"rankswap_p15", 40, Choquet2, []int{0, 12, 10, 1, 8, 7}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.masked, func(t *testing.T) {
+			full := census(t, tc.masked, tc.n)
+			// Original to masked: the original's records are the queries.
+			p := Problem{Truth: full.Truth, Family: tc.family}
+			for _, a := range tc.attrs {
+				p.Queries = append(p.Queries, full.Refs[a])
+				p.Refs = append(p.Refs, full.Queries[a])
+			}
+			res, err := Learn(p, Settings{WorkLimit: 20, Threads: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Unproven || res.Status != Optimal {
+				t.Errorf("%v, %d links, bound %d, unproven %v: %s", res.Status, res.CorrectLinks, res.Bound, res.Unproven, res.Note)
+			}
+		})
+	}
+}

@@ -1,12 +1,15 @@
 package clp
 
 import (
+	"encoding/json"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -1180,6 +1183,19 @@ func TestFarkasExact(t *testing.T) {
 	if certifies(mq, z) {
 		t.Error("exact gap −1 certified")
 	}
+	// x ∈ [0, 1], r0: x ≥ 2, r1: x ≥ 0 (lower bounds only). y = (−1, 0.5) weighs r1's
+	// infinite upper bound: no proof as it stands; with that entry zeroed (signed),
+	// y = (−1, 0): Aᵀy = −1, α = min(−1·0, −1·1) = −1, β = −1·2 = −2, α − β = 1.
+	w := newLP([][]float64{{1}, {1}}, []float64{0}, []float64{1}, nil,
+		[]float64{2, 0}, []float64{inf, inf})
+	mw := w.model(t)
+	if g := mw.FarkasGap([]float64{-1, 0.5}); !math.IsInf(g, -1) {
+		t.Fatalf("gap %v, want −Inf for weight on an infinite bound", g)
+	}
+	sw := mw.snapshot(mw.ptr())
+	if yw := sw.signed([]float64{-1, 0.5}); !slices.Equal(yw, []float64{-1, 0}) || !sw.certifies(yw) {
+		t.Errorf("signed: %v, certifies %v; want (−1, 0), a proof", yw, sw.certifies(yw))
+	}
 	// A non-zero Aᵀy on a column unbounded on its side is no proof, however small.
 	r := newLP([][]float64{{1}, {1 + 0x1p-52}}, []float64{-inf}, []float64{inf}, nil,
 		[]float64{1, -inf}, []float64{inf, 1})
@@ -1216,5 +1232,79 @@ func TestFarkasExact(t *testing.T) {
 	beta := new(big.Rat).Add(new(big.Rat).Mul(y0, new(big.Rat).SetFloat64(lo)), new(big.Rat).Mul(y1, big.NewRat(5e7, 1)))
 	if alpha.Cmp(beta) <= 0 {
 		t.Errorf("certificate %v: α %v ≤ β %v in exact arithmetic", ye, alpha.FloatString(12), beta.FloatString(12))
+	}
+}
+
+// TestFarkasElasticUnscaled: the θ-LP of a choquet2 search (50 CENSUS records on six
+// heavy-tailed attributes, testdata/choquet2-elastic.json, the model's float64 data
+// exactly) is infeasible, but the elastic problem solved with CLP's scaling of the
+// matrix ends "optimal" with duals that are no certificate. FarkasCertificate must still
+// return one; its gap is recomputed here in exact arithmetic from the file's data.
+func TestFarkasElasticUnscaled(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "choquet2-elastic.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Nr, Nc                int
+		Start, Index          []int
+		Value, Cl, Cu, Rl, Ru []string // strconv's shortest round-trip form, ±Inf
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		t.Fatal(err)
+	}
+	num := func(v []string) []float64 {
+		out := make([]float64, len(v))
+		for i, s := range v {
+			if out[i], err = strconv.ParseFloat(s, 64); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out
+	}
+	value, cl, cu, rl, ru := num(d.Value), num(d.Cl), num(d.Cu), num(d.Rl), num(d.Ru)
+	m := New()
+	defer m.Close()
+	if err := m.LoadProblem(d.Nr, d.Start, d.Index, value, cl, cu, make([]float64, d.Nc), rl, ru); err != nil {
+		t.Fatal(err)
+	}
+	m.SetPrimalTolerance(1e-10) // the search's
+	y, ok := m.FarkasCertificate()
+	if !ok {
+		t.Fatal("no certificate")
+	}
+	// α − β exactly: α = Σ_j min(d_j·cl_j, d_j·cu_j) with d = Aᵀy, β = Σ_i max(y_i·rl_i,
+	// y_i·ru_i); every bound weighed must be finite.
+	rat := func(x float64) *big.Rat {
+		if math.IsInf(x, 0) {
+			t.Fatalf("certificate weighs an infinite bound")
+		}
+		return new(big.Rat).SetFloat64(x)
+	}
+	gap := new(big.Rat)
+	for i, v := range y {
+		switch {
+		case v > 0:
+			gap.Sub(gap, new(big.Rat).Mul(rat(v), rat(ru[i])))
+		case v < 0:
+			gap.Sub(gap, new(big.Rat).Mul(rat(v), rat(rl[i])))
+		}
+	}
+	for j := range d.Nc {
+		dj := new(big.Rat)
+		for k := d.Start[j]; k < d.Start[j+1]; k++ {
+			if v := y[d.Index[k]]; v != 0 {
+				dj.Add(dj, new(big.Rat).Mul(rat(v), rat(value[k])))
+			}
+		}
+		switch dj.Sign() {
+		case 1:
+			gap.Add(gap, new(big.Rat).Mul(dj, rat(cl[j])))
+		case -1:
+			gap.Add(gap, new(big.Rat).Mul(dj, rat(cu[j])))
+		}
+	}
+	if gap.Sign() <= 0 {
+		t.Errorf("α − β = %s ≤ 0: not a certificate", gap.FloatString(12))
 	}
 }
