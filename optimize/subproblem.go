@@ -275,6 +275,7 @@ func (sv *solver) solveSub() outcome {
 		if sv.timeUp() {
 			return aborted
 		}
+		var sol []float64 // the LP's solution, when not sv.sub's own
 		st := sv.solveThetaLP(sv.sub)
 		if st == clp.PrimalInfeasible {
 			if y, ok := sv.farkas(sv.sub); ok {
@@ -296,6 +297,11 @@ func (sv *solver) solveSub() outcome {
 				continue
 			}
 			st = sv.resume(sv.sub, sv.sub.Primal()) // CLP's status was wrong
+			if st == clp.PrimalInfeasible {
+				if x, ok := sv.unscaledSolution(); ok {
+					sol, st = x, clp.Optimal
+				}
+			}
 		}
 		if st != clp.Optimal {
 			if sv.epsLP == sv.eps+lpSlack {
@@ -322,7 +328,10 @@ func (sv *solver) solveSub() outcome {
 			}
 			return sv.notDecided(sv.sub)
 		}
-		cuts := sv.settle(sv.sub.Solution(nil))
+		if sol == nil {
+			sol = sv.sub.Solution(nil)
+		}
+		cuts := sv.settle(sol)
 		// Under a work limit the pairwise check of θ runs only if its work (violations)
 		// fits before the limit; otherwise the search stops here, as at its limit (on the
 		// bilinear form, with every competitor a row, the check of a whole file's records
@@ -366,6 +375,29 @@ func (sv *solver) solveSub() outcome {
 		}
 		sv.addRows(add)
 	}
+}
+
+// unscaledSolution solves a copy of the subproblem (a CLP model) without CLP's scaling of
+// the matrix and returns its solution if that solve ends optimal. Scaled, CLP can call the
+// rows of heavy-tailed features (a Choquet measure's, in the hundreds) infeasible where
+// they are not: on a choquet2 search of 50 CENSUS records, rows whose scaled elastic
+// problem claimed an infeasibility of 7.7 solved unscaled with none. The copy is solved
+// from scratch and closed: the shared subproblem keeps its scaling and basis (a trial that
+// switched its scaling off met a CLP assertion that aborts the process).
+func (sv *solver) unscaledSolution() ([]float64, bool) {
+	c, isCLP := sv.sub.(*clp.Model)
+	if !isCLP || sv.timeUp() {
+		return nil, false
+	}
+	u := c.Copy()
+	defer u.Close()
+	u.SetScaling(0)
+	u.SetPrimalTolerance(lpPrimalTol)
+	sv.limit(u)
+	if sv.resume(u, u.Primal()) != clp.Optimal {
+		return nil, false
+	}
+	return u.Solution(nil), true
 }
 
 // decideAtEpsilon solves the subproblem with its rows at ε itself: infeasible with a

@@ -443,6 +443,7 @@ func (m *Model) armLimits(p unsafe.Pointer) {
 func (m *Model) Dual() Status {
 	defer runtime.KeepAlive(m)
 	p := m.ptr()
+	freeRowsBasic(p) // see there: CLP's dual simplex fails on free nonbasic slacks
 	m.armLimits(p)
 	C.Clp_dual(p, 0)
 	return Status(C.Clp_status(p))
@@ -861,4 +862,31 @@ func uniqueIndices(what string, idx []int, n int) []C.int {
 func (m *Model) NumElements() int {
 	defer runtime.KeepAlive(m)
 	return int(C.Clp_getNumElements(m.ptr()))
+}
+
+// freeRowsBasic makes basic the slack of every row without a finite bound that is
+// nonbasic (a row switched off by freeing its bounds after a solve, which leaves its
+// slack where the solve put it). CLP 1.17's dual simplex does not allow a free nonbasic
+// variable: from such a basis it aborted the process on an assertion
+// (ClpSimplexDual::dualColumn0, a Choquet search on CENSUS) or returned a wrong optimum
+// (TestDualAfterFreeingRows: 2.164542 where the freed model's is 2.164598). A free
+// slack belongs in the basis (its row constrains nothing), and CLP repairs the basis's
+// count of basic variables when it factorizes.
+func freeRowsBasic(p unsafe.Pointer) {
+	if C.Clp_statusExists(p) == 0 {
+		return
+	}
+	nc, nr := int(C.Clp_numberColumns(p)), int(C.Clp_numberRows(p))
+	st := C.Clp_statusArray(p)
+	if st == nil || nr == 0 {
+		return
+	}
+	all := unsafe.Slice((*uint8)(unsafe.Pointer(st)), nc+nr)
+	lo := unsafe.Slice((*float64)(unsafe.Pointer(C.Clp_rowLower(p))), nr)
+	up := unsafe.Slice((*float64)(unsafe.Pointer(C.Clp_rowUpper(p))), nr)
+	for i := range nr {
+		if BasisStatus(all[nc+i]&7) != Basic && math.IsInf(fromCLP(lo[i]), -1) && math.IsInf(fromCLP(up[i]), 1) {
+			C.Clp_setRowStatus(p, C.int(i), C.int(Basic))
+		}
+	}
 }

@@ -1308,3 +1308,71 @@ func TestFarkasElasticUnscaled(t *testing.T) {
 		t.Errorf("α − β = %s ≤ 0: not a certificate", gap.FloatString(12))
 	}
 }
+
+// TestDualAfterFreeingRows: rows switched off by freeing both bounds after a solve (as a
+// search switches records off) and the model re-solved by Dual from its basis must give
+// what a fresh solve of the freed model gives. A freed row's slack left nonbasic is a
+// free nonbasic variable, which CLP 1.17's dual simplex does not allow (an assertion in
+// ClpSimplexDual::dualColumn0 aborted a Choquet search).
+func TestDualAfterFreeingRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	compared := 0
+	for range 400 {
+		p := randomLP(rng, true, false)
+		m := p.model(t)
+		if m.Dual() != Optimal {
+			continue
+		}
+		_, rows := m.Basis()
+		freed := *p
+		freed.rl, freed.ru = append([]float64(nil), p.rl...), append([]float64(nil), p.ru...)
+		n := 0
+		for i, s := range rows {
+			if s != Basic && rng.IntN(2) == 0 {
+				m.SetRowBounds(i, -inf, inf)
+				freed.rl[i], freed.ru[i] = -inf, inf
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		st := m.Dual()
+		fresh := freed.model(t)
+		want := fresh.Primal()
+		if st != want {
+			t.Errorf("freed %d rows: Dual from the basis %v, fresh Primal %v", n, st, want)
+			continue
+		}
+		if st == Optimal {
+			compared++
+			if !near(m.ObjectiveValue(), fresh.ObjectiveValue()) {
+				t.Errorf("freed %d rows: objective %v from the basis, %v fresh", n, m.ObjectiveValue(), fresh.ObjectiveValue())
+			}
+			if v := freed.violation(m.Solution(nil)); v > 1e-7 {
+				t.Errorf("freed %d rows: the solution from the basis violates the model by %v", n, v)
+			}
+		}
+	}
+	if compared < 100 {
+		t.Errorf("only %d optimal re-solves compared", compared)
+	}
+}
+
+// TestCopy: a copy solves to lp1's optimum by hand (x = 3, y = 1, objective 11) and is
+// independent of its original.
+func TestCopy(t *testing.T) {
+	m := lp1().model(t)
+	c := m.Copy()
+	defer c.Close()
+	if c.NumRows() != 3 || c.NumCols() != 2 || c.Sense() != Maximize {
+		t.Fatalf("copy: %d rows, %d columns, sense %v", c.NumRows(), c.NumCols(), c.Sense())
+	}
+	c.SetRowBounds(2, -inf, 4) // r2: x ≤ 4 in the copy only: by hand (4, 0), objective 12
+	if c.Dual() != Optimal || !near(c.ObjectiveValue(), 12) {
+		t.Errorf("copy with x ≤ 4: objective %v, want 12", c.ObjectiveValue())
+	}
+	if m.Dual() != Optimal || !near(m.ObjectiveValue(), 11) {
+		t.Errorf("original after the copy changed: objective %v, want 11", m.ObjectiveValue())
+	}
+}

@@ -119,6 +119,24 @@ func (m *Model) FarkasCertificate() ([]float64, bool) {
 // iterations adds to Iterations'.
 func (m *Model) FarkasIterations() int { return m.farkasIterations }
 
+// Copy returns a new model with the same columns, rows, bounds, objective and sense
+// (not its basis, solution, tolerances or limits), to be released with Close.
+func (m *Model) Copy() *Model {
+	defer runtime.KeepAlive(m)
+	p := m.ptr()
+	s := m.snapshot(p)
+	obj := make([]float64, s.nc)
+	if s.nc > 0 {
+		copy(obj, unsafe.Slice((*float64)(unsafe.Pointer(C.Clp_objective(p))), s.nc))
+	}
+	c := New()
+	if err := c.LoadProblem(s.nr, s.start, s.index, s.value, s.cl, s.cu, obj, s.rl, s.ru); err != nil {
+		panic(err) // the data of a loaded model
+	}
+	c.SetSense(m.Sense())
+	return c
+}
+
 // snapshot is a Go copy of a model's constraints.
 type snapshot struct {
 	nr, nc         int
