@@ -271,12 +271,21 @@ const maxCutRounds = 100
 func (sv *solver) solveSub() outcome {
 	defer sv.setThreshold(sv.eps + lpSlack)
 	rounds := 0
+	// unscaled is a solution of the rows without CLP's scaling to go on from in place of
+	// the next solve; unscaledTried, that the family's stall has had one.
+	var unscaled []float64
+	unscaledTried := false
 	for {
 		if sv.timeUp() {
 			return aborted
 		}
 		var sol []float64 // the LP's solution, when not sv.sub's own
-		st := sv.solveThetaLP(sv.sub)
+		st := clp.Optimal
+		if unscaled != nil {
+			sol, unscaled = unscaled, nil
+		} else {
+			st = sv.solveThetaLP(sv.sub)
+		}
 		if st == clp.PrimalInfeasible {
 			if y, ok := sv.farkas(sv.sub); ok {
 				if sv.epsLP == sv.eps {
@@ -369,6 +378,16 @@ func (sv *solver) solveSub() outcome {
 				if sv.linksActive() {
 					return feasible
 				}
+				// Scaled, CLP holds the rows to its tolerance in scaled units, which on
+				// heavy-tailed features (a Choquet measure's) can leave them broken by
+				// more than the slack: once, go on from a solution without scaling.
+				if !unscaledTried {
+					unscaledTried = true
+					if x, ok := sv.unscaledSolution(); ok {
+						unscaled, rounds = x, 0
+						continue
+					}
+				}
 				sv.lastGiveUp = giveUpFamily
 				return stalled
 			}
@@ -382,8 +401,8 @@ func (sv *solver) solveSub() outcome {
 // rows of heavy-tailed features (a Choquet measure's, in the hundreds) infeasible where
 // they are not: on a choquet2 search of 50 CENSUS records, rows whose scaled elastic
 // problem claimed an infeasibility of 7.7 solved unscaled with none. The copy is solved
-// from scratch and closed: the shared subproblem keeps its scaling and basis (a trial that
-// switched its scaling off met a CLP assertion that aborts the process).
+// from scratch and closed: the shared subproblem keeps its scaling and basis, whose
+// re-solves stay fast where scaling serves.
 func (sv *solver) unscaledSolution() ([]float64, bool) {
 	c, isCLP := sv.sub.(*clp.Model)
 	if !isCLP || sv.timeUp() {
