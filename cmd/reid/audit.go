@@ -82,9 +82,9 @@ threshold; it exits 0 otherwise. The last line of stdout is a one-line summary f
 linkage and worst case (uniqueness always counts the whole masked file).`,
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			pf := addPairFlags(fs)
-			fs.Lookup("attrs").Usage = "comma-separated `attributes` to link on (default: the original's columns that the masked file has too, but the id)"
+			fs.Lookup("attrs").Usage = "comma-separated `attributes` to link on (default: the original's columns that the masked file has too, but the id); a name holding a comma in double quotes"
 			masking := fs.String("masking", "none", "intruder's `knowledge` of the masking, for K.Reid (rankswap:p=P, mdav:k=K, indrank:k=K, none)")
-			keys := fs.String("keys", "", "comma-separated key `attributes` for uniqueness (linked on too when the original has them, unless --attrs)")
+			keys := fs.String("keys", "", "comma-separated key `attributes` for uniqueness (linked on too when the original has them, unless --attrs); a name holding a comma in double quotes")
 			population := fs.String("population", "", "population `file` for uniqueness (F_j counted in it)")
 			policyFile := fs.String("policy", "", "policy `file` (JSON) with the thresholds of the gate")
 			timeLimit := secondsOrDuration(time.Minute)
@@ -100,7 +100,7 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 				if err != nil {
 					return usagef("--masking: %v", err)
 				}
-				if err := checkPRLRecords(*records); err != nil {
+				if err := checkRecords(*records); err != nil {
 					return err
 				}
 				if timeLimit < 0 {
@@ -152,7 +152,11 @@ linkage and worst case (uniqueness always counts the whole masked file).`,
 					removeMade() // the lock (an open descriptor) does not keep a directory
 					return err
 				}
-				a := auditJob{pf: pf, knowledge: know, maskingSpec: *masking, keys: splitList(*keys), population: *population,
+				keyList, err := splitList("keys", *keys)
+				if err != nil {
+					return err
+				}
+				a := auditJob{pf: pf, knowledge: know, maskingSpec: *masking, keys: keyList, population: *population,
 					timeLimit: time.Duration(timeLimit), workLimit: time.Duration(workLimit).Seconds(), epsilon: *epsilon, records: *records, threads: *threads}
 				ctx, release := interruptible(e, "audit")
 				rep, err := a.run(ctx, e)
@@ -681,8 +685,8 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 // the loader. It returns the original's columns left out and the masked file's columns
 // the original lacks (but the id). Only the files' headers (or schemas) are read.
 func (a *auditJob) defaultAttributes() (leftOut, maskedOnly []string, err error) {
-	if splitList(*a.pf.attrs) != nil {
-		return nil, nil, nil
+	if attrs, err := splitList("attrs", *a.pf.attrs); attrs != nil || err != nil {
+		return nil, nil, err
 	}
 	opts, err := a.pf.load.options()
 	if err != nil {

@@ -40,7 +40,7 @@ func addPairFlags(fs *flag.FlagSet) *pairFlags {
 	return &pairFlags{
 		original:     fs.String("original", "", "original `file` X"),
 		masked:       fs.String("masked", "", "masked `file` X'"),
-		attrs:        fs.String("attrs", "", "comma-separated `attributes` to link on (default: every column of the original but the id)"),
+		attrs:        fs.String("attrs", "", "comma-separated `attributes` to link on (default: every column of the original but the id); a name holding a comma in double quotes"),
 		id:           fs.String("id", "", "id `column` giving the true link (default: row order); ids match by value when either file's id column is numeric (01 and 1.0 are 1), by label otherwise"),
 		intruderIDs:  fs.String("intruder-ids", "", "`file` with one id per line, each once (blank lines skipped; rows in errors are its line numbers): the original records the intruder knows (needs --id; not with --sample)"),
 		sample:       fs.Float64("sample", 0, "keep a random `fraction` of the original records as the intruder's file (not with --intruder-ids)"),
@@ -116,7 +116,10 @@ func (p *pairFlags) open(stderr io.Writer) (*pairedFiles, error) {
 	}
 	attrs := p.attrList
 	if attrs == nil {
-		attrs = splitList(*p.attrs)
+		var err error
+		if attrs, err = splitList("attrs", *p.attrs); err != nil {
+			return nil, err
+		}
 		if err := checkNameList("attrs", attrs); err != nil {
 			return nil, err
 		}

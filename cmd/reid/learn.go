@@ -153,7 +153,7 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 			operator := fs.String("operator", "wm", "operator family: wm, owa, bilinear, choquet or choquet2")
 			hierarchy := fs.Bool("hierarchy", true, "for bilinear, choquet2 and choquet, learn the families below first, warm-start from them and check the invariants")
 			direction := fs.String("direction", "masked-to-original", "masked-to-original or original-to-masked")
-			records := fs.Int("records", 0, "keep the first `N` records of both files after standardising (0: all)")
+			records := fs.Int("records", 0, "keep the first `N` records of both files after standardising (0: all; else at least 2)")
 			timeLimit := new(time.Duration)
 			fs.Var((*secondsOrDuration)(timeLimit), "time-limit", "stop the search after this `duration` (e.g. 90s, 10m, or plain seconds; 0: no limit)")
 			workLimit := new(time.Duration)
@@ -176,8 +176,8 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 				if err != nil {
 					return usagef("--direction: %v", err)
 				}
-				if *records < 0 {
-					return usagef("--records must not be negative (0: every record)")
+				if err := checkRecords(*records); err != nil {
+					return err
 				}
 				if *timeLimit < 0 {
 					return usagef("--time-limit must not be negative (0: no limit)")

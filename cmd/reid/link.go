@@ -75,7 +75,7 @@ linked record:` + recordsOutHelp + prlHelp,
 			params := fs.String("params", "", "operator parameters `file` (JSON)")
 			direction := fs.String("direction", "masked-to-original", "masked-to-original or original-to-masked")
 			masking := fs.String("masking", "none", "intruder's `knowledge` of the masking, for K.Reid")
-			records := fs.Int("records", 0, "keep the first `N` records of both files after standardising (0: all)")
+			records := fs.Int("records", 0, "keep the first `N` records of both files after standardising (0: all; else at least 2)")
 			format := fs.String("format", "text", "output format: text or json")
 			out := fs.String("out", "", "write the results to this `file` instead of stdout")
 			recordsOut := fs.String("records-out", "", "write per-record results to this `file`")
@@ -115,8 +115,8 @@ linked record:` + recordsOutHelp + prlHelp,
 				if err != nil {
 					return usagef("--masking: %v", err)
 				}
-				if *records < 0 {
-					return usagef("--records must not be negative (0: every record)")
+				if err := checkRecords(*records); err != nil {
+					return err
 				}
 				if *recordsOut != "" {
 					if _, err := datasets.OutputFormatOf(*recordsOut); err != nil {

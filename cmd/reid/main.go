@@ -672,10 +672,10 @@ func checkEpsilon(eps float64) error {
 	return nil
 }
 
-// checkPRLRecords refuses a --records of which PRL cannot fit its model (reid link
-// --method prl, reid audit): one record has no other to be told apart from, and EM needs
-// pairs of both classes.
-func checkPRLRecords(n int) error {
+// checkRecords refuses a --records that is negative or 1: one record has no other to be
+// told apart from (README: fewer than two records are refused in every command), and
+// PRL's EM needs pairs of both classes.
+func checkRecords(n int) error {
 	if n < 0 || n == 1 {
 		return usagef("--records must be 0 (all) or at least 2, got %d", n)
 	}

@@ -68,7 +68,7 @@ A summary of what was done is printed on stdout (--format text|json).`,
 			k := fs.Int("k", 3, "group size for mdav and indrank")
 			p := fs.Float64("p", 0, "percentage parameter, required for noise, corrnoise, rankswap and pram (no default)")
 			seed := fs.Uint64("seed", 1, "random seed")
-			attrs := fs.String("attrs", "", "comma-separated `attributes` to mask (default: see above)")
+			attrs := fs.String("attrs", "", "comma-separated `attributes` to mask (default: see above); a name holding a comma in double quotes")
 			out := fs.String("out", "", "output `file` (.csv, .arrow/.feather/.ipc, .arrows for an IPC stream, .parquet/.pq)")
 			matrix := fs.String("matrix", "", "PRAM transition matrix `file` (JSON)")
 			format := fs.String("format", "text", "summary format: text or json")
@@ -91,7 +91,11 @@ A summary of what was done is printed on stdout (--format text|json).`,
 				}
 				given := map[string]bool{}
 				fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-				m := maskJob{method: *method, k: *k, p: *p, seed: *seed, attrs: splitList(*attrs), matrixFile: *matrix, given: given}
+				attrList, err := splitList("attrs", *attrs)
+				if err != nil {
+					return err
+				}
+				m := maskJob{method: *method, k: *k, p: *p, seed: *seed, attrs: attrList, matrixFile: *matrix, given: given}
 				if err := m.check(); err != nil {
 					return err
 				}
@@ -188,13 +192,17 @@ func (l *loadFlags) options() (datasets.LoadOptions, error) {
 	default:
 		return opts, usagef("--missing must be error or keep, not %q", *l.missing)
 	}
-	for _, item := range splitList(*l.types) {
+	items, err := splitList("types", *l.types)
+	if err != nil {
+		return opts, err
+	}
+	for _, item := range items {
 		// At the last colon: a type has none, a column name may (a:b:categorical).
 		cut := strings.LastIndex(item, ":")
 		if cut < 0 {
 			return opts, usagef("--types entry %q is not name:type", item)
 		}
-		name, kind := item[:cut], item[cut+1:]
+		name, kind := strings.TrimSpace(item[:cut]), strings.TrimSpace(item[cut+1:])
 		k, err := datasets.ParseKind(kind)
 		if err != nil {
 			return opts, usagef("--types: %v", err)
@@ -226,40 +234,68 @@ func checkNameList(flag string, names []string) error {
 	return nil
 }
 
-// splitList reads a comma-separated list of column names (or NAME:VALUE items) as the
-// loader reads a header: trimmed, and bytes that are not UTF-8 written \xNN, so that a
-// Latin-1 name typed as its bytes finds its column. A name holding a comma is quoted as
-// in a CSV header ("income, annual"; a quote inside doubled), and text after the
-// closing quote stays with it ("a,b":numeric for --types). An unclosed quote runs to the
-// end of the list, so the name is not found and the error names it.
-func splitList(s string) []string {
+// splitList reads the comma-separated list of column names (or NAME:VALUE items) of the
+// flag --flag as the loader reads a header: trimmed, and bytes that are not UTF-8 written
+// \xNN, so that a Latin-1 name typed as its bytes finds its column. A name holding a comma
+// is quoted as in a CSV header ("income, annual"; a quote inside doubled), and after its
+// closing quote only blanks, the next comma or a colon and a value may follow
+// ("a,b":numeric for --types). An unclosed quote or other text after one is a usage
+// error, as a CSV header's would be an input error: repaired, it could name another
+// column ("a"b read as ab).
+func splitList(flag, s string) ([]string, error) {
 	if strings.TrimSpace(s) == "" {
-		return nil
+		return nil, nil
 	}
 	var out []string
-	var item strings.Builder
-	quoted := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	for rest := s; ; {
+		var item string
+		if t := strings.TrimLeft(rest, " \t"); strings.HasPrefix(t, `"`) {
+			name, after, err := unquoteName(flag, t)
+			if err != nil {
+				return nil, err
+			}
+			value, tail, _ := strings.Cut(after, ",")
+			switch v := strings.TrimSpace(value); {
+			case v == "":
+			case strings.HasPrefix(v, ":"):
+				// A NAME:VALUE item's value holds no comma (a type, a bin spec of one item).
+				name += v
+			default:
+				return nil, usagef("--%s: %q follows the quoted name %q (quote a name whole: \"a,b\")", flag, v, name)
+			}
+			item, rest = name, tail
+			out = append(out, datasets.LabelText(strings.TrimSpace(item)))
+			if !strings.Contains(after, ",") {
+				return out, nil
+			}
+			continue
+		}
+		item, tail, more := strings.Cut(rest, ",")
+		out = append(out, datasets.LabelText(strings.TrimSpace(item)))
+		if !more {
+			return out, nil
+		}
+		rest = tail
+	}
+}
+
+// unquoteName reads the double-quoted name at the start of s (a quote inside doubled)
+// and returns it with the text after its closing quote; an unclosed quote is a usage
+// error of the flag --flag.
+func unquoteName(flag, s string) (name, after string, err error) {
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
 		switch {
-		case quoted && c == '"' && i+1 < len(s) && s[i+1] == '"':
-			item.WriteByte('"')
+		case s[i] == '"' && i+1 < len(s) && s[i+1] == '"':
+			b.WriteByte('"')
 			i++
-		case quoted && c == '"':
-			quoted = false
-		case quoted:
-			item.WriteByte(c)
-		case c == '"' && strings.TrimSpace(item.String()) == "":
-			item.Reset() // blanks before the opening quote, as a header's
-			quoted = true
-		case c == ',':
-			out = append(out, datasets.LabelText(strings.TrimSpace(item.String())))
-			item.Reset()
+		case s[i] == '"':
+			return b.String(), s[i+1:], nil
 		default:
-			item.WriteByte(c)
+			b.WriteByte(s[i])
 		}
 	}
-	return append(out, datasets.LabelText(strings.TrimSpace(item.String())))
+	return "", "", usagef("--%s: the quote of %s is not closed (a quote inside a quoted name is doubled: \"say \"\"hi\"\"\")", flag, s)
 }
 
 type maskJob struct {

@@ -192,7 +192,11 @@ func finite(x float64) *float64 {
 
 func parseFloats(flagName, s string, check func(float64) bool) ([]float64, error) {
 	var out []float64
-	for _, f := range splitList(s) {
+	items, err := splitList(flagName, s)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range items {
 		v, err := strconv.ParseFloat(f, 64)
 		if err != nil || !check(v) {
 			return nil, usagef("--%s: bad value %q", flagName, f)
@@ -218,7 +222,7 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	if err != nil {
 		return usagef("--masking: %v", err)
 	}
-	if err := checkPRLRecords(o.records); err != nil {
+	if err := checkRecords(o.records); err != nil {
 		return err
 	}
 	if !(*f.mu >= 0 && *f.mu < 1) || !(*f.lambda >= 0 && *f.lambda < 1) {
@@ -258,7 +262,11 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 		return err
 	}
 	start := time.Now()
-	prob, comps, err := prlProblem(files, dir, splitList(*f.block), quantiles, bands, ranks, o.records)
+	block, err := splitList("block", *f.block)
+	if err != nil {
+		return err
+	}
+	prob, comps, err := prlProblem(files, dir, block, quantiles, bands, ranks, o.records)
 	if err != nil {
 		return err
 	}

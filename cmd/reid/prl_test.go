@@ -206,13 +206,21 @@ func TestLinkPRLBlockTooFine(t *testing.T) {
 	}
 }
 
-// One record is refused up front for PRL, with the flag named (its EM needs pairs of both
-// classes; the message was about quantile thresholds).
+// One record is refused up front, with the flag named: for PRL (its EM needs pairs of
+// both classes; the message was about quantile thresholds), and for DBRL and learn, which
+// reported one record re-identified out of one (README: fewer than two records are
+// refused in every command).
 func TestLinkPRLOneRecord(t *testing.T) {
 	_, orig, masked := prlFiles(t)
-	code, _, stderr := runReid(t, "link", "--method", "prl", "--missing", "keep", "--records", "1", orig, masked)
-	if code != exitInput || !strings.Contains(stderr, "--records must be 0 (all) or at least 2, got 1") {
-		t.Errorf("exit %d, stderr %q", code, stderr)
+	for _, args := range [][]string{
+		{"link", "--method", "prl", "--missing", "keep"},
+		{"link", "--attrs", "x,y"},
+		{"learn", "--operator", "wm", "--attrs", "x,y", "--work-limit", "1"},
+	} {
+		code, _, stderr := runReid(t, append(args, "--records", "1", orig, masked)...)
+		if code != exitInput || !strings.Contains(stderr, "--records must be 0 (all) or at least 2, got 1") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
 	}
 }
 

@@ -82,13 +82,13 @@ null there and (missing) in text, where a label reading (missing) is quoted).
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			sample := fs.String("sample", "", "the sample `file` (or give it as the argument)")
 			population := fs.String("population", "", "population `file` (F_j counted in it; must contain the sample)")
-			keys := fs.String("keys", "", "comma-separated key `attributes`")
+			keys := fs.String("keys", "", "comma-separated key `attributes`; a name holding a comma in double quotes")
 			var bins binsFlag
 			fs.Var(&bins, "bins", "discretise a numeric key: `NAME:C1,C2,...` (cut points) or NAME:qN (N quantile bins); repeat per key")
 			weights := fs.String("weights", "", "sampling-weight `column` of the sample (every weight at least 1)")
 			fraction := fs.Float64("fraction", 0, "sampling `fraction` in (0, 1]")
 			estimator := fs.String("estimator", "bf", "population `model` from --weights or --fraction (needs one): bf, bf-approx or poisson")
-			sensitive := fs.String("sensitive", "", "comma-separated sensitive `attributes` for l-diversity and t-closeness")
+			sensitive := fs.String("sensitive", "", "comma-separated sensitive `attributes` for l-diversity and t-closeness; a name holding a comma in double quotes")
 			k := fs.Int("k", uniqueness.DefaultK, "k of k-anonymity")
 			l := fs.Float64("l", uniqueness.DefaultL, "l of l-diversity (distinct and entropy)")
 			t := fs.Float64("t", uniqueness.DefaultT, "t of t-closeness")
@@ -145,7 +145,15 @@ null there and (missing) in text, where a label reading (missing) is quoted).
 						return err
 					}
 				}
-				job, err := newUniquenessJob(splitList(*keys), bins, splitList(*sensitive))
+				keyList, err := splitList("keys", *keys)
+				if err != nil {
+					return err
+				}
+				sensitiveList, err := splitList("sensitive", *sensitive)
+				if err != nil {
+					return err
+				}
+				job, err := newUniquenessJob(keyList, bins, sensitiveList)
 				if err != nil {
 					return err
 				}
@@ -209,7 +217,10 @@ func newUniquenessJob(keyNames []string, bins binsFlag, sensitive []string) (*un
 		j.keys = append(j.keys, uniqueness.Key{Name: name})
 	}
 	for _, b := range bins {
-		name, spec, ok := strings.Cut(b, ":")
+		name, spec, ok, err := cutBin(b)
+		if err != nil {
+			return nil, err
+		}
 		name = datasets.LabelText(name) // as the header is read (see splitList)
 		k, isKey := index[name]
 		switch {
@@ -656,4 +667,28 @@ func more(w io.Writer, listed, total int) {
 	if total > listed {
 		fmt.Fprintf(w, "  ... %d more (--list 0 lists all)\n", total-listed)
 	}
+}
+
+// cutBin splits a --bins item NAME:SPEC: after a name quoted as in splitList (a name
+// holding a comma or a colon), else at the last colon (a spec holds none, a name may:
+// t:1:q2 bins the key "t:1"); the name is trimmed as a header's. ok is false without a
+// colon.
+func cutBin(b string) (name, spec string, ok bool, err error) {
+	t := strings.TrimSpace(b)
+	if strings.HasPrefix(t, `"`) {
+		name, after, err := unquoteName("bins", t)
+		if err != nil {
+			return "", "", false, err
+		}
+		spec, ok := strings.CutPrefix(strings.TrimSpace(after), ":")
+		if !ok {
+			return "", "", false, usagef("--bins %q: the quoted name %q is not followed by :C1,C2,... or :qN", b, name)
+		}
+		return strings.TrimSpace(name), spec, true, nil
+	}
+	cut := strings.LastIndex(t, ":")
+	if cut < 0 {
+		return t, "", false, nil
+	}
+	return strings.TrimSpace(t[:cut]), t[cut+1:], true, nil
 }
