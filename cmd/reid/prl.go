@@ -181,6 +181,8 @@ type prlReport struct {
 	Modes           map[string]prlMode   `json:"modes"`
 	TopK            int                  `json:"top_k"`
 	PricingRounds   int                  `json:"pricing_rounds"`
+	// Block names the --block attributes the pairs were compared within (none: all).
+	Block []string `json:"block,omitempty"`
 }
 
 func finite(x float64) *float64 {
@@ -294,7 +296,7 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 		Patterns: len(res.Patterns.Codes), M: map[string][]float64{}, U: map[string][]float64{},
 		MatchProportion: res.Model.P, Iterations: res.Model.Iterations, Converged: res.Model.Converged,
 		LogLikelihood: res.Model.LogLikelihood, LabelSwitched: res.Model.LabelSwitched, EMStart: res.Model.Start, Warning: emWarning(res.Model),
-		ReidByMode: map[string]*float64{}, Modes: map[string]prlMode{}, TopK: res.TopK, PricingRounds: res.PricingRounds}
+		ReidByMode: map[string]*float64{}, Modes: map[string]prlMode{}, TopK: res.TopK, PricingRounds: res.PricingRounds, Block: block}
 	th := res.Thresholds
 	r.Thresholds = prlThresholds{finite(th.Upper), finite(th.Lower), th.Mu, th.Lambda, th.MuAchieved, th.LambdaAchieved}
 	for k, c := range comps {

@@ -160,6 +160,7 @@ func TestLinkPRLPartialAssignment(t *testing.T) {
 			Unassigned int      `json:"unassigned"`
 		} `json:"modes"`
 		ReidByMode map[string]*float64 `json:"reid_by_mode"`
+		Block      []string            `json:"block"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
@@ -167,6 +168,9 @@ func TestLinkPRLPartialAssignment(t *testing.T) {
 	as, byMode := doc.Modes["assignment"], doc.ReidByMode["assignment"]
 	if as.Reid == nil || *as.Reid != 0.75 || as.Correct != 3 || as.Unassigned != 1 || byMode == nil || *byMode != 0.75 {
 		t.Errorf("assignment: %s", out)
+	}
+	if !slices.Equal(doc.Block, []string{"c"}) {
+		t.Errorf("block %q, want the --block attribute c", doc.Block)
 	}
 }
 
