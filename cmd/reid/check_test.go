@@ -169,6 +169,9 @@ func TestCheckTypesOfUnselectedColumns(t *testing.T) {
 		{"override of a linked column", []string{"check", "--types", "sex:categorical", "--attrs", "a,sex"}, exitOK, "a:numeric,sex:categorical", nil},
 		{"unknown column", []string{"check", "--types", "sex:categorical,zz:numeric", "--attrs", "a,b"}, exitInput, "",
 			[]string{orig + `: column "zz": no such column`}},
+		// The error named no column ("no such column: named in a type override").
+		{"an empty name", []string{"check", "--types", `"":categorical`, "--attrs", "a,b"}, exitInput, "",
+			[]string{`--types entry ":categorical" has an empty name`}},
 		// The last of two was taken: sex:categorical,sex:numeric read sex as numbers.
 		{"a column named twice", []string{"check", "--types", "sex:categorical,sex:numeric", "--attrs", "a,sex"}, exitInput, "",
 			[]string{`--types names "sex" twice`}},

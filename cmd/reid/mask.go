@@ -203,6 +203,9 @@ func (l *loadFlags) options() (datasets.LoadOptions, error) {
 			return opts, usagef("--types entry %q is not name:type", item)
 		}
 		name, kind := strings.TrimSpace(item[:cut]), strings.TrimSpace(item[cut+1:])
+		if name == "" {
+			return opts, usagef("--types entry %q has an empty name", item)
+		}
 		k, err := datasets.ParseKind(kind)
 		if err != nil {
 			return opts, usagef("--types: %v", err)
