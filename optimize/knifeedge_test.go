@@ -150,7 +150,7 @@ func TestUndecidedNote(t *testing.T) {
 	for _, want := range []string{
 		"no proof of the optimum, though no limit was reached",
 		"1 on a set of records whose best margin lies within 1e-09 of ε = 0.0001 (a knife edge",
-		"2 on a set CLP found infeasible whose certificate did not verify",
+		"2 on a set CLP found infeasible for which no certificate verified",
 		"a longer limit would not change that",
 	} {
 		if !strings.Contains(note, want) {
@@ -171,7 +171,7 @@ func TestUndecidedNote(t *testing.T) {
 // the last case did on its own.
 func TestHeavyTailedChoquetProven(t *testing.T) {
 	if testing.Short() {
-		t.Skip("five searches of a few seconds")
+		t.Skip("five searches, a minute in all")
 	}
 	// CENSUS columns: AFNLWGT 0, AGI 1, EMCONTRB 2, FEDTAX 3, PTOTVAL 4, STATETAX 5,
 	// TAXINC 6, POTHVAL 7, INTVAL 8, PEARNVAL 9, FICA 10, WSALVAL 11, ERNVAL 12.

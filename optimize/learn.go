@@ -200,8 +200,10 @@ type Report struct {
 	// (the bilinear form's ascent and swaps, and the one-record moves from the
 	// incumbent), "root", "line search", "one-record checks", "blocks",
 	// "neighbourhoods", "tree" or "final count" (the re-count of the answer by the
-	// pairwise core). A report comes at the start of each phase and at most about once a
-	// second within one; a phase may report nothing for longer (the line search).
+	// pairwise core); empty before the first phase. A report comes at the start of each
+	// phase, at each better incumbent, and otherwise at most about once a second; a
+	// phase may report nothing for longer (the line search). For bilinear the local
+	// search comes first, before the root.
 	Phase string
 }
 
@@ -897,7 +899,7 @@ func (sv *solver) undecidedNote() string {
 		case giveUpKnifeEdge:
 			text = fmt.Sprintf("a set of records whose best margin lies within %g of ε = %g (a knife edge, where the LPs' tolerances cannot tell linked from not; an ε a little away from the margins, e.g. the default, decides them)", knifeEdgeStep, sv.eps)
 		case giveUpUnverified:
-			text = "a set CLP found infeasible whose certificate did not verify (its gap, in exact arithmetic, within 1e-12 of its terms' scale: large feature values, as a Choquet measure's on heavy-tailed attributes, and margins near ε)"
+			text = "a set CLP found infeasible for which no certificate verified (CLP's ray and its elastic problem's duals, checked in floating point and exactly; an unscaled re-solve found no θ either: large feature values, as a Choquet measure's on heavy-tailed attributes, and margins near ε)"
 		case giveUpNoCut:
 			text = "an infeasible set whose certificate gave no cut that verifies"
 		case giveUpFamily:

@@ -322,9 +322,9 @@ func (sv *solver) solveSub() outcome {
 				continue
 			}
 			if st == clp.PrimalInfeasible && !sv.timeUp() {
-				// Still infeasible without a certificate that verifies (its gap within
-				// 1e-12 of the terms' scale even in exact arithmetic: large features, a
-				// Choquet measure's, and the best margin near ε): the rows at ε themselves may decide it; else the
+				// Still infeasible without a certificate that verifies (CLP's ray and the
+				// elastic problem's duals failed, in floating point and exactly: large
+				// features, a Choquet measure's, and the best margin near ε): the rows at ε themselves may decide it; else the
 				// decision is given up, its node's bound kept.
 				if o, decided := sv.decideAtEpsilon(); decided {
 					return o
@@ -495,7 +495,8 @@ const (
 	// giveUpKnifeEdge: the best margin lies within knifeEdgeStep of ε.
 	giveUpKnifeEdge
 	// giveUpUnverified: CLP calls the rows infeasible, above ε and at ε, but no
-	// certificate verifies (its gap within 1e-12 of its terms' scale, in exact arithmetic).
+	// certificate verifies (neither CLP's ray nor the elastic problem's duals, in
+	// floating point or exactly) and an unscaled copy finds no θ.
 	giveUpUnverified
 	// giveUpNoCut: the set's certificate gave no cut that verifies (iis).
 	giveUpNoCut

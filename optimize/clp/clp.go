@@ -439,7 +439,9 @@ func (m *Model) armLimits(p unsafe.Pointer) {
 // use after adding rows or changing bounds of a solved model, and the one
 // that provides an infeasibility ray (see InfeasibilityRay). When it reports
 // PrimalInfeasible for a model with free or one-sided columns, confirm with
-// FarkasCertificate (see the package documentation).
+// FarkasCertificate (see the package documentation). It first makes basic the
+// slack of every nonbasic row whose bounds are both infinite (see freeRowsBasic),
+// so the basis it starts from may differ from Basis's.
 func (m *Model) Dual() Status {
 	defer runtime.KeepAlive(m)
 	p := m.ptr()

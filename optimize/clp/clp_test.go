@@ -1196,12 +1196,28 @@ func TestFarkasExact(t *testing.T) {
 	if yw := sw.signed([]float64{-1, 0.5}); !slices.Equal(yw, []float64{-1, 0}) || !sw.certifies(yw) {
 		t.Errorf("signed: %v, certifies %v; want (−1, 0), a proof", yw, sw.certifies(yw))
 	}
-	// A non-zero Aᵀy on a column unbounded on its side is no proof, however small.
+	// x free, r0: x ≥ 1, r1: (1 + 2^-52)·x ≤ 1 − 1e-10 (feasible: x = 1 − 2e-10).
+	// y = (−1, 1): Aᵀy = 2^-52 on x's infinite upper bound, dropped as rounding in
+	// floating point, where the gap 1e-10 is below its threshold; exactly, a non-zero
+	// Aᵀy on a free side is no proof, however small.
 	r := newLP([][]float64{{1}, {1 + 0x1p-52}}, []float64{-inf}, []float64{inf}, nil,
-		[]float64{1, -inf}, []float64{inf, 1})
+		[]float64{1, -inf}, []float64{inf, 1 - 1e-10})
 	mr := r.model(t)
 	if certifies(mr, []float64{-1, 1}) {
 		t.Error("certified with Aᵀy = 2^-52 on a free column")
+	}
+	// A small Aᵀy on a finite bound is weighed, not dropped as rounding (a black-box
+	// review's case): x1, x2 ∈ [−1, 1], r0: 1000·x1 − 1000·x2 ≥ 1e-4, r1: 1000(1 −
+	// 1e-9)·x1 − 1000·x2 ≤ 1e-4 − 5e-7, feasible (x1 = 1, x2 = 1 − 1e-7 − 1e-10 by
+	// hand). y = (−1, 1): Aᵀy = (−1e-6, 0), within 1e-9 of its terms; β = −5e-7; dropped,
+	// α − β = 5e-7 looked like a proof, weighed on x1's upper bound it is −5e-7.
+	fz := newLP([][]float64{{1000, -1000}, {1000 * (1 - 1e-9), -1000}}, []float64{-1, -1}, []float64{1, 1}, nil,
+		[]float64{1e-4, -inf}, []float64{inf, 1e-4 - 5e-7})
+	if v := fz.violation([]float64{1, 1 - 1e-7 - 1e-10}); v > 0 {
+		t.Fatalf("hand solution violates by %v", v)
+	}
+	if certifies(fz.model(t), []float64{-1, 1}) {
+		t.Error("certified a feasible model: Aᵀy dropped on a finite bound")
 	}
 	// Infeasible by 0.025 in rows of scale 1e8: 1e8·x ≥ 5e7 + 0.025 and 1e8·x ≤ 5e7,
 	// x ∈ [0, 1], under the search's primal tolerance 1e-10. CLP calls it infeasible

@@ -75,6 +75,14 @@
 // correctly. For a feasible model with an unbounded objective, CLP sometimes
 // reports PrimalInfeasible instead of DualInfeasible.
 //
+// Its dual simplex does not allow a free nonbasic variable: warm-started from a
+// basis in which a row switched off by freeing its bounds keeps a nonbasic slack,
+// it returned a wrong optimum and, in one search, aborted the process on an
+// assertion (ClpSimplexDual::dualColumn0); Dual makes such slacks basic first.
+// Under CLP's scaling, the elastic problem behind FarkasCertificate can end
+// "optimal" with row duals that are not its duals (rows with coefficients in the
+// hundreds); it is then re-solved without scaling.
+//
 // CLP aborts the process with an uncaught C++ exception when it cannot open
 // a file for writing; WriteMPS avoids this by letting CLP write a temporary
 // file. CoinUtils prints a note on standard output when ReadMPS meets an

@@ -48,9 +48,11 @@ func (m *Model) InfeasibilityRay() []float64 {
 // result is positive beyond rounding error. FarkasGap returns +Inf if some
 // row or column has a lower bound above its upper bound (such a model is
 // infeasible whatever y is), and −Inf if y puts weight on an infinite bound.
-// Entries of y below 1e-12·max|y| and entries of Aᵀy below 1e-9 times the
-// sum of the magnitudes of their terms are treated as zero. FarkasGap panics
-// if len(y) != NumRows().
+// Entries of y below 1e-12·max|y| are treated as zero, and so are entries of
+// Aᵀy below 1e-9 times the sum of the magnitudes of their terms where they would
+// weigh an infinite column bound (rounding, as a rule: a certificate is accepted
+// up to it on free columns only; on a finite bound such an entry is weighed).
+// FarkasGap panics if len(y) != NumRows().
 func (m *Model) FarkasGap(y []float64) float64 {
 	defer runtime.KeepAlive(m)
 	s := m.snapshot(m.ptr())
@@ -80,8 +82,9 @@ func (m *Model) FarkasGap(y []float64) float64 {
 // negated row duals of that problem are a certificate, which is verified in
 // the same way (and if they fail, those of the same problem re-solved without
 // CLP's scaling of the matrix). The model itself (basis, solution, status) is not changed;
-// the model's per-solve limits apply to the auxiliary solve, whose iterations
-// FarkasIterations reports.
+// the model's per-solve limits apply to each auxiliary solve (up to three: Primal,
+// InitialSolve if Primal failed, Primal unscaled; one iteration cap for all, the time
+// limit for each), whose iterations FarkasIterations reports.
 //
 // Use it after Dual reports PrimalInfeasible: a false result then means
 // CLP's status was wrong (this happens with CLP 1.17 for some models with
@@ -224,7 +227,7 @@ func (s *snapshot) farkasGap(y []float64) (gap, scale float64) {
 			d += t
 			mag += math.Abs(t)
 		}
-		if math.Abs(d) <= 1e-9*mag {
+		if d == 0 {
 			continue
 		}
 		b := s.cl[j]
@@ -232,8 +235,13 @@ func (s *snapshot) farkasGap(y []float64) (gap, scale float64) {
 			b = s.cu[j]
 		}
 		if math.IsInf(b, 0) {
+			if math.Abs(d) <= 1e-9*mag {
+				continue // rounding on a free side, taken as zero (see FarkasGap)
+			}
 			return math.Inf(-1), math.Inf(1)
 		}
+		// A small d on a finite bound is weighed as it is: dropped as rounding, its
+		// share d·b could exceed the gap (coefficients in the thousands, a gap near ε).
 		alpha += d * b
 		scale += math.Abs(d * b)
 	}
@@ -379,15 +387,22 @@ func (s *snapshot) elasticCertificate(primalTol, maxSeconds float64, maxIteratio
 		st = e.InitialSolve()
 		iterations += e.Iterations()
 	}
-	if st != Optimal || !(e.ObjectiveValue() > primalTol) {
-		return nil, false, iterations
+	// The negated row duals of an optimal, positive elastic solve, if they verify.
+	certificate := func(st Status) []float64 {
+		if st != Optimal || !(e.ObjectiveValue() > primalTol) {
+			return nil
+		}
+		y := e.Duals(nil)
+		for i := range y {
+			y[i] = -y[i]
+		}
+		if !s.certifies(s.signed(y)) {
+			return nil
+		}
+		return y
 	}
-	y = e.Duals(nil)
-	for i := range y {
-		y[i] = -y[i]
-	}
-	if s.certifies(s.signed(y)) {
-		return y, true, iterations
+	if y := certificate(st); y != nil || st != Optimal || !(e.ObjectiveValue() > primalTol) {
+		return y, y != nil, iterations
 	}
 	// Infeasible, but the duals are no certificate: CLP's scaling of the matrix, on rows
 	// with coefficients in the hundreds next to the slacks' 1, can end "optimal" with
@@ -398,15 +413,6 @@ func (s *snapshot) elasticCertificate(primalTol, maxSeconds float64, maxIteratio
 	e.SetMaxIterations(max(maxIterations-iterations, 0))
 	st = e.Primal()
 	iterations += e.Iterations()
-	if st != Optimal || !(e.ObjectiveValue() > primalTol) {
-		return nil, false, iterations
-	}
-	y = e.Duals(y)
-	for i := range y {
-		y[i] = -y[i]
-	}
-	if s.certifies(s.signed(y)) {
-		return y, true, iterations
-	}
-	return nil, false, iterations
+	y = certificate(st)
+	return y, y != nil, iterations
 }
