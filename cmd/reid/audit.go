@@ -685,6 +685,9 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 // the loader. It returns the original's columns left out and the masked file's columns
 // the original lacks (but the id). Only the files' headers (or schemas) are read.
 func (a *auditJob) defaultAttributes() (leftOut, maskedOnly []string, err error) {
+	if a.pf.attrList != nil {
+		return nil, nil, nil // given as a list (bench, demo)
+	}
 	if attrs, err := splitList("attrs", *a.pf.attrs); attrs != nil || err != nil {
 		return nil, nil, err
 	}

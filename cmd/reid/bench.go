@@ -420,7 +420,9 @@ func benchMaskJobs() []maskJob {
 // row runs the audit's measures (no uniqueness, no report files) on one masked file.
 func (b *benchJob) row(ctx context.Context, e *env, f benchFile) (benchRow, error) {
 	pf := addPairFlags(flag.NewFlagSet("bench", flag.ContinueOnError))
-	*pf.original, *pf.masked, *pf.attrs, *pf.seed = f.original, f.masked, strings.Join(f.attrs, ","), b.seed
+	// The names as a list: joined, a data set's name holding a comma or a quote would
+	// be split or refused by --attrs' parsing.
+	*pf.original, *pf.masked, pf.attrList, *pf.seed = f.original, f.masked, f.attrs, b.seed
 	know, err := parseKnowledge(f.masking)
 	if err != nil {
 		return benchRow{}, err

@@ -605,8 +605,6 @@ func TestSplitList(t *testing.T) {
 		{`"income, annual",age`, []string{"income, annual", "age"}, ""},
 		{` "x,y" , z`, []string{"x,y", "z"}, ""},
 		{`"say ""hi"", twice",b`, []string{`say "hi", twice`, "b"}, ""},
-		{`"a,b":numeric,c:categorical`, []string{"a,b:numeric", "c:categorical"}, ""},
-		{`"a,b" : numeric`, []string{"a,b: numeric"}, ""},
 		{`a"b,c`, []string{`a"b`, "c"}, ""}, // a quote inside a name is the name's
 		{"a,,b", []string{"a", "", "b"}, ""},
 		{`x,"y"`, []string{"x", "y"}, ""},
@@ -614,6 +612,13 @@ func TestSplitList(t *testing.T) {
 		{`p1,"p2`, nil, "is not closed"},
 		{`"a"b`, nil, `"b" follows the quoted name "a"`},
 		{`"p1"x,y`, nil, `"x" follows the quoted name "p1"`},
+		{`"a":x`, nil, `":x" follows the quoted name "a"`}, // a value only in --types
+	}
+	for _, in := range []string{`"a,b":numeric,c:categorical`, `"a,b" : numeric,c:categorical`} {
+		if got, err := splitItems("types", in, true); err != nil || len(got) != 2 || got[1] != "c:categorical" ||
+			strings.ReplaceAll(got[0], " ", "") != "a,b:numeric" {
+			t.Errorf("splitItems(%q) = %q, %v; want a,b:numeric and c:categorical", in, got, err)
+		}
 	}
 	for _, tc := range cases {
 		got, err := splitList("attrs", tc.in)
@@ -639,7 +644,7 @@ func TestCutBin(t *testing.T) {
 		{" age :1,2", "age", "1,2", true, ""},
 		{"t:1, u:q2", "t:1, u", "q2", true, ""},
 		{`"income, annual":q4`, "income, annual", "q4", true, ""},
-		{`"t:1, u" :1,5`, "t:1, u", "1,5", true, ""},
+		{`"t:1, u" : 1,5`, "t:1, u", "1,5", true, ""},
 		{"age", "age", "", false, ""},
 		{`"age"q4`, "", "", false, "is not followed by"},
 		{`"age:q4`, "", "", false, "is not closed"},

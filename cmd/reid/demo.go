@@ -151,7 +151,7 @@ var demoKeys = []string{"age_band", "sex", "region"}
 // run to run).
 func (d *demoAudit) auditFile(ctx context.Context, e *env, originalPath, maskedPath, masking string, attrs []string, shown func(string) string) (demoAudit, error) {
 	pf := addPairFlags(flag.NewFlagSet("audit", flag.ContinueOnError))
-	*pf.original, *pf.masked, *pf.attrs = originalPath, maskedPath, strings.Join(attrs, ",")
+	*pf.original, *pf.masked, pf.attrList = originalPath, maskedPath, attrs
 	know, err := parseKnowledge(masking)
 	if err != nil {
 		return demoAudit{}, err

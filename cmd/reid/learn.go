@@ -440,8 +440,12 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 			if j.settings.WorkLimit > 0 {
 				work = fmt.Sprintf(" (%.0f work seconds)", r.Work)
 			}
-			fmt.Fprintf(e.stderr, "reid: learning %v (%s): %d links found, bound %d (gap %.1f%%), %d nodes, %s%s\n",
-				family, r.Phase, r.Incumbent, r.Bound, 100*r.Gap, r.Nodes, r.Elapsed.Round(time.Second), work)
+			step := ""
+			if r.Phase != "" {
+				step = " (" + r.Phase + ")"
+			}
+			fmt.Fprintf(e.stderr, "reid: learning %v%s: %d links found, bound %d (gap %.1f%%), %d nodes, %s%s\n",
+				family, step, r.Incumbent, r.Bound, 100*r.Gap, r.Nodes, r.Elapsed.Round(time.Second), work)
 		}
 	}
 	heartbeat := time.NewTicker(plainEvery)

@@ -192,7 +192,7 @@ func (l *loadFlags) options() (datasets.LoadOptions, error) {
 	default:
 		return opts, usagef("--missing must be error or keep, not %q", *l.missing)
 	}
-	items, err := splitList("types", *l.types)
+	items, err := splitItems("types", *l.types, true)
 	if err != nil {
 		return opts, err
 	}
@@ -237,15 +237,20 @@ func checkNameList(flag string, names []string) error {
 	return nil
 }
 
-// splitList reads the comma-separated list of column names (or NAME:VALUE items) of the
-// flag --flag as the loader reads a header: trimmed, and bytes that are not UTF-8 written
-// \xNN, so that a Latin-1 name typed as its bytes finds its column. A name holding a comma
-// is quoted as in a CSV header ("income, annual"; a quote inside doubled), and after its
-// closing quote only blanks, the next comma or a colon and a value may follow
-// ("a,b":numeric for --types). An unclosed quote or other text after one is a usage
-// error, as a CSV header's would be an input error: repaired, it could name another
-// column ("a"b read as ab).
+// splitList reads the comma-separated list of column names of the flag --flag as the
+// loader reads a header: trimmed, and bytes that are not UTF-8 written \xNN, so that a
+// Latin-1 name typed as its bytes finds its column. A name holding a comma is quoted as
+// in a CSV header ("income, annual"; a quote inside doubled), and after its closing quote
+// only blanks or the next comma may follow. An unclosed quote or other text after one is
+// a usage error, as a CSV header's would be an input error: repaired, it could name
+// another column ("a"b read as ab).
 func splitList(flag, s string) ([]string, error) {
+	return splitItems(flag, s, false)
+}
+
+// splitItems is splitList, for NAME:VALUE items too when withValue: a colon and a value
+// may follow a closing quote ("a,b":numeric for --types), and stay with the name.
+func splitItems(flag, s string, withValue bool) ([]string, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
@@ -260,7 +265,7 @@ func splitList(flag, s string) ([]string, error) {
 			value, tail, _ := strings.Cut(after, ",")
 			switch v := strings.TrimSpace(value); {
 			case v == "":
-			case strings.HasPrefix(v, ":"):
+			case withValue && strings.HasPrefix(v, ":"):
 				// A NAME:VALUE item's value holds no comma (a type, a bin spec of one item).
 				name += v
 			default:
@@ -298,7 +303,7 @@ func unquoteName(flag, s string) (name, after string, err error) {
 			b.WriteByte(s[i])
 		}
 	}
-	return "", "", usagef("--%s: the quote of %s is not closed (a quote inside a quoted name is doubled: \"say \"\"hi\"\"\")", flag, s)
+	return "", "", usagef("--%s: the quote of %q is not closed (a quote inside a quoted name is doubled: \"say \"\"hi\"\"\")", flag, s)
 }
 
 type maskJob struct {

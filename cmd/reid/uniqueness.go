@@ -684,11 +684,11 @@ func cutBin(b string) (name, spec string, ok bool, err error) {
 		if !ok {
 			return "", "", false, usagef("--bins %q: the quoted name %q is not followed by :C1,C2,... or :qN", b, name)
 		}
-		return strings.TrimSpace(name), spec, true, nil
+		return strings.TrimSpace(name), strings.TrimSpace(spec), true, nil
 	}
 	cut := strings.LastIndex(t, ":")
 	if cut < 0 {
 		return t, "", false, nil
 	}
-	return strings.TrimSpace(t[:cut]), t[cut+1:], true, nil
+	return strings.TrimSpace(t[:cut]), strings.TrimSpace(t[cut+1:]), true, nil
 }
