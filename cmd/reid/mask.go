@@ -177,7 +177,7 @@ type loadFlags struct {
 
 func addLoadFlags(fs *flag.FlagSet) *loadFlags {
 	return &loadFlags{
-		types:   fs.String("types", "", "type overrides, e.g. `age:categorical,code:numeric`"),
+		types:   fs.String("types", "", "type overrides, e.g. `age:categorical,code:numeric` (a name holding a comma in double quotes: \"a,b\":numeric)"),
 		missing: fs.String("missing", "error", "missing-value `policy`: error or keep"),
 	}
 }

@@ -103,7 +103,7 @@ func addPRLFlags(fs *flag.FlagSet) *prlFlags {
 		quantiles:      fs.String("quantiles", "0.01,0.1", "prl: numeric bands at these `quantiles` of |dz| over all pairs"),
 		bands:          fs.String("bands", "", "prl: numeric bands at these |dz| `thresholds` (instead of --quantiles)"),
 		rank:           fs.String("rank", "", "prl: rank-window rule with windows of these `percents` of n for numeric attributes"),
-		block:          fs.String("block", "", "prl: compare only pairs with equal values of these `attributes`"),
+		block:          fs.String("block", "", "prl: compare only pairs with equal values of these `attributes` (comma-separated; a name holding a comma in double quotes)"),
 		supervised:     fs.Bool("supervised", false, "prl: m and u from the true and false pairs instead of EM"),
 		estimateP:      fs.Bool("estimate-p", false, "prl: estimate the match proportion by EM"),
 		mu:             fs.Float64("mu", 1e-5, "prl: error rate P(link | non-match) of the upper threshold (0: no false link)"),
