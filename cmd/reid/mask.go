@@ -255,14 +255,15 @@ func splitItems(flag, s string, withValue bool) ([]string, error) {
 		return nil, nil
 	}
 	var out []string
-	for rest := s; ; {
+	for rest, more := s, true; more; {
 		var item string
 		if t := strings.TrimLeft(rest, " \t"); strings.HasPrefix(t, `"`) {
 			name, after, err := unquoteName(flag, t)
 			if err != nil {
 				return nil, err
 			}
-			value, tail, _ := strings.Cut(after, ",")
+			var value string
+			value, rest, more = strings.Cut(after, ",")
 			switch v := strings.TrimSpace(value); {
 			case v == "":
 			case withValue && strings.HasPrefix(v, ":"):
@@ -271,20 +272,13 @@ func splitItems(flag, s string, withValue bool) ([]string, error) {
 			default:
 				return nil, usagef("--%s: %q follows the quoted name %q (quote a name whole: \"a,b\")", flag, v, name)
 			}
-			item, rest = name, tail
-			out = append(out, datasets.LabelText(strings.TrimSpace(item)))
-			if !strings.Contains(after, ",") {
-				return out, nil
-			}
-			continue
+			item = name
+		} else {
+			item, rest, more = strings.Cut(rest, ",")
 		}
-		item, tail, more := strings.Cut(rest, ",")
 		out = append(out, datasets.LabelText(strings.TrimSpace(item)))
-		if !more {
-			return out, nil
-		}
-		rest = tail
 	}
+	return out, nil
 }
 
 // unquoteName reads the double-quoted name at the start of s (a quote inside doubled)

@@ -387,9 +387,11 @@ func (s *snapshot) elasticCertificate(primalTol, maxSeconds float64, maxIteratio
 		st = e.InitialSolve()
 		iterations += e.Iterations()
 	}
-	// The negated row duals of an optimal, positive elastic solve, if they verify.
+	// infeasible: the elastic solve ended optimal with a positive objective; certificate:
+	// its negated row duals, if they verify.
+	infeasible := func(st Status) bool { return st == Optimal && e.ObjectiveValue() > primalTol }
 	certificate := func(st Status) []float64 {
-		if st != Optimal || !(e.ObjectiveValue() > primalTol) {
+		if !infeasible(st) {
 			return nil
 		}
 		y := e.Duals(nil)
@@ -401,7 +403,7 @@ func (s *snapshot) elasticCertificate(primalTol, maxSeconds float64, maxIteratio
 		}
 		return y
 	}
-	if y := certificate(st); y != nil || st != Optimal || !(e.ObjectiveValue() > primalTol) {
+	if y := certificate(st); y != nil || !infeasible(st) {
 		return y, y != nil, iterations
 	}
 	// Infeasible, but the duals are no certificate: CLP's scaling of the matrix, on rows
