@@ -1257,33 +1257,8 @@ func TestFarkasExact(t *testing.T) {
 // matrix ends "optimal" with duals that are no certificate. FarkasCertificate must still
 // return one; its gap is recomputed here in exact arithmetic from the file's data.
 func TestFarkasElasticUnscaled(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "choquet2-elastic.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d struct {
-		Nr, Nc                int
-		Start, Index          []int
-		Value, Cl, Cu, Rl, Ru []string // strconv's shortest round-trip form, ±Inf
-	}
-	if err := json.Unmarshal(data, &d); err != nil {
-		t.Fatal(err)
-	}
-	num := func(v []string) []float64 {
-		out := make([]float64, len(v))
-		for i, s := range v {
-			if out[i], err = strconv.ParseFloat(s, 64); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return out
-	}
-	value, cl, cu, rl, ru := num(d.Value), num(d.Cl), num(d.Cu), num(d.Rl), num(d.Ru)
-	m := New()
-	defer m.Close()
-	if err := m.LoadProblem(d.Nr, d.Start, d.Index, value, cl, cu, make([]float64, d.Nc), rl, ru); err != nil {
-		t.Fatal(err)
-	}
+	m, d := loadElasticCase(t)
+	value, cl, cu, rl, ru := d.value, d.cl, d.cu, d.rl, d.ru
 	m.SetPrimalTolerance(1e-10) // the search's
 	y, ok := m.FarkasCertificate()
 	if !ok {
@@ -1322,6 +1297,71 @@ func TestFarkasElasticUnscaled(t *testing.T) {
 	}
 	if gap.Sign() <= 0 {
 		t.Errorf("α − β = %s ≤ 0: not a certificate", gap.FloatString(12))
+	}
+}
+
+// elasticCase is optimize/clp/testdata/choquet2-elastic.json: a θ-LP whose elastic
+// problem's duals verify only when it is re-solved without scaling.
+type elasticCase struct {
+	Nr, Nc                int
+	Start, Index          []int
+	Value, Cl, Cu, Rl, Ru []string // strconv's shortest round-trip form, ±Inf
+
+	value, cl, cu, rl, ru []float64
+}
+
+// loadElasticCase loads the elastic case into a new model (closed with the test).
+func loadElasticCase(t *testing.T) (*Model, *elasticCase) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "choquet2-elastic.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := new(elasticCase)
+	if err := json.Unmarshal(data, d); err != nil {
+		t.Fatal(err)
+	}
+	num := func(v []string) []float64 {
+		out := make([]float64, len(v))
+		for i, s := range v {
+			if out[i], err = strconv.ParseFloat(s, 64); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out
+	}
+	d.value, d.cl, d.cu, d.rl, d.ru = num(d.Value), num(d.Cl), num(d.Cu), num(d.Rl), num(d.Ru)
+	m := New()
+	t.Cleanup(m.Close)
+	if err := m.LoadProblem(d.Nr, d.Start, d.Index, d.value, d.cl, d.cu, make([]float64, d.Nc), d.rl, d.ru); err != nil {
+		t.Fatal(err)
+	}
+	return m, d
+}
+
+// TestFarkasSharedTimeLimit: the elastic problem's solves share the model's time limit.
+// The elastic case needs its second (unscaled) solve for a certificate: with time left
+// it has one; with the limit spent by the first solve, no second solve is made, so none.
+func TestFarkasSharedTimeLimit(t *testing.T) {
+	m, _ := loadElasticCase(t)
+	s := m.snapshot(m.ptr())
+	const tol, seconds, iterations = 1e-10, 60, 1 << 30
+	if _, ok, _ := s.elasticCertificate(tol, seconds, func() float64 { return 0 }, iterations); !ok {
+		t.Fatal("no certificate with time left")
+	}
+	reads := 0
+	spentAfterFirst := func() float64 {
+		reads++
+		if reads == 1 {
+			return 0
+		}
+		return seconds
+	}
+	if y, ok, _ := s.elasticCertificate(tol, seconds, spentAfterFirst, iterations); ok || y != nil {
+		t.Errorf("a certificate (%d entries) after the time limit was spent", len(y))
+	}
+	if reads != 2 {
+		t.Errorf("the clock was read %d times, want 2 (before each of the two solves)", reads)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"runtime"
+	"time"
 	"unsafe"
 )
 
@@ -82,9 +83,10 @@ func (m *Model) FarkasGap(y []float64) float64 {
 // negated row duals of that problem are a certificate, which is verified in
 // the same way (and if they fail, those of the same problem re-solved without
 // CLP's scaling of the matrix). The model itself (basis, solution, status) is not changed;
-// the model's per-solve limits apply to each auxiliary solve (up to three: Primal,
-// InitialSolve if Primal failed, Primal unscaled; one iteration cap for all, the time
-// limit for each), whose iterations FarkasIterations reports.
+// the model's per-solve limits apply to the auxiliary solves together (up to three:
+// Primal, InitialSolve if Primal failed, Primal unscaled; one iteration cap and one time
+// limit for all, the time counted on the wall clock, which runs at least as fast as the
+// CPU time CLP counts), whose iterations FarkasIterations reports.
 //
 // Use it after Dual reports PrimalInfeasible: a false result then means
 // CLP's status was wrong (this happens with CLP 1.17 for some models with
@@ -112,7 +114,9 @@ func (m *Model) FarkasCertificate() ([]float64, bool) {
 			return y, true
 		}
 	}
-	y, ok, it := s.elasticCertificate(float64(C.Clp_primalTolerance(p)), m.maxSeconds, int(C.maximumIterations(p)))
+	begin := time.Now()
+	elapsed := func() float64 { return time.Since(begin).Seconds() }
+	y, ok, it := s.elasticCertificate(float64(C.Clp_primalTolerance(p)), m.maxSeconds, elapsed, int(C.maximumIterations(p)))
 	m.farkasIterations = it
 	return y, ok
 }
@@ -350,10 +354,11 @@ func (s *snapshot) exactGapAbove(y []float64, threshold float64) bool {
 }
 
 // elasticCertificate solves the elastic problem (see FarkasCertificate) and
-// returns its verified certificate and the iterations it took.
-// The model's per-solve limits (SetMaxSeconds, SetMaxIterations) apply to each of its
-// solves: the elastic problem of a large model can take longer than the model's own solve.
-func (s *snapshot) elasticCertificate(primalTol, maxSeconds float64, maxIterations int) (y []float64, ok bool, iterations int) {
+// returns its verified certificate and the iterations it took. Its solves share
+// maxSeconds (elapsed gives the seconds since FarkasCertificate began; 0 is no limit) and
+// maxIterations: the elastic problem of a large model can take longer than the model's
+// own solve, and a caller's time limit must hold for all of them.
+func (s *snapshot) elasticCertificate(primalTol, maxSeconds float64, elapsed func() float64, maxIterations int) (y []float64, ok bool, iterations int) {
 	start := append([]int(nil), s.start...)
 	index := append([]int(nil), s.index...)
 	value := append([]float64(nil), s.value...)
@@ -375,7 +380,19 @@ func (s *snapshot) elasticCertificate(primalTol, maxSeconds float64, maxIteratio
 	}
 	e := New()
 	defer e.Close()
-	e.SetMaxSeconds(maxSeconds)
+	// arm gives the next solve the time left of maxSeconds (none left: no solve), so
+	// that up to three solves together stay within the caller's limit.
+	arm := func() bool {
+		if maxSeconds <= 0 {
+			return true
+		}
+		left := maxSeconds - elapsed()
+		e.SetMaxSeconds(left)
+		return left > 0
+	}
+	if !arm() {
+		return nil, false, 0
+	}
 	e.SetMaxIterations(maxIterations)
 	if err := e.LoadProblem(s.nr, start, index, value, cl, cu, obj, s.rl, s.ru); err != nil {
 		return nil, false, 0
@@ -383,6 +400,9 @@ func (s *snapshot) elasticCertificate(primalTol, maxSeconds float64, maxIteratio
 	st := e.Primal()
 	iterations = e.Iterations()
 	if st != Optimal && st != StoppedOnLimit {
+		if !arm() {
+			return nil, false, iterations
+		}
 		e.SetMaxIterations(max(maxIterations-iterations, 0)) // one cap for both solves
 		st = e.InitialSolve()
 		iterations += e.Iterations()
@@ -411,6 +431,9 @@ func (s *snapshot) elasticCertificate(primalTol, maxSeconds float64, maxIteratio
 	// duals that are not the elastic problem's (a choquet2 θ-LP of 50 CENSUS records:
 	// row duals up to 10.4 where the slacks bound them by 1, the candidate's gap −3.8).
 	// Re-solved from its basis without scaling, they were within 1 and verified.
+	if !arm() {
+		return nil, false, iterations
+	}
 	e.SetScaling(0)
 	e.SetMaxIterations(max(maxIterations-iterations, 0))
 	st = e.Primal()
