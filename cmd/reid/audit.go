@@ -1009,13 +1009,8 @@ func prepareOutDir(dir string, inputs []string) error {
 		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 			return usagef("--out %s: its %s is a directory", dir, name)
 		}
-		if target, err := os.Readlink(path); err == nil {
-			if !filepath.IsAbs(target) {
-				target = filepath.Join(dir, target)
-			}
-			if fi, err := os.Stat(filepath.Dir(target)); err != nil || !fi.IsDir() {
-				return usagef("--out %s: its %s is a symbolic link to %s, whose directory does not exist", dir, name, target)
-			}
+		if target, ok := linkIntoNowhere(path); ok {
+			return usagef("--out %s: its %s is a symbolic link to %s, whose directory does not exist", dir, name, target)
 		}
 	}
 	for _, name := range auditReportNames() {

@@ -466,7 +466,8 @@ func TestLearnKnifeEdgeAdvice(t *testing.T) {
 }
 
 // Name lists in flags: an empty name or one given twice is a usage error naming the
-// flag (--sensitive a, said "no such column"; --attrs a,a blamed the file).
+// flag (--sensitive a, said "no such column"; --attrs a,a blamed the file); so is an
+// empty list (--attrs "" meant every column, as if the flag were left out).
 func TestFlagNameLists(t *testing.T) {
 	dir := t.TempDir()
 	f := writeCSV(t, dir, "f.csv", "a,b,c\nx,1,u\ny,2,v\nx,3,v\n")
@@ -478,6 +479,14 @@ func TestFlagNameLists(t *testing.T) {
 		{[]string{"uniqueness", "--keys", "a", "--sensitive", "c,c", f}, `--sensitive names "c" twice`},
 		{[]string{"link", "--attrs", "b,b", f, f}, `--attrs names "b" twice`},
 		{[]string{"mask", "--method", "noise", "--p", "5", "--attrs", "b,", "--out", filepath.Join(dir, "o.csv"), f}, "--attrs has an empty name"},
+		{[]string{"mask", "--method", "noise", "--p", "5", "--attrs", "", "--out", filepath.Join(dir, "o.csv"), f}, "--attrs is empty"},
+		{[]string{"check", f, f, "--attrs", " "}, "--attrs is empty"},
+		{[]string{"link", "--attrs=", f, f}, "--attrs is empty"},
+		{[]string{"audit", "--keys", "", "--out", filepath.Join(dir, "r"), f, f}, "--keys is empty"},
+		{[]string{"uniqueness", "--keys", "", f}, "--keys is empty"},
+		{[]string{"uniqueness", "--keys", "a", "--sensitive", "", f}, "--sensitive is empty"},
+		{[]string{"link", "--method", "prl", "--block", "", f, f}, "--block is empty"},
+		{[]string{"describe", "--types", "", f}, "--types is empty"},
 	} {
 		code, _, stderr := runReid(t, c.args...)
 		if code != exitInput || !strings.Contains(stderr, c.want) {
@@ -487,7 +496,8 @@ func TestFlagNameLists(t *testing.T) {
 }
 
 // The loader's "choose a missing-value policy" and "drop it" name the flags that take the
-// input (a tester: neither said --missing keep nor --drop-constant), where the command
+// input (a tester: neither said --missing keep nor --drop-constant), and so does a label
+// in a column of numbers (--types), where the command
 // has them and the flag would help: bench has neither, mask under --missing keep says why
 // its method cannot.
 func TestErrorsNameTheFlags(t *testing.T) {
@@ -508,6 +518,9 @@ func TestErrorsNameTheFlags(t *testing.T) {
 		// A column of numbers in one file and of labels in the other; pram on numbers.
 		{[]string{"link", full, writeCSV(t, dir, "labels.csv", "a,b\nx,2\ny,3\nz,5\nw,1\n")}, `column "a": the files have different attributes: numeric in ` + full + `, categorical here (--types a:numeric or a:categorical reads both files alike)`, ""},
 		{[]string{"mask", "--method", "pram", "--p", "10", "--out", filepath.Join(dir, "p.csv"), full}, "no categorical column to mask (--types NAME:categorical reads a column of codes as categories)", ""},
+		// A label in a column read as numbers, even one mask does not change (a tester's).
+		{[]string{"mask", "--method", "noise", "--p", "10", "--attrs", "a", "--out", filepath.Join(dir, "t.csv"), writeCSV(t, dir, "text.csv", "a,b\n1,2\n2,3\n3,x\n4,5\n")},
+			`column "b", row 3: not a number: "x" (--types b:categorical reads the column as labels)`, ""},
 	} {
 		code, _, stderr := runReid(t, tc.args...)
 		if code != exitInput || !strings.Contains(stderr, tc.want) || tc.dont != "" && strings.Contains(stderr, tc.dont) {

@@ -28,9 +28,9 @@ decimal that rounds to it), strings, dictionaries and booleans categorical, even
 the labels look like numbers (in Parquet a dictionary is an encoding, not a type: a
 column of integers is numeric however it is encoded).
 Missing values are an empty field or NA in CSV (blanks around them allowed) and nulls in
-Arrow and Parquet, where an empty string is a category; NaN and ±Inf are errors. CSV
-header names are read without the blanks around them, Arrow and Parquet names as
-written.
+Arrow and Parquet, where an empty string is a category; NaN and ±Inf are errors. Column
+names are read without the blanks around them, in every format (two that trim to one
+name are a duplicate).
 In CSV a column is numeric when more than half of the non-missing values of its first
 batch are numbers. --types NAME:numeric,OTHER:categorical overrides the type of any
 column of the file (numeric parses the labels; one that is not a number is an error
@@ -152,6 +152,7 @@ func describe(t *datasets.Table) fileDescription {
 				continue
 			}
 			mean, sd, _ := columnMeanSD(c)
+			mean, lo, hi = mean+0, lo+0, hi+0 // −0 is 0 in JSON too, as in the table
 			cd.Mean, cd.Min, cd.Max = &mean, &lo, &hi
 			if c.Len()-cd.Missing >= 2 {
 				cd.SD = &sd // the sample sd (n − 1) of one value is undefined, not 0

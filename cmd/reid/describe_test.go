@@ -145,7 +145,7 @@ func TestDescribeOneValue(t *testing.T) {
 	}
 }
 
-// The text table shows a least value −0 as 0, and a min and max that differ beyond six
+// The text table and the JSON show a least value −0 as 0, and a min and max that differ beyond six
 // significant digits with all their digits (both read 1e+15).
 func TestDescribeTextFigures(t *testing.T) {
 	file := writeCSV(t, t.TempDir(), "f.csv", "a,b\n1e15,-0\n1000000000000004,0\n1e15,2\n")
@@ -164,6 +164,11 @@ func TestDescribeTextFigures(t *testing.T) {
 	}
 	if got := rows["b"]; !slices.Equal(got, []string{"0", "2"}) {
 		t.Errorf("b's min and max %v:\n%s", got, text)
+	}
+	// And in JSON (it wrote "min": -0).
+	code, js, stderr := runReid(t, "describe", "--format", "json", file)
+	if code != exitOK || strings.Contains(js, "-0") || !strings.Contains(js, `"min": 0,`) {
+		t.Errorf("exit %d %s, JSON:\n%s", code, stderr, js)
 	}
 }
 

@@ -240,7 +240,8 @@ func isVerdict(err error) bool {
 // loader's own words say "choose a missing-value policy", "drop it"): for a missing
 // value under the default --missing error, --missing keep where the command's measures
 // take one (describe, uniqueness, mask, check, PRL), else what the distances need; for a
-// constant column, --drop-constant where the command (name, its flags fs) has it.
+// constant column, --drop-constant where the command (name, its flags fs) has it; for a
+// label in a column read as numbers, --types.
 func flagHints(err error, name string, fs *flag.FlagSet) error {
 	var ie *datasets.InputError
 	if !errors.As(err, &ie) {
@@ -259,6 +260,11 @@ func flagHints(err error, name string, fs *flag.FlagSet) error {
 		// A column read as numbers in one file and as labels in the other (CSV infers
 		// each file's types): one --types entry reads both alike.
 		ie.Detail += fmt.Sprintf(" (--types %s:numeric or %s:categorical reads both files alike)", ie.Column, ie.Column)
+	case ie.Err == datasets.ErrNotNumeric && ie.Column != "" && fs.Lookup("types") != nil:
+		// A column CSV inferred as numbers (most of its first values are), with a label
+		// further down: a column of codes or labels the user may not mean to link on, or
+		// not even to mask (mask reads every column).
+		ie.Detail += fmt.Sprintf(" (--types %s:categorical reads the column as labels)", ie.Column)
 	case ie.Err == datasets.ErrConstantColumn && fs.Lookup("drop-constant") != nil:
 		ie.Err = hintedError{datasets.ErrConstantColumn, "constant column (--drop-constant leaves it out)"}
 	}
@@ -537,6 +543,9 @@ func checkOutFile(flagName, path string) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return usagef("--%s %s is a directory, not a file", flagName, path)
 	}
+	if target, ok := linkIntoNowhere(path); ok {
+		return usagef("--%s %s is a symbolic link to %s, whose directory does not exist", flagName, path, target)
+	}
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	if err == nil && fi.IsDir() {
@@ -549,6 +558,21 @@ func checkOutFile(flagName, path string) error {
 		return usagef("--%s %s: directory %s does not exist", flagName, path, dir)
 	}
 	return usagef("--%s %s: %v", flagName, path, err)
+}
+
+// linkIntoNowhere reports whether path is a symbolic link whose target's directory does
+// not exist (the write follows the link and makes its file beside the target), with the
+// target.
+func linkIntoNowhere(path string) (target string, ok bool) {
+	target, err := os.Readlink(path)
+	if err != nil {
+		return "", false
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(path), target)
+	}
+	fi, err := os.Stat(filepath.Dir(target))
+	return target, err != nil || !fi.IsDir()
 }
 
 // checkWritable refuses a regular file's directory in which no file can be made (a
@@ -709,7 +733,9 @@ func writeResults(e *env, out string, results func(io.Writer) error, others ...o
 }
 
 // parseInterspersed lets flags follow positional arguments ("reid mask in.csv --k 3"),
-// which the flag package alone does not.
+// which the flag package alone does not. A list of names given empty (--attrs "") is a
+// usage error: left out, such a flag means every column, and a script whose variable
+// came out empty must not mask or link on every column unasked.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
 	for {
@@ -717,6 +743,17 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 			return nil, err
 		}
 		rest := fs.Args()
+		if len(rest) == 0 || rest[0] == "--" {
+			var empty error
+			fs.Visit(func(f *flag.Flag) {
+				if empty == nil && isNameList(f.Name) && strings.TrimSpace(f.Value.String()) == "" {
+					empty = usagef("--%s is empty: give at least one column name (or leave the flag out where it has a default)", f.Name)
+				}
+			})
+			if empty != nil {
+				return nil, empty
+			}
+		}
 		if len(rest) == 0 {
 			return positional, nil
 		}
@@ -726,6 +763,16 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
+}
+
+// isNameList reports whether the flag of that name takes a comma-separated list of
+// column names (with or without :TYPE).
+func isNameList(name string) bool {
+	switch name {
+	case "attrs", "keys", "sensitive", "block", "types":
+		return true
+	}
+	return false
 }
 
 func printUsage(w io.Writer) {

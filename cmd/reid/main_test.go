@@ -166,7 +166,7 @@ func TestBadInputCLI(t *testing.T) {
 		{"truncated parquet", []string{"--method", "mdav", truncated}, []string{"truncated.parquet"}},
 		{"attribute twice", []string{"--method", "mdav", "--attrs", "a,a", good}, []string{`--attrs names "a" twice`}}, // a usage error, not the file's
 		{"unknown attribute", []string{"--method", "mdav", "--attrs", "a,zz", good}, []string{"good.csv", `"zz"`}},
-		{"k larger than records", []string{"--method", "mdav", "--k", "8", "--attrs", "a,b", good}, []string{"good.csv", "k (8)", "records (7)"}},
+		{"k larger than records", []string{"--method", "mdav", "--k", "8", "--attrs", "a,b", good}, []string{"good.csv", "--k 8 is more than the file's 7 records"}},
 		{"categorical attribute to a numeric method", []string{"--method", "mdav", "--attrs", "region", good}, []string{`column "region"`}},
 		{"no method", []string{good}, []string{"--method"}},
 		{"bad missing policy", []string{"--method", "mdav", "--missing", "guess", good}, []string{"--missing"}},
@@ -244,6 +244,12 @@ func TestDemoDeterministic(t *testing.T) {
 func TestCheckOutPaths(t *testing.T) {
 	dir := t.TempDir()
 	file := writeCSV(t, dir, "f", "x")
+	// Links into a missing directory and into this one (a tester's: the masking ran, then
+	// the write failed naming its temporary file).
+	dangling, good := filepath.Join(dir, "dangling.csv"), filepath.Join(dir, "good.csv")
+	if os.Symlink(filepath.Join("nowhere", "t.csv"), dangling) != nil || os.Symlink("t.csv", good) != nil {
+		t.Skip("no symbolic links here")
+	}
 	cases := []struct {
 		name    string
 		check   func(flag, path string) error
@@ -253,6 +259,8 @@ func TestCheckOutPaths(t *testing.T) {
 		{"file in an existing directory", checkOutFile, filepath.Join(dir, "out.json"), nil},
 		{"file in a missing directory", checkOutFile, filepath.Join(dir, "nodir", "out.json"), []string{"--out", "nodir", "does not exist"}},
 		{"file that is a directory", checkOutFile, dir, []string{"--out", "is a directory"}},
+		{"link into a missing directory", checkOutFile, dangling, []string{"--out", "symbolic link to " + filepath.Join(dir, "nowhere", "t.csv"), "directory does not exist"}},
+		{"link to a new file", checkOutFile, good, nil},
 		{"file below a file", checkOutFile, filepath.Join(file, "out.json"), []string{"--out", file + " is not a directory"}},
 		{"file two levels below a file", checkOutFile, filepath.Join(file, "sub", "out.json"), []string{file + " is not a directory"}},
 		{"existing directory", checkOutDir, dir, nil},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -468,6 +469,10 @@ func (m *maskJob) apply(tab *datasets.Table) (_ *maskSummary, err error) {
 	var masked [][]float64
 	switch m.method {
 	case "mdav":
+		if m.k > tab.Rows() {
+			return nil, &datasets.InputError{File: tab.Source, Err: fmt.Errorf(
+				"--k %d is more than the file's %d records: mdav makes groups of at least k records", m.k, tab.Rows())}
+		}
 		masked, _, err = mask.MDAV(data, m.k)
 	case "corrnoise":
 		masked, err = mask.CorrelatedNoise(data, m.p, m.rng())
@@ -515,6 +520,20 @@ func present(c *datasets.Column) []int {
 func (m *maskJob) maskColumn(file string, c *datasets.Column, rng *rand.Rand) error {
 	rows := present(c)
 	values := gather(c.Values, rows)
+	if len(values) < 2 {
+		// One value present (--missing keep): no univariate masking changes it, and the
+		// noise has no sd to scale with. unchanged names the column, in a warning or, if
+		// nothing else changed, in the error, as for any column of one value.
+		return nil
+	}
+	if m.method == "indrank" && m.k > len(values) {
+		what := "values"
+		if rows != nil {
+			what = "present values (--missing keep masks those only)"
+		}
+		return &datasets.InputError{File: file, Column: c.Name, Err: fmt.Errorf(
+			"--k %d is more than the column's %d %s: indrank makes groups of at least k values", m.k, len(values), what)}
+	}
 	in := [][]float64{values}
 	var out [][]float64
 	var err error
@@ -609,7 +628,7 @@ func (m *maskJob) unchanged(s *maskSummary, tab *datasets.Table, before []datase
 		}
 		if equal {
 			same = append(same, strconv.Quote(name))
-			oneValue = oneValue && c.Kind == datasets.Numeric && scale == 0
+			oneValue = oneValue && (c.Kind == datasets.Numeric && scale == 0 || c.Kind != datasets.Numeric && len(b.Levels) < 2)
 		}
 	}
 	if len(same) == 0 {
@@ -621,6 +640,9 @@ func (m *maskJob) unchanged(s *maskSummary, tab *datasets.Table, before []datase
 		// Under --missing keep a column of one value besides missing ones loads; no
 		// parameter changes it (the loader refuses it as constant otherwise).
 		advice = "one value besides missing ones: no masking changes it, leave it out of --attrs"
+		if m.method == "pram" {
+			advice = "one category besides missing values: pram has no other category to change a value to, leave it out of --attrs"
+		}
 	case m.method == "mdav", m.method == "indrank":
 		advice = "a larger --k (the records are in groups of equal values already)"
 	case m.method == "pram":
@@ -656,7 +678,10 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 	var given *mat.Dense
 	if m.matrixFile != "" {
 		b, err := os.ReadFile(m.matrixFile)
-		if err != nil {
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			// "nosuch.json: no such file or directory", as the data files' errors read.
+			return &datasets.InputError{File: m.matrixFile, Err: pe.Err}
+		} else if err != nil {
 			return err
 		}
 		var cells [][]*float64 // pointers: a null entry is an error, not 0
@@ -705,11 +730,11 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 		c := tab.Column(name)
 		P := given
 		if P == nil {
-			switch len(c.Levels) {
-			case 0:
-				return &datasets.InputError{File: tab.Source, Column: name, Err: errors.New("no value to mask: every value is missing")}
-			case 1:
-				return &datasets.InputError{File: tab.Source, Column: name, Err: fmt.Errorf("one category (%s): pram has no other category to change a value to; leave the column out of --attrs", strconv.Quote(c.Levels[0]))}
+			if len(c.Levels) < 2 {
+				// No other category to change a value to: left as it is, and named by
+				// unchanged (a warning, or the error when nothing else changed), as the
+				// numeric methods leave a column of one value.
+				continue
 			}
 			var err error
 			if P, err = mask.UniformPRAMMatrix(len(c.Levels), m.p/100); err != nil {

@@ -59,6 +59,9 @@ func TestMaskParameterRequired(t *testing.T) {
 			[]string{"null.json", "row 2", "entry 1 is null"}},
 		{"matrix empty", []string{"--method", "pram", "--attrs", "region", "--matrix", writeCSV(t, dir, "empty.json", "[]")},
 			[]string{"empty.json", "the matrix is empty"}},
+		// "open …: no such file", where a missing data file reads "FILE: no such file".
+		{"matrix missing", []string{"--method", "pram", "--attrs", "region", "--matrix", filepath.Join(dir, "nosuch.json")},
+			[]string{"reid mask: " + filepath.Join(dir, "nosuch.json") + ": no such file or directory"}},
 		// Rows counted from 1 as in the file (the message said "CheckPRAMMatrix: row 1" for
 		// the second row).
 		{"matrix row sum", []string{"--method", "pram", "--attrs", "region", "--matrix", writeCSV(t, dir, "sum.json", "[[0.5,0.5],[0.5,0.6]]")},
@@ -66,9 +69,13 @@ func TestMaskParameterRequired(t *testing.T) {
 		{"matrix negative", []string{"--method", "pram", "--attrs", "region", "--matrix", writeCSV(t, dir, "neg.json", "[[1.5,-0.5],[0.5,0.5]]")},
 			[]string{"neg.json", "row 1", "entry 2 is -0.5"}},
 		// One category (id 1..7 read as categories would be 7): the message named
-		// UniformPRAMMatrix and p as a fraction.
+		// UniformPRAMMatrix and p as a fraction. Alone in --attrs it is the output
+		// unchanged; beside others, a warning (TestMaskChangedNothing).
 		{"pram one category", []string{"--method", "pram", "--p", "50", "--attrs", "one", "--types", "one:categorical"},
-			[]string{`column "one"`, `one category ("x")`, "leave the column out of --attrs"}},
+			[]string{`pram changed no value of "one"`, "one category besides missing values", "leave it out of --attrs"}},
+		// k above the values: the message named mask's function (IndividualRanking) and
+		// not the flag (mdav's case: TestBadInputCLI).
+		{"indrank k over records", []string{"--method", "indrank", "--k", "8", "--attrs", "a"}, []string{"in.csv", `column "a"`, "--k 8 is more than the column's 7 values"}},
 		{"attrs empty name", []string{"--method", "noise", "--p", "10", "--attrs", "a,"}, []string{"--attrs has an empty name"}},
 		// A column of codes read as numbers: the message names the flag that reads it
 		// as categories (a newcomer's pram on numeric codes).
@@ -429,6 +436,24 @@ func TestMaskChangedNothing(t *testing.T) {
 	}
 	if strings.Contains(stdout, "warnings") {
 		t.Errorf("pram p = 100 changes every value of c, but: %s", stdout)
+	}
+	// A column of one category beside others (pram's default --attrs) or, under
+	// --missing keep, of one present value is left as it is with a warning, as a constant
+	// column is (pram refused the file; noise and indrank failed in mask's functions).
+	oneCategory := writeCSV(t, dir, "onecat.csv", "g,h\nx,a\nx,b\nx,a\nx,b\n")
+	onePresent := writeCSV(t, dir, "onep.csv", "a,b\n1,5\n2,NA\n3,NA\n4,NA\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--method", "pram", "--p", "100", oneCategory}, `pram changed no value of \"g\": written as they were (one category besides missing values`},
+		{[]string{"--method", "noise", "--p", "50", "--missing", "keep", onePresent}, `noise changed no value of \"b\": written as they were (one value besides missing ones`},
+		{[]string{"--method", "indrank", "--k", "2", "--missing", "keep", onePresent}, `indrank changed no value of \"b\": written as they were (one value besides missing ones`},
+	} {
+		code, stdout, stderr := runReid(t, append([]string{"mask", "--format", "json", "--out", out}, tc.args...)...)
+		if code != exitOK || !strings.Contains(stdout, tc.want) {
+			t.Errorf("%v: exit %d, %s %s; want a warning %s", tc.args, code, stdout, stderr, tc.want)
+		}
 	}
 	twins := writeCSV(t, dir, "twins.csv", "a,b\n1,7\n2,7\n5,9\n6,9\n")
 	code, stdout, stderr = runReid(t, "mask", "--method", "indrank", "--k", "2", "--format", "json", "--out", out, twins)
