@@ -309,9 +309,15 @@ func (c *Classes) estimate(model string, class func(j int) (risk, pu float64)) *
 	for i, j := range c.Of {
 		r := risk[j]
 		e.Risk[i] = r
-		e.ExpectedReidentifications += r
 		e.MaxRisk = max(e.MaxRisk, r)
 	}
+	// Σ_i r_i = Σ_j f_j·r_j, as accurately as in twice the precision: record by record,
+	// 47 classes of a file that is its own population summed to 46.99999999999995.
+	f := make([]float64, len(risk))
+	for j, n := range c.Freq {
+		f[j] = float64(n)
+	}
+	e.ExpectedReidentifications = dot2(f, risk)
 	e.ReidentificationRate = e.ExpectedReidentifications / float64(len(c.Of))
 	e.PPUgivenSU = math.NaN()
 	if n1 > 0 {
@@ -374,4 +380,21 @@ func ModelDefinition(model string) string {
 		return "r_i = E[1/F_j | f_j] with F_j - f_j ~ Poisson(mu_j (1-pi)/pi), mu_j the main-effects log-linear fit to the sample counts (Skinner and Holmes 1998; Elamir and Skinner 2006)"
 	}
 	return ""
+}
+
+// dot2 is Σ_k x_k·y_k computed as if in twice the working precision, then rounded
+// (Ogita, Rump and Oishi, "Accurate sum and dot product", SIAM J. Sci. Comput. 26(6),
+// 2005, Algorithm 5.3 Dot2: each product's error by FMA, each sum's by TwoSum).
+func dot2(x, y []float64) float64 {
+	var p, s float64
+	for k := range x {
+		h := x[k] * y[k]
+		r := math.FMA(x[k], y[k], -h) // the product's rounding error, exactly
+		sum := p + h
+		z := sum - p
+		q := (p - (sum - z)) + (h - z) // TwoSum: the addition's rounding error, exactly
+		p = sum
+		s += q + r
+	}
+	return p + s
 }

@@ -197,6 +197,27 @@ func TestMeasureSampleOnly(t *testing.T) {
 	}
 }
 
+// TestMeasureSampleOnlyExact: without a population, Σ_i 1/f_j is the number of classes
+// exactly, also where f·(1/f) rounds below 1 (49·(1/49) = 1 − 2⁻⁵³ in float64): a file
+// of 47 classes said 46.99999999999995.
+func TestMeasureSampleOnlyExact(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("k,B\n") // B: loadCSV reads a column B as categories
+	sizes := []int{49, 98, 3, 7, 1, 196, 11, 13, 49, 55, 37, 41}
+	for j, n := range sizes {
+		for range n {
+			fmt.Fprintf(&b, "c%d,x\n", j)
+		}
+	}
+	r, err := Measure(loadCSV(t, "s.csv", b.String()), Options{Keys: []Key{{Name: "k"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := r.Primary; e.ExpectedReidentifications != float64(len(sizes)) {
+		t.Errorf("expected re-identifications %v, want %d", e.ExpectedReidentifications, len(sizes))
+	}
+}
+
 func TestPrivacyChecks(t *testing.T) {
 	s := loadCSV(t, "s.csv", handSample)
 	r, err := Measure(s, Options{Keys: handKeys, Sensitive: []string{"S", "N"}, K: 3, L: 2, T: 0.2, List: -1})
