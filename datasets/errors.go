@@ -52,7 +52,7 @@ func (MissingNotAllowed) Unwrap() error   { return ErrMissingValue }
 // one line:
 //
 //	census.csv: column "AGI", row 17: not a number: "abc"
-//	census.csv, row 3 (line 6): corrupt or truncated file: wrong number of fields
+//	census.csv, row 3 (line 6): 14 fields where the header has 13 (a comma too many ...)
 type InputError struct {
 	File   string
 	Column string

@@ -160,18 +160,22 @@ func TestLoadCSVHeaderTrimmed(t *testing.T) {
 }
 
 // TestCSVParseErrorRows: a syntax error names the data row (records before it + 1) and,
-// where blank lines or quoted line breaks move it, the file line; both counted by hand.
+// where blank lines or quoted line breaks move it, the file line; both counted by hand. A
+// record of too many or too few fields says how many against the header (it said "corrupt
+// or truncated file: wrong number of fields").
 func TestCSVParseErrorRows(t *testing.T) {
+	const ragged = " (a comma too many or too few, or a field with a comma not in double quotes)"
 	cases := []struct {
 		name, content, want string
 	}{
 		// Record 1 spans lines 2-4, record 2 is line 5, the short record 3 is line 6.
 		{"quoted field over lines", "a,b,c\n1,2,\"x\ny\nz\"\n3,5,y\n4,1\n6,2,z\n",
-			"row 3 (line 6): corrupt or truncated file: wrong number of fields"},
+			"row 3 (line 6): 2 fields where the header has 3" + ragged},
 		// Lines 2 and 3 are blank: records 1-3 are lines 4-6.
 		{"blank lines", "a,b,c\n\n\n1,2,x\n3,5,y\n4,1\n",
-			"row 3 (line 6): corrupt or truncated file: wrong number of fields"},
-		{"no shift", "a,b\n1,2\n3,4,5\n", "row 2: corrupt or truncated file: wrong number of fields"},
+			"row 3 (line 6): 2 fields where the header has 3" + ragged},
+		{"no shift", "a,b\n1,2\n3,4,5\n", "row 2: 3 fields where the header has 2" + ragged},
+		{"one field", "a,b\n1,2\n3\n", "row 2: 1 field where the header has 2" + ragged},
 		// The bare quote is in record 2 (line 4), the line's fourth byte.
 		{"bare quote after a multi-line field", "a,b\n\"p\nq\",1\nx,y\"z\n", `row 2 (line 4): corrupt or truncated file: bare " in non-quoted-field (byte 4 of the line)`},
 		// Record 2 starts on line 3; its quote is never closed: the error is at the end of

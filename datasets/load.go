@@ -653,6 +653,11 @@ func (ld *loader) csv(f *os.File, size int64) error {
 		// a last batch, so ld.rows records precede it.
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
+			if errors.Is(pe.Err, csv.ErrFieldCount) {
+				if n, ok := csvFieldsAt(ld.path, pe.StartLine); ok {
+					return csvRaggedRow(ld.path, ld.rows+1, pe.StartLine, n, len(header))
+				}
+			}
 			return csvParseError(ld.path, ld.rows+1, pe)
 		}
 		return &InputError{File: ld.path, Row: ld.rows + 1, Err: ErrCorrupt, Detail: err.Error()}
@@ -719,6 +724,53 @@ func csvParseError(path string, row int, pe *csv.ParseError) *InputError {
 		e.Detail += fmt.Sprintf(" (byte %d of the line)", pe.Column)
 	}
 	return e
+}
+
+// raggedRow is a CSV record with another number of fields than the header: a corrupt
+// file (errors.Is matches ErrCorrupt), said as it is.
+type raggedRow struct{ fields, want int }
+
+func (e raggedRow) Error() string {
+	fields := "fields"
+	if e.fields == 1 {
+		fields = "field"
+	}
+	return fmt.Sprintf("%d %s where the header has %d (a comma too many or too few, or a field with a comma not in double quotes)", e.fields, fields, e.want)
+}
+func (raggedRow) Unwrap() error { return ErrCorrupt }
+
+// csvRaggedRow is csvParseError for a record of fields fields where the header has want.
+func csvRaggedRow(path string, row, line, fields, want int) *InputError {
+	e := &InputError{File: path, Row: row, Err: raggedRow{fields, want}}
+	if line != row+1 {
+		e.Line = line
+	}
+	return e
+}
+
+// csvFieldsAt returns the number of fields of the CSV record that starts on line line of
+// the file at path, read again for the error message (the Arrow reader says only that
+// the count is wrong); false when it cannot be read.
+func csvFieldsAt(path string, line int) (int, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	r := csv.NewReader(bufio.NewReaderSize(f, 1<<20))
+	r.FieldsPerRecord = -1
+	r.ReuseRecord = true
+	for {
+		rec, err := r.Read()
+		if err != nil {
+			return 0, false
+		}
+		if at, _ := r.FieldPos(0); at == line {
+			return len(rec), true
+		} else if at > line {
+			return 0, false
+		}
+	}
 }
 
 // csvPrologue looks at the start of a CSV file: the length of a UTF-8 byte-order mark, and
