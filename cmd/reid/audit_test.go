@@ -107,26 +107,33 @@ func TestAuditReportValidatesAndAgreesWithLink(t *testing.T) {
 		link["dbrl/euclidean/"+dir] = lr["reid"].(float64)
 		link["k_reid/"+dir] = lr["k_reid"].(float64)
 	}
-	// PRL's Reid equals reid link --method prl's on every attribute.
+	// PRL's Reid equals reid link --method prl's on every attribute, in both directions,
+	// its best-weight links and its one-to-one assignment (a tester's gate passed at 0.9
+	// where the assignment, not run by the audit, linked 0.93).
 	for _, sup := range []string{"em", "supervised"} {
-		args := []string{"link", "--method", "prl", "--format", "json", "--records", "40", "--attrs", strings.Join(attrs, ","), orig, swap}
-		if sup == "supervised" {
-			args = append(args, "--supervised")
-		}
-		for _, l := range doc["linkage"].([]any) {
-			if l := l.(map[string]any); l["id"] == "prl/"+sup+"/masked-to-original" && l["comparison"] == prlFallback {
-				args = append(args, "--bands", "0.1,0.5")
+		for _, dir := range []string{"masked-to-original", "original-to-masked"} {
+			args := []string{"link", "--method", "prl", "--format", "json", "--records", "40", "--direction", dir, "--attrs", strings.Join(attrs, ","), orig, swap}
+			if sup == "supervised" {
+				args = append(args, "--supervised")
+			}
+			for _, l := range doc["linkage"].([]any) {
+				if l := l.(map[string]any); l["id"] == "prl/"+sup+"/"+dir && l["comparison"] == prlFallback {
+					args = append(args, "--bands", "0.1,0.5")
+				}
+			}
+			c, out, se := runReid(t, args...)
+			if c != exitOK {
+				t.Fatal(se)
+			}
+			var lr map[string]any
+			if err := json.Unmarshal([]byte(out), &lr); err != nil {
+				t.Fatal(err)
+			}
+			link["prl/"+sup+"/"+dir] = lr["reid"].(float64)
+			if dir == "masked-to-original" {
+				link["prl/"+sup+"-assignment/"+dir] = lr["reid_by_mode"].(map[string]any)["assignment"].(float64)
 			}
 		}
-		c, out, se := runReid(t, args...)
-		if c != exitOK {
-			t.Fatal(se)
-		}
-		var lr map[string]any
-		if err := json.Unmarshal([]byte(out), &lr); err != nil {
-			t.Fatal(err)
-		}
-		link["prl/"+sup+"/masked-to-original"] = lr["reid"].(float64)
 	}
 	ids := map[string]bool{}
 	for _, l := range doc["linkage"].([]any) {
@@ -140,10 +147,22 @@ func TestAuditReportValidatesAndAgreesWithLink(t *testing.T) {
 			t.Errorf("%s: k_reid %v, reid link says %v", id, l["k_reid"], want)
 		}
 	}
-	for _, id := range []string{"dbrl/euclidean/masked-to-original", "dbrl/euclidean/original-to-masked", "prl/em/masked-to-original", "prl/supervised/masked-to-original"} {
-		if !ids[id] {
+	for id := range link {
+		if !ids[id] && !strings.HasPrefix(id, "k_reid/") {
 			t.Errorf("no linkage %s", id)
 		}
+	}
+	if len(ids) != 8 {
+		t.Errorf("%d linkage runs, want 8 (DBRL both ways; PRL EM and supervised, both ways, and masked to original their assignments): %v", len(ids), ids)
+	}
+	// max_reid is the largest of them all.
+	sum := doc["summary"].(map[string]any)
+	most := 0.0
+	for _, l := range doc["linkage"].([]any) {
+		most = max(most, l.(map[string]any)["reid"].(float64))
+	}
+	if sum["max_reid"].(float64) != most {
+		t.Errorf("max_reid %v, the largest reid %v", sum["max_reid"], most)
 	}
 	// Worst case: all four families measured (optimal on 40 records); the incumbent
 	// never exceeds the bound.
@@ -745,7 +764,7 @@ func TestAuditInterrupted(t *testing.T) {
 			t.Errorf("PRL (%v) was run after the interrupt", l["supervised"])
 		}
 	}
-	for _, run := range []string{"prl/em", "prl/supervised", "dbrl/euclidean/masked-to-original", "dbrl/euclidean/original-to-masked"} {
+	for _, run := range []string{"prl/em", "prl/supervised", "prl/em/original-to-masked", "prl/supervised/original-to-masked", "dbrl/euclidean/masked-to-original", "dbrl/euclidean/original-to-masked"} {
 		if !slices.Contains(doc["warnings"].([]any), any(run+" not run: interrupted")) {
 			t.Errorf("no warning that %s was not run: %v", run, doc["warnings"])
 		}
@@ -1014,7 +1033,7 @@ func TestAuditCategoricalAttributes(t *testing.T) {
 	// Only categorical attributes: PRL and no distances, every family not available.
 	ocPath, mcPath := writeCSV(t, dir, "oc.csv", oc.String()), writeCSV(t, dir, "mc.csv", mc.String())
 	cat, reid := read(auditJSON(t, filepath.Join(dir, "cat"), "--time-limit", "2s", ocPath, mcPath))
-	if len(cat.Options.DistanceAttributes) != 0 || len(cat.Linkage) != 2 || reid["prl/supervised/masked-to-original"] != 1 {
+	if len(cat.Options.DistanceAttributes) != 0 || len(cat.Linkage) != 6 || reid["prl/supervised/masked-to-original"] != 1 {
 		t.Errorf("categorical only: distance_attributes %v, linkage %v", cat.Options.DistanceAttributes, cat.Linkage)
 	}
 	if len(cat.WorstCase) != 4 || slices.ContainsFunc(cat.WorstCase, func(w auditWorstCase) bool { return w.Available || w.Status != "not_available" }) {

@@ -734,8 +734,9 @@ func writeResults(e *env, out string, results func(io.Writer) error, others ...o
 
 // parseInterspersed lets flags follow positional arguments ("reid mask in.csv --k 3"),
 // which the flag package alone does not. A list of names given empty (--attrs "") is a
-// usage error: left out, such a flag means every column, and a script whose variable
-// came out empty must not mask or link on every column unasked.
+// usage error: left out, such a flag means its default (every column), and a script
+// whose variable came out empty must not mask or link on every column unasked. (An
+// empty --quantiles stays allowed: it clears the default beside --bands.)
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
 	for {
@@ -746,7 +747,11 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		if len(rest) == 0 || rest[0] == "--" {
 			var empty error
 			fs.Visit(func(f *flag.Flag) {
-				if empty == nil && isNameList(f.Name) && strings.TrimSpace(f.Value.String()) == "" {
+				if empty != nil || strings.TrimSpace(f.Value.String()) != "" {
+					return
+				}
+				switch f.Name {
+				case "attrs", "keys", "sensitive", "block", "types":
 					empty = usagef("--%s is empty: give at least one column name (or leave the flag out where it has a default)", f.Name)
 				}
 			})
@@ -763,16 +768,6 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
-}
-
-// isNameList reports whether the flag of that name takes a comma-separated list of
-// column names (with or without :TYPE).
-func isNameList(name string) bool {
-	switch name {
-	case "attrs", "keys", "sensitive", "block", "types":
-		return true
-	}
-	return false
 }
 
 func printUsage(w io.Writer) {

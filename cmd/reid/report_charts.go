@@ -203,6 +203,8 @@ func shortID(id string) string {
 	id = strings.ReplaceAll(id, "masked-to-original", "m→o")
 	id = strings.ReplaceAll(id, "original-to-masked", "o→m")
 	id = strings.ReplaceAll(id, "/euclidean", "")
+	id = strings.ReplaceAll(id, "supervised", "sup")   // 14 bars under one chart
+	id = strings.ReplaceAll(id, "-assignment", " 1:1") // the one-to-one assignment
 	return id
 }
 
