@@ -176,6 +176,13 @@ func TestCSVParseErrorRows(t *testing.T) {
 			"row 3 (line 6): 2 fields where the header has 3" + ragged},
 		{"no shift", "a,b\n1,2\n3,4,5\n", "row 2: 3 fields where the header has 2" + ragged},
 		{"one field", "a,b\n1,2\n3\n", "row 2: 1 field where the header has 2" + ragged},
+		// Counted on the stream the reader has (a reviewer's: the raw file gave the old
+		// message, or 6 fields for 2): lines ending in CR alone, a byte-order mark before
+		// a quoted name, a header ending in CR before rows in CRLF (every CR a line end:
+		// the rows fall on even lines).
+		{"CR line ends", "a,b,c\r1,2,3\r4,5\r", "row 2: 2 fields where the header has 3" + ragged},
+		{"BOM and quoted name", "\ufeff\"a\",b,c\n1,2,3\n4,5\n", "row 2: 2 fields where the header has 3" + ragged},
+		{"CR then CRLF", "a,b,c\r1,2,3\r\n4,5\r\n6,7,8,9,1,2,3\r\n", "row 2 (line 4): 2 fields where the header has 3" + ragged},
 		// The bare quote is in record 2 (line 4), the line's fourth byte.
 		{"bare quote after a multi-line field", "a,b\n\"p\nq\",1\nx,y\"z\n", `row 2 (line 4): corrupt or truncated file: bare " in non-quoted-field (byte 4 of the line)`},
 		// Record 2 starts on line 3; its quote is never closed: the error is at the end of

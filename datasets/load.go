@@ -654,8 +654,12 @@ func (ld *loader) csv(f *os.File, size int64) error {
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
 			if errors.Is(pe.Err, csv.ErrFieldCount) {
-				if n, ok := csvFieldsAt(ld.path, pe.StartLine); ok {
-					return csvRaggedRow(ld.path, ld.rows+1, pe.StartLine, n, len(header))
+				// Counted on the stream the reader had (no byte-order mark, CRs made LFs),
+				// whose lines the error numbers.
+				if again, err := body(); err == nil {
+					if n, ok := csvFieldsAt(again, pe.StartLine); ok {
+						return csvRaggedRow(ld.path, ld.rows+1, pe.StartLine, n, len(header))
+					}
 				}
 			}
 			return csvParseError(ld.path, ld.rows+1, pe)
@@ -749,15 +753,10 @@ func csvRaggedRow(path string, row, line, fields, want int) *InputError {
 }
 
 // csvFieldsAt returns the number of fields of the CSV record that starts on line line of
-// the file at path, read again for the error message (the Arrow reader says only that
-// the count is wrong); false when it cannot be read.
-func csvFieldsAt(path string, line int) (int, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	r := csv.NewReader(bufio.NewReaderSize(f, 1<<20))
+// in, read again for the error message (the Arrow reader says only that the count is
+// wrong); false when it cannot be read.
+func csvFieldsAt(in io.Reader, line int) (int, bool) {
+	r := csv.NewReader(bufio.NewReaderSize(in, 1<<20))
 	r.FieldsPerRecord = -1
 	r.ReuseRecord = true
 	for {

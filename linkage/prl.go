@@ -270,13 +270,14 @@ func prl(ctx context.Context, p PRLProblem, s PRLSettings) (*PRLResult, error) {
 	}
 	lookup := newWeightLookup(c, pc, res.Weight)
 	var tops [][]Neighbor
-	startPass(fmt.Sprintf("weighing the pairs (top %d candidates)", k))
 	// Without the assignment no candidate list is read: none is kept (the audit's PRL
 	// offered every pair to a heap for nothing).
 	kDecide := k
 	if s.NoAssignment {
 		kDecide = 0
+		startPass("weighing the pairs")
 	} else {
+		startPass(fmt.Sprintf("weighing the pairs (top %d candidates)", k))
 		c.groups = c.identicalReferences()
 		lookup.withIntWeights(c, pc, levelWeights(res.Model))
 	}

@@ -388,7 +388,7 @@ func ModelDefinition(model string) string {
 func dot2(x, y []float64) float64 {
 	var p, s float64
 	for k := range x {
-		h := x[k] * y[k]
+		h := float64(x[k] * y[k])     // the conversion forbids fusing this into p + h (arm64)
 		r := math.FMA(x[k], y[k], -h) // the product's rounding error, exactly
 		sum := p + h
 		z := sum - p

@@ -44,7 +44,7 @@ that the masked file has too, but the id (a warning names the ones left out), un
   PRL         probabilistic record linkage (Fellegi-Sunter), EM and supervised (worst case),
               both directions, on every attribute: categorical ones agree when equal;
               linking by best weight, and masked to original also by one-to-one
-              assignment (the -assignment runs), as reid link --method prl does
+              assignment (prl/em-assignment/...), as reid link --method prl does
   K.Reid      the links the intruder knows are correct, under --masking
   worst case  the learned distances of the WM, OWA, bilinear and Choquet families (exact
               MILP, anytime) on the numeric attributes: --time-limit is split between the
@@ -277,11 +277,26 @@ type auditLinkage struct {
 	// Warning (PRL with EM): why the fit may not be the maximum-likelihood one, as
 	// reid link --method prl reports it.
 	Warning string `json:"warning,omitempty"`
-	// Mode (PRL): best, each record linked to its unique best-weight candidate, or
-	// assignment, the one-to-one assignment of maximum total weight; Status (assignment)
-	// how its optimality is known, as reid link --method prl says it.
-	Mode   string `json:"mode,omitempty"`
-	Status string `json:"status,omitempty"`
+	// Assignment (PRL, masked to original): the same run's one-to-one assignment of
+	// maximum total weight, as reid link --method prl makes it; reid is best-weight.
+	Assignment *auditAssignment `json:"assignment,omitempty"`
+	// assignmentNote: why the assignment was not computed (a warning), if it was not.
+	assignmentNote string
+}
+
+// auditAssignment is a PRL run's one-to-one assignment (ties broken against the
+// intruder): its correct links and their share, and how its optimality is known.
+type auditAssignment struct {
+	Correct    int     `json:"correct"`
+	Reid       float64 `json:"reid"`
+	Status     string  `json:"status"`
+	Unassigned int     `json:"unassigned,omitempty"`
+}
+
+// assignmentID names a PRL run's assignment where an id is wanted (max_reid_source, the
+// tables): prl/em-assignment/masked-to-original.
+func (l auditLinkage) assignmentID() string {
+	return strings.Replace(l.ID, "/"+l.Direction, "-assignment/"+l.Direction, 1)
 }
 
 // auditWorstCase is one operator family of the worst-case search.
@@ -376,16 +391,17 @@ type weightCount struct {
 
 // Definitions of the measures, named in the report.
 const (
-	defReid     = "reid: share of query records whose nearest candidate is unique and is the true partner (ties are not correct links)"
-	defReidSets = "reid_sets: Reid with anonymity sets, 1/|A| credit when the true partner is among the |A| candidates tied at the best score"
-	defKReid    = "k_reid: share of records whose link the intruder knows is correct, knowing the masking method and parameter"
-	defWCInc    = "worst_case_reid_incumbent: correct links (margin >= epsilon) of the best distance of the family found, over n"
-	defWCBound  = "worst_case_reid_bound: proven upper bound on the correct links (margin >= epsilon) of any distance of the family, over n"
-	defWCDBRL   = "worst_case_reid_dbrl: records the best distance of the family found re-identifies by plain DBRL (unique nearest, any margin, as reid counts them), over n"
-	defWCDBRLEu = "worst_case_reid_dbrl: records the Euclidean distance, a member of every family, re-identifies by plain DBRL masked to original (unique nearest, any margin), over n"
-	defPPU      = "p_pu_given_su: share of sample uniques on the keys that are population uniques, P(PU|SU)"
-	defRate     = "reidentification_rate: mean record risk E[1/F_j | f_j] over the records"
-	defKMin     = "k_min: size of the smallest key class of the masked file (the file is k_min-anonymous)"
+	defReid           = "reid: share of query records whose nearest candidate is unique and is the true partner (ties are not correct links)"
+	defReidSets       = "reid_sets: Reid with anonymity sets, 1/|A| credit when the true partner is among the |A| candidates tied at the best score"
+	defReidAssignment = "reid_assignment: share of query records that the one-to-one assignment of maximum total PRL weight (ties broken against the intruder) gives their true partner"
+	defKReid          = "k_reid: share of records whose link the intruder knows is correct, knowing the masking method and parameter"
+	defWCInc          = "worst_case_reid_incumbent: correct links (margin >= epsilon) of the best distance of the family found, over n"
+	defWCBound        = "worst_case_reid_bound: proven upper bound on the correct links (margin >= epsilon) of any distance of the family, over n"
+	defWCDBRL         = "worst_case_reid_dbrl: records the best distance of the family found re-identifies by plain DBRL (unique nearest, any margin, as reid counts them), over n"
+	defWCDBRLEu       = "worst_case_reid_dbrl: records the Euclidean distance, a member of every family, re-identifies by plain DBRL masked to original (unique nearest, any margin), over n"
+	defPPU            = "p_pu_given_su: share of sample uniques on the keys that are population uniques, P(PU|SU)"
+	defRate           = "reidentification_rate: mean record risk E[1/F_j | f_j] over the records"
+	defKMin           = "k_min: size of the smallest key class of the masked file (the file is k_min-anonymous)"
 )
 
 type auditJob struct {
@@ -404,6 +420,8 @@ type auditJob struct {
 	epsilon   float64
 	records   int
 	threads   int
+	// prlEMOnly runs PRL masked to original, EM, best weight only: what bench reports.
+	prlEMOnly bool
 }
 
 var prlQuantiles, prlBands = []float64{0.01, 0.1}, []float64{0.1, 0.5}
@@ -534,13 +552,16 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 prl:
 	for _, dir := range []linkage.Direction{linkage.MaskedToOriginal, linkage.OriginalToMasked} {
 		for _, sup := range []bool{false, true} {
+			if a.prlEMOnly && (sup || dir != linkage.MaskedToOriginal) {
+				continue
+			}
 			t = time.Now()
 			mode := map[bool]string{false: "em", true: "supervised"}[sup]
 			run := "prl/" + mode // the masked-to-original runs keep their names of old
 			if dir != linkage.MaskedToOriginal {
 				run += "/" + dir.String()
 			}
-			lks, weights, err := a.prl(ctx, e, files, dist, dir, sup)
+			lk, weights, err := a.prl(ctx, e, files, dist, dir, sup)
 			if err != nil && ctx.Err() != nil {
 				// An interrupt: PRL on 30,000 records takes half a minute, which the user
 				// who pressed Ctrl-C should not wait for; the report says what was not
@@ -560,22 +581,23 @@ prl:
 			if err != nil {
 				return nil, err
 			}
-			r.Linkage = append(r.Linkage, lks...)
+			r.Linkage = append(r.Linkage, lk)
 			// Both directions fit EM on the same pairs: one warning of a fit, one of bands.
-			if w := "prl/em: " + lks[0].Warning; lks[0].Warning != "" && !slices.Contains(r.Warnings, w) {
+			if w := "prl/em: " + lk.Warning; lk.Warning != "" && !slices.Contains(r.Warnings, w) {
 				r.Warnings = append(r.Warnings, w)
 			}
 			if !sup && dir == linkage.MaskedToOriginal {
 				r.charts.prlTrue, r.charts.prlOther = weights[0], weights[1]
-				if lks[0].Comparison == prlFallback {
+				if lk.Comparison == prlFallback {
 					// options.prl_quantiles says what was tried; this says what was used.
 					r.Warnings = append(r.Warnings, "prl: the bands at quantiles 0.01, 0.1 of |dz| (the absolute differences of z-scores over all pairs) were not usable (attributes with many equal differences), so PRL compared with bands at |dz| 0.1, 0.5; reid link --method prl --bands 0.1,0.5 reproduces it")
 				}
 			}
-			for _, lk := range lks[1:] {
-				if strings.Contains(lk.Status, "not certified") {
-					r.Warnings = append(r.Warnings, lk.ID+": "+lk.Status)
-				}
+			switch as := lk.Assignment; {
+			case lk.assignmentNote != "":
+				r.Warnings = append(r.Warnings, lk.assignmentID()+": "+lk.assignmentNote)
+			case as != nil && strings.Contains(as.Status, "not certified"):
+				r.Warnings = append(r.Warnings, lk.assignmentID()+": "+as.Status)
 			}
 			step(run, t)
 		}
@@ -806,7 +828,7 @@ func nonNilCounts(c []linkage.Count) []linkage.Count {
 // when computed, its one-to-one assignment (a second entry, mode "assignment"), with the weights of true and
 // other pairs for the chart. K.Reid's attack re-runs the masking on the numeric
 // attributes, dist.
-func (a *auditJob) prl(ctx context.Context, e *env, files, dist *pairedFiles, dir linkage.Direction, supervised bool) ([]auditLinkage, [2][]weightCount, error) {
+func (a *auditJob) prl(ctx context.Context, e *env, files, dist *pairedFiles, dir linkage.Direction, supervised bool) (auditLinkage, [2][]weightCount, error) {
 	var weights [2][]weightCount
 	// Bands at quantiles of |Δz| first; when an attribute has too many equal differences
 	// for that (discrete values), fixed bands on |Δz| instead.
@@ -820,22 +842,24 @@ func (a *auditJob) prl(ctx context.Context, e *env, files, dist *pairedFiles, di
 		var err error
 		prob, _, err = prlProblem(files, dir, nil, c.quantiles, c.bands, nil, a.records)
 		if err != nil {
-			return nil, weights, err
+			return auditLinkage{}, weights, err
 		}
 		nq := len(prob.TrueOriginal)
 		if dir == linkage.OriginalToMasked {
 			nq = len(prob.TrueMasked)
 		}
-		pass, add, finish := prlProgress(e, nq) // as reid link --method prl reports it
+		// As reid link --method prl reports it, named by the run (four of them).
+		run := "prl/" + map[bool]string{false: "em", true: "supervised"}[supervised] + ", " + dir.String()
+		pass, add, finish := prlProgress(e, nq, run)
 		res, err = linkage.PRLContext(ctx, prob, linkage.PRLSettings{Threads: a.threads, Supervised: supervised,
-			NoAssignment: dir != linkage.MaskedToOriginal, Pass: pass, Progress: add})
+			NoAssignment: dir != linkage.MaskedToOriginal || a.prlEMOnly, Pass: pass, Progress: add})
 		finish()
 		if err == nil {
 			comparison = c.text
 			break
 		}
 		if c.bands != nil || ctx.Err() != nil {
-			return nil, weights, asInput(err)
+			return auditLinkage{}, weights, asInput(err)
 		}
 	}
 	ms := res.Measures
@@ -847,7 +871,7 @@ func (a *auditJob) prl(ctx context.Context, e *env, files, dist *pairedFiles, di
 	job := linkJob{files: dist, knowledge: a.knowledge}
 	known, err := job.knownLinks()
 	if err != nil {
-		return nil, weights, err
+		return auditLinkage{}, weights, err
 	}
 	lr.addKnown(len(res.Records), func(i int) bool { return res.Records[i].True >= 0 }, dir, prob.TrueMasked, known)
 	pc := res.Patterns
@@ -861,25 +885,20 @@ func (a *auditJob) prl(ctx context.Context, e *env, files, dist *pairedFiles, di
 		}
 	}
 	lk := fromLinkReport("prl", supervised, lr)
-	lk.Comparison, lk.Mode = comparison, linkage.ModeBest
+	lk.Comparison = comparison
 	if !supervised {
 		lk.Warning = emWarning(res.Model)
 	}
-	lks := []auditLinkage{lk}
 	for _, m := range res.Modes {
-		if m.Mode != linkage.ModeAssignment || m.Unavailable {
-			continue
+		switch {
+		case m.Mode != linkage.ModeAssignment:
+		case m.Unavailable:
+			lk.assignmentNote = m.Status
+		default:
+			lk.Assignment = &auditAssignment{Correct: m.Correct, Reid: m.Reid, Status: m.Status, Unassigned: m.Unassigned}
 		}
-		// One partner per record, ties broken against the intruder: no anonymity sets
-		// (reid_sets is reid) and no ranks; the attack's known links are the run's.
-		as := lk
-		as.ID = strings.Replace(lk.ID, "/"+lr.Direction, "-assignment/"+lr.Direction, 1)
-		as.Mode, as.Status, as.Warning = linkage.ModeAssignment, m.Status, ""
-		as.Correct, as.Reid, as.ReidSets = m.Correct, m.Reid, m.Reid
-		as.ReidAtK, as.SetSizes, as.RankCounts = map[string]float64{}, []linkage.Count{}, []linkage.Count{}
-		lks = append(lks, as)
 	}
-	return lks, weights, nil
+	return lk, weights, nil
 }
 
 func (a *auditJob) uniqueness(r *auditReport) error {
@@ -930,6 +949,12 @@ func (r *auditReport) fillMeasures() {
 		add("k_reid", l.ID, defKReid+" ("+l.Knowledge+")"+kDef, l.KReid)
 		if l.Reid > s.MaxReid {
 			s.MaxReid, s.MaxReidSource = l.Reid, l.ID
+		}
+		if as := l.Assignment; as != nil {
+			add("reid_assignment", l.ID, defReidAssignment, as.Reid)
+			if as.Reid > s.MaxReid {
+				s.MaxReid, s.MaxReidSource = as.Reid, l.assignmentID()
+			}
 		}
 		s.MaxKReid = math.Max(s.MaxKReid, l.KReid)
 	}
@@ -1089,6 +1114,32 @@ func writeReportJSON(w io.Writer, r *auditReport) error {
 	return writeJSON(w, r)
 }
 
+// linkageRow is a row of the report's linkage tables and chart: a linkage run, or a PRL
+// run's one-to-one assignment, which has no anonymity sets, ranks or K.Reid of its own
+// (nil: shown as -).
+type linkageRow struct {
+	id                       string
+	n                        int
+	reid                     float64
+	reidSets, reidAt5, kReid *float64
+}
+
+// linkageRows lists the linkage runs of r, each PRL assignment after its run.
+func linkageRows(r *auditReport) []linkageRow {
+	var rows []linkageRow
+	for _, l := range r.Linkage {
+		row := linkageRow{id: l.ID, n: l.N, reid: l.Reid, reidSets: &l.ReidSets, kReid: &l.KReid}
+		if v, ok := l.ReidAtK["5"]; ok {
+			row.reidAt5 = &v
+		}
+		rows = append(rows, row)
+		if as := l.Assignment; as != nil {
+			rows = append(rows, linkageRow{id: l.assignmentID(), n: l.N, reid: as.Reid})
+		}
+	}
+	return rows
+}
+
 func optF(v *float64) string {
 	if v == nil {
 		return "-"
@@ -1108,8 +1159,8 @@ func printAudit(stdout io.Writer, r *auditReport, out string) error {
 		r.Inputs.Masked.File, r.Inputs.Masked.Records, r.Inputs.Original.File, r.Inputs.Original.Records, first, attributeCounts(r.Options))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nlinkage\tn\tReid\tReid (sets)\tK.Reid")
-	for _, l := range r.Linkage {
-		fmt.Fprintf(tw, "%s\t%d\t%.4f\t%.4f\t%.4f\n", l.ID, l.N, l.Reid, l.ReidSets, l.KReid)
+	for _, row := range linkageRows(r) {
+		fmt.Fprintf(tw, "%s\t%d\t%.4f\t%s\t%s\n", row.id, row.n, row.reid, optF(row.reidSets), optF(row.kReid))
 	}
 	tw.Flush()
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -143,6 +143,16 @@ func TestAuditReportValidatesAndAgreesWithLink(t *testing.T) {
 		if want, ok := link[id]; ok && l["reid"].(float64) != want {
 			t.Errorf("%s: reid %v, reid link says %v", id, l["reid"], want)
 		}
+		as, _ := l["assignment"].(map[string]any)
+		if wantAs := l["method"] == "prl" && l["direction"] == "masked-to-original"; (as != nil) != wantAs {
+			t.Errorf("%s: assignment %v, want one: %v", id, as, wantAs)
+		} else if as != nil {
+			asID := strings.Replace(id, "/masked", "-assignment/masked", 1)
+			ids[asID] = true
+			if want := link[asID]; as["reid"].(float64) != want {
+				t.Errorf("%s: reid %v, reid link says %v", asID, as["reid"], want)
+			}
+		}
 		if want, ok := link["k_reid/"+l["direction"].(string)]; ok && l["method"] == "dbrl" && l["k_reid"].(float64) != want {
 			t.Errorf("%s: k_reid %v, reid link says %v", id, l["k_reid"], want)
 		}
@@ -153,16 +163,18 @@ func TestAuditReportValidatesAndAgreesWithLink(t *testing.T) {
 		}
 	}
 	if len(ids) != 8 {
-		t.Errorf("%d linkage runs, want 8 (DBRL both ways; PRL EM and supervised, both ways, and masked to original their assignments): %v", len(ids), ids)
+		t.Errorf("%d linkage runs and assignments, want 8 (DBRL both ways; PRL EM and supervised, both ways, and masked to original their assignments): %v", len(ids), ids)
 	}
-	// max_reid is the largest of them all.
+	// max_reid is the largest of them all, as reid link gives them.
 	sum := doc["summary"].(map[string]any)
 	most := 0.0
-	for _, l := range doc["linkage"].([]any) {
-		most = max(most, l.(map[string]any)["reid"].(float64))
+	for id, v := range link {
+		if !strings.HasPrefix(id, "k_reid/") {
+			most = max(most, v)
+		}
 	}
 	if sum["max_reid"].(float64) != most {
-		t.Errorf("max_reid %v, the largest reid %v", sum["max_reid"], most)
+		t.Errorf("max_reid %v, the largest reid by reid link %v", sum["max_reid"], most)
 	}
 	// Worst case: all four families measured (optimal on 40 records); the incumbent
 	// never exceeds the bound.
@@ -1033,7 +1045,7 @@ func TestAuditCategoricalAttributes(t *testing.T) {
 	// Only categorical attributes: PRL and no distances, every family not available.
 	ocPath, mcPath := writeCSV(t, dir, "oc.csv", oc.String()), writeCSV(t, dir, "mc.csv", mc.String())
 	cat, reid := read(auditJSON(t, filepath.Join(dir, "cat"), "--time-limit", "2s", ocPath, mcPath))
-	if len(cat.Options.DistanceAttributes) != 0 || len(cat.Linkage) != 6 || reid["prl/supervised/masked-to-original"] != 1 {
+	if len(cat.Options.DistanceAttributes) != 0 || len(cat.Linkage) != 4 || reid["prl/supervised/masked-to-original"] != 1 {
 		t.Errorf("categorical only: distance_attributes %v, linkage %v", cat.Options.DistanceAttributes, cat.Linkage)
 	}
 	if len(cat.WorstCase) != 4 || slices.ContainsFunc(cat.WorstCase, func(w auditWorstCase) bool { return w.Available || w.Status != "not_available" }) {

@@ -427,7 +427,8 @@ func (b *benchJob) row(ctx context.Context, e *env, f benchFile) (benchRow, erro
 	if err != nil {
 		return benchRow{}, err
 	}
-	a := auditJob{command: "bench", pf: pf, knowledge: know, maskingSpec: f.masking, timeLimit: 2 * b.timeLimit, workLimit: 2 * b.workLimit, records: f.first, threads: b.threads}
+	a := auditJob{command: "bench", pf: pf, knowledge: know, maskingSpec: f.masking, timeLimit: 2 * b.timeLimit, workLimit: 2 * b.workLimit, records: f.first, threads: b.threads,
+		prlEMOnly: true} // the grid's one PRL column
 	rep, err := a.run(ctx, e)
 	if ie := (*datasets.InputError)(nil); errors.As(err, &ie) && ie.File == f.masked {
 		return benchRow{}, err // it names the file already

@@ -467,7 +467,8 @@ func TestLearnKnifeEdgeAdvice(t *testing.T) {
 
 // Name lists in flags: an empty name or one given twice is a usage error naming the
 // flag (--sensitive a, said "no such column"; --attrs a,a blamed the file); so is an
-// empty list (--attrs "" meant every column, as if the flag were left out).
+// empty --attrs ("" meant every column, as if the flag were left out), where the other
+// lists' default is none: --keys "" and --block "" are the flag left out.
 func TestFlagNameLists(t *testing.T) {
 	dir := t.TempDir()
 	f := writeCSV(t, dir, "f.csv", "a,b,c\nx,1,u\ny,2,v\nx,3,v\n")
@@ -482,15 +483,20 @@ func TestFlagNameLists(t *testing.T) {
 		{[]string{"mask", "--method", "noise", "--p", "5", "--attrs", "", "--out", filepath.Join(dir, "o.csv"), f}, "--attrs is empty"},
 		{[]string{"check", f, f, "--attrs", " "}, "--attrs is empty"},
 		{[]string{"link", "--attrs=", f, f}, "--attrs is empty"},
-		{[]string{"audit", "--keys", "", "--out", filepath.Join(dir, "r"), f, f}, "--keys is empty"},
-		{[]string{"uniqueness", "--keys", "", f}, "--keys is empty"},
-		{[]string{"uniqueness", "--keys", "a", "--sensitive", "", f}, "--sensitive is empty"},
-		{[]string{"link", "--method", "prl", "--block", "", f, f}, "--block is empty"},
-		{[]string{"describe", "--types", "", f}, "--types is empty"},
+		{[]string{"uniqueness", "--keys", "", f}, "--keys is required"}, // required, not optional
 	} {
 		code, _, stderr := runReid(t, c.args...)
 		if code != exitInput || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, %q; want a usage error %q", c.args, code, stderr, c.want)
+		}
+	}
+	for _, args := range [][]string{
+		{"link", "--method", "prl", "--bands", "0.5,1", "--block", "", f, f},
+		{"describe", "--types", "", f},
+		{"uniqueness", "--keys", "a", "--sensitive", "", f},
+	} {
+		if code, _, stderr := runReid(t, args...); code != exitOK {
+			t.Errorf("%v: exit %d, %q; want the flag's default, none", args, code, stderr)
 		}
 	}
 }

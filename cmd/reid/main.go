@@ -733,10 +733,10 @@ func writeResults(e *env, out string, results func(io.Writer) error, others ...o
 }
 
 // parseInterspersed lets flags follow positional arguments ("reid mask in.csv --k 3"),
-// which the flag package alone does not. A list of names given empty (--attrs "") is a
-// usage error: left out, such a flag means its default (every column), and a script
-// whose variable came out empty must not mask or link on every column unasked. (An
-// empty --quantiles stays allowed: it clears the default beside --bands.)
+// which the flag package alone does not. --attrs given empty is a usage error: left out
+// it means every column, and a script whose variable came out empty must not mask or link
+// on every column unasked. (The other lists' default is none, which an empty one means
+// too: --keys "$KEYS" with KEYS empty skips uniqueness, as a script may intend.)
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
 	for {
@@ -750,9 +750,8 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 				if empty != nil || strings.TrimSpace(f.Value.String()) != "" {
 					return
 				}
-				switch f.Name {
-				case "attrs", "keys", "sensitive", "block", "types":
-					empty = usagef("--%s is empty: give at least one column name (or leave the flag out where it has a default)", f.Name)
+				if f.Name == "attrs" {
+					empty = usagef("--attrs is empty: give at least one column name, or leave the flag out for the default")
 				}
 			})
 			if empty != nil {

@@ -636,13 +636,12 @@ func (m *maskJob) unchanged(s *maskSummary, tab *datasets.Table, before []datase
 	}
 	advice := "a larger --p"
 	switch {
+	case oneValue && m.method == "pram":
+		advice = "at most one category besides missing values: pram has no other category to change a value to, leave it out of --attrs"
 	case oneValue:
 		// Under --missing keep a column of one value besides missing ones loads; no
 		// parameter changes it (the loader refuses it as constant otherwise).
 		advice = "one value besides missing ones: no masking changes it, leave it out of --attrs"
-		if m.method == "pram" {
-			advice = "one category besides missing values: pram has no other category to change a value to, leave it out of --attrs"
-		}
 	case m.method == "mdav", m.method == "indrank":
 		advice = "a larger --k (the records are in groups of equal values already)"
 	case m.method == "pram":
@@ -728,14 +727,14 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 	rng := m.rng()
 	for _, name := range attrs {
 		c := tab.Column(name)
+		if len(c.Levels) < 2 {
+			// No other category to change a value to, whatever the matrix: left as it
+			// is, and named by unchanged (a warning, or the error when nothing else
+			// changed), as the numeric methods leave a column of one value.
+			continue
+		}
 		P := given
 		if P == nil {
-			if len(c.Levels) < 2 {
-				// No other category to change a value to: left as it is, and named by
-				// unchanged (a warning, or the error when nothing else changed), as the
-				// numeric methods leave a column of one value.
-				continue
-			}
 			var err error
 			if P, err = mask.UniformPRAMMatrix(len(c.Levels), m.p/100); err != nil {
 				return &datasets.InputError{File: tab.Source, Column: name, Err: err}

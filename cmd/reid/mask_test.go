@@ -72,7 +72,7 @@ func TestMaskParameterRequired(t *testing.T) {
 		// UniformPRAMMatrix and p as a fraction. Alone in --attrs it is the output
 		// unchanged; beside others, a warning (TestMaskChangedNothing).
 		{"pram one category", []string{"--method", "pram", "--p", "50", "--attrs", "one", "--types", "one:categorical"},
-			[]string{`pram changed no value of "one"`, "one category besides missing values", "leave it out of --attrs"}},
+			[]string{`pram changed no value of "one"`, "at most one category besides missing values", "leave it out of --attrs"}},
 		// k above the values: the message named mask's function (IndividualRanking) and
 		// not the flag (mdav's case: TestBadInputCLI).
 		{"indrank k over records", []string{"--method", "indrank", "--k", "8", "--attrs", "a"}, []string{"in.csv", `column "a"`, "--k 8 is more than the column's 7 values"}},
@@ -441,12 +441,16 @@ func TestMaskChangedNothing(t *testing.T) {
 	// --missing keep, of one present value is left as it is with a warning, as a constant
 	// column is (pram refused the file; noise and indrank failed in mask's functions).
 	oneCategory := writeCSV(t, dir, "onecat.csv", "g,h\nx,a\nx,b\nx,a\nx,b\n")
+	swapMatrix := writeCSV(t, dir, "swap.json", "[[0,1],[1,0]]")
 	onePresent := writeCSV(t, dir, "onep.csv", "a,b\n1,5\n2,NA\n3,NA\n4,NA\n")
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--method", "pram", "--p", "100", oneCategory}, `pram changed no value of \"g\": written as they were (one category besides missing values`},
+		{[]string{"--method", "pram", "--p", "100", oneCategory}, `pram changed no value of \"g\": written as they were (at most one category besides missing values`},
+		// With a --matrix too (it refused the file: "matrix is 2×2 but the column has 1
+		// categories").
+		{[]string{"--method", "pram", "--matrix", swapMatrix, oneCategory}, `pram changed no value of \"g\": written as they were (at most one category besides missing values`},
 		{[]string{"--method", "noise", "--p", "50", "--missing", "keep", onePresent}, `noise changed no value of \"b\": written as they were (one value besides missing ones`},
 		{[]string{"--method", "indrank", "--k", "2", "--missing", "keep", onePresent}, `indrank changed no value of \"b\": written as they were (one value besides missing ones`},
 	} {

@@ -276,7 +276,7 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	if dir == linkage.OriginalToMasked {
 		nq = len(prob.TrueMasked)
 	}
-	pass, add, finish := prlProgress(e, nq)
+	pass, add, finish := prlProgress(e, nq, "prl")
 	res, err := linkage.PRL(prob, linkage.PRLSettings{Threads: o.threads, Supervised: *f.supervised, EstimateP: *f.estimateP,
 		Mu: *f.mu, Lambda: *f.lambda, ErrorRatesGiven: true, TopK: *f.topK, MaxIterations: *f.maxIter, Pass: pass, Progress: add})
 	finish()
@@ -383,7 +383,7 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 // the run has taken plainEvery gets a line of its own, as its progress lines come only
 // after plainEvery within the pass. PRL calls pass before a pass's goroutines start and
 // after the previous pass's end, so add never sees a progress being replaced.
-func prlProgress(e *env, nq int) (pass func(int, string), add func(int), finish func()) {
+func prlProgress(e *env, nq int, run string) (pass func(int, string), add func(int), finish func()) {
 	var cur *progress
 	start := time.Now()
 	finish = func() {
@@ -393,7 +393,7 @@ func prlProgress(e *env, nq int) (pass func(int, string), add func(int), finish 
 	}
 	pass = func(n int, what string) {
 		finish()
-		label := fmt.Sprintf("linking (prl), pass %d: %s", n, what)
+		label := fmt.Sprintf("linking (%s), pass %d: %s", run, n, what)
 		if el := time.Since(start); !e.interactive && el >= plainEvery {
 			fmt.Fprintf(e.stderr, "reid: %s: started after %s\n", label, el.Round(time.Second))
 		}

@@ -44,8 +44,8 @@ func writeReportMarkdown(w io.Writer, r *auditReport) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("## Record linkage\n\n| linkage | n | Reid | Reid (sets) | Reid@5 | K.Reid |\n|---|---:|---:|---:|---:|---:|\n")
-	for _, l := range r.Linkage {
-		fmt.Fprintf(&b, "| %s | %d | %.4f | %.4f | %.4f | %.4f |\n", l.ID, l.N, l.Reid, l.ReidSets, l.ReidAtK["5"], l.KReid)
+	for _, row := range linkageRows(r) {
+		fmt.Fprintf(&b, "| %s | %d | %.4f | %s | %s | %s |\n", row.id, row.n, row.reid, optF(row.reidSets), optF(row.reidAt5), optF(row.kReid))
 	}
 	b.WriteString("\n## Worst case (learned distances)\n\n| operator | status | incumbent (Reid) | bound (Reid) | gap | DBRL links (Reid) |\n|---|---|---:|---:|---:|---:|\n")
 	for _, c := range r.WorstCase {
@@ -195,8 +195,8 @@ func writeReportHTML(w io.Writer, r *auditReport) error {
 		b.WriteString("</ul>\n")
 	}
 	b.WriteString("<h2>Record linkage</h2><table><tr><th>linkage</th><th>n</th><th>Reid</th><th>Reid (sets)</th><th>Reid@5</th><th>K.Reid</th></tr>\n")
-	for _, l := range r.Linkage {
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.4f</td></tr>\n", esc(l.ID), l.N, l.Reid, l.ReidSets, l.ReidAtK["5"], l.KReid)
+	for _, row := range linkageRows(r) {
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%.4f</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", esc(row.id), row.n, row.reid, optF(row.reidSets), optF(row.reidAt5), optF(row.kReid))
 	}
 	b.WriteString("</table>\n<h2>Worst case</h2><table><tr><th>operator</th><th>status</th><th>incumbent</th><th>bound</th><th>gap</th><th title=\"the learned parameters' plain DBRL links, any margin (incumbent and bound: margin ≥ ε)\">DBRL links</th></tr>\n")
 	for _, c := range r.WorstCase {

@@ -148,9 +148,9 @@ func barWidth(n int) float64 { return math.Max(4, math.Min(40, 400/float64(n+1))
 func reidChart(r *auditReport) (*plot.Plot, error) {
 	var vals plotter.Values
 	var names []string
-	for _, l := range r.Linkage {
-		vals = append(vals, l.Reid)
-		names = append(names, shortID(l.ID))
+	for _, row := range linkageRows(r) {
+		vals = append(vals, row.reid)
+		names = append(names, shortID(row.id))
 	}
 	var errs plotter.XYs
 	var yerr plotter.YErrors

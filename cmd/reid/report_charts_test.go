@@ -2,6 +2,7 @@ package main
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot/plotter"
@@ -31,5 +32,33 @@ func TestCountBars(t *testing.T) {
 		if _, err := countsChart(c.counts, "x", "y", 10); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
+	}
+}
+
+// TestReportAssignmentRows: a PRL run's assignment is a row of the Markdown and HTML
+// tables after its run, with its own Reid and no sets, Reid@5 or K.Reid of its own (an
+// entry of its own once printed Reid@5 0.0000 beside Reid 0.0130).
+func TestReportAssignmentRows(t *testing.T) {
+	r := &auditReport{Linkage: []auditLinkage{{
+		ID: "prl/em/masked-to-original", Method: "prl", Direction: "masked-to-original", N: 10,
+		Reid: 0.3, ReidSets: 0.35, ReidAtK: map[string]float64{"5": 0.6}, KReid: 0.1,
+		Assignment: &auditAssignment{Correct: 4, Reid: 0.4, Status: "optimal"},
+	}}}
+	var md, html strings.Builder
+	if err := writeReportMarkdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeReportHTML(&html, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| prl/em/masked-to-original | 10 | 0.3000 | 0.3500 | 0.6000 | 0.1000 |\n| prl/em-assignment/masked-to-original | 10 | 0.4000 | - | - | - |\n",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if want := "<tr><td>prl/em-assignment/masked-to-original</td><td>10</td><td>0.4000</td><td>-</td><td>-</td><td>-</td></tr>"; !strings.Contains(html.String(), want) {
+		t.Errorf("HTML lacks %q", want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"runtime"
+	"syscall"
 	"time"
 	"unsafe"
 )
@@ -85,8 +86,8 @@ func (m *Model) FarkasGap(y []float64) float64 {
 // CLP's scaling of the matrix). The model itself (basis, solution, status) is not changed;
 // the model's per-solve limits apply to the auxiliary solves together (up to three:
 // Primal, InitialSolve if Primal failed, Primal unscaled; one iteration cap and one time
-// limit for all, the time counted on the wall clock, which runs at least as fast as the
-// CPU time CLP counts), whose iterations FarkasIterations reports.
+// limit for all, the time counted on CLP's clock, the process's user CPU time), whose
+// iterations FarkasIterations reports.
 //
 // Use it after Dual reports PrimalInfeasible: a false result then means
 // CLP's status was wrong (this happens with CLP 1.17 for some models with
@@ -114,11 +115,21 @@ func (m *Model) FarkasCertificate() ([]float64, bool) {
 			return y, true
 		}
 	}
-	begin := time.Now()
-	elapsed := func() float64 { return time.Since(begin).Seconds() }
+	begin := cpuSeconds()
+	elapsed := func() float64 { return cpuSeconds() - begin }
 	y, ok, it := s.elasticCertificate(float64(C.Clp_primalTolerance(p)), m.maxSeconds, elapsed, int(C.maximumIterations(p)))
 	m.farkasIterations = it
 	return y, ok
+}
+
+// cpuSeconds is the process's user CPU time, the clock of CLP's time limit (CoinCpuTime:
+// getrusage's ru_utime); 0 where getrusage fails, which leaves the limit per solve.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano()).Seconds()
 }
 
 // FarkasIterations returns the simplex iterations of the auxiliary LP that the last
@@ -355,7 +366,7 @@ func (s *snapshot) exactGapAbove(y []float64, threshold float64) bool {
 
 // elasticCertificate solves the elastic problem (see FarkasCertificate) and
 // returns its verified certificate and the iterations it took. Its solves share
-// maxSeconds (elapsed gives the seconds since FarkasCertificate began; 0 is no limit) and
+// maxSeconds (elapsed gives the CPU seconds since FarkasCertificate began; 0 is no limit) and
 // maxIterations: the elastic problem of a large model can take longer than the model's
 // own solve, and a caller's time limit must hold for all of them.
 func (s *snapshot) elasticCertificate(primalTol, maxSeconds float64, elapsed func() float64, maxIterations int) (y []float64, ok bool, iterations int) {
