@@ -908,8 +908,14 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 		m.classify(w, recs[i].True >= 0 && j == recs[i].True, th)
 	}
 	m.Reid = share(m.Correct, withTrue(recs))
-	if certified && rounds > 0 {
-		m.Status = fmt.Sprintf("optimal over all compared pairs (top %d candidates per record and %d more priced in %d passes, certified by the LP dual)", k, priced, rounds)
+	if certified && rounds > 0 && priced == 0 {
+		m.Status = fmt.Sprintf("optimal over all compared pairs (top %d candidates per record, certified by the LP dual after a pass over all pairs)", k)
+	} else if certified && rounds > 0 {
+		passes := "passes"
+		if rounds == 1 {
+			passes = "pass"
+		}
+		m.Status = fmt.Sprintf("optimal over all compared pairs (top %d candidates per record and %d more priced in %d %s, certified by the LP dual)", k, priced, rounds, passes)
 	} else if certified {
 		m.Status = fmt.Sprintf("optimal over all compared pairs (top %d candidates per record, certified by the LP dual)", k)
 	} else {

@@ -468,7 +468,8 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 			Masked:   auditInput{pathText(*pf.masked), files.MaskedSHA256, files.MaskedRecords},
 		},
 		Options: auditOptions{Attributes: files.Pairing.Attributes, DistanceAttributes: dist.Pairing.Attributes, ID: *pf.id, Keys: a.keys, Masking: a.maskingSpec,
-			TimeLimit: a.timeLimit.String(), WorkLimit: a.workLimit, Epsilon: a.epsilon, Records: a.records, PRLQuantiles: prlQuantiles,
+			// ε as the search uses it (demo and bench leave it to optimize's default).
+			TimeLimit: a.timeLimit.String(), WorkLimit: a.workLimit, Epsilon: cmp.Or(a.epsilon, optimize.DefaultEpsilon), Records: a.records, PRLQuantiles: prlQuantiles,
 			Intruder: files.Intruder, ReleasedSample: files.releasedSample(), MaskedScale: files.MaskedScale},
 		Seed:      *pf.seed,
 		Linkage:   []auditLinkage{},

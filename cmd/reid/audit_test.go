@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/reid-sdc/reid/optimize"
 )
 
 // auditFixture generates the demo's files once (original, MDAV k=3, rank swap p=5).
@@ -576,6 +578,15 @@ func TestDemoRunsTheAudit(t *testing.T) {
 		}
 		if !strings.Contains(stdout, "report written to "+report) || !strings.Contains(stdout, "reid audit DONE (no policy): "+f+".csv") {
 			t.Errorf("stdout lacks the report of %s:\n%s", f, stdout)
+		}
+		// The ε the searches used (a tester: the demo's reports said 0, which no audit
+		// can be given).
+		var doc struct{ Options auditOptions }
+		if data, err := os.ReadFile(filepath.Join(out, f, "report.json")); err != nil || json.Unmarshal(data, &doc) != nil {
+			t.Fatalf("%s: report.json: %v", f, err)
+		}
+		if doc.Options.Epsilon != optimize.DefaultEpsilon {
+			t.Errorf("%s: options.epsilon %v, want %v", f, doc.Options.Epsilon, optimize.DefaultEpsilon)
 		}
 	}
 }

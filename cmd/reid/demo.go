@@ -33,8 +33,9 @@ k=3 and rank swapping with p=5), writes the three files as CSV to a temporary di
 reid measures on them.
 
 Then it runs 'reid audit' on each masked file (with the masking known to the intruder,
-keys age_band,sex,region, and --work-limit, 4 work seconds by default, or --time-limit
-for the worst-case search of each file) and
+linking on the masked attributes, the numeric ones (the categorical columns, left as
+they were, would re-identify by PRL alone), keys age_band,sex,region, and --work-limit,
+4 work seconds by default, or --time-limit for the worst-case search of each file) and
 prints where each report was written (--out DIR/<masked file without .csv>/report.html,
 e.g. reid-demo/mdav_k3/report.html; default reid-demo). --audit=false skips the audits.
 --records must be at least %d (%s).
