@@ -952,7 +952,7 @@ func (r *auditReport) fillMeasures() {
 			s.MaxReid, s.MaxReidSource = l.Reid, l.ID
 		}
 		if as := l.Assignment; as != nil {
-			add("reid_assignment", l.ID, defReidAssignment, as.Reid)
+			add("reid_assignment", l.assignmentID(), defReidAssignment, as.Reid)
 			if as.Reid > s.MaxReid {
 				s.MaxReid, s.MaxReidSource = as.Reid, l.assignmentID()
 			}

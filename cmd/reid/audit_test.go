@@ -154,6 +154,14 @@ func TestAuditReportValidatesAndAgreesWithLink(t *testing.T) {
 			if want := link[asID]; as["reid"].(float64) != want {
 				t.Errorf("%s: reid %v, reid link says %v", asID, as["reid"], want)
 			}
+			// The policy's max_reid reads it among the measures, named as max_reid_source
+			// names it.
+			if !slices.ContainsFunc(doc["measures"].([]any), func(m any) bool {
+				m2 := m.(map[string]any)
+				return m2["name"] == "reid_assignment" && m2["source"] == asID && m2["value"] == as["reid"]
+			}) {
+				t.Errorf("no measure reid_assignment from %s", asID)
+			}
 		}
 		if want, ok := link["k_reid/"+l["direction"].(string)]; ok && l["method"] == "dbrl" && l["k_reid"].(float64) != want {
 			t.Errorf("%s: k_reid %v, reid link says %v", id, l["k_reid"], want)
@@ -397,6 +405,27 @@ func TestPolicyCheckByHand(t *testing.T) {
 		res := p.check(&auditReport{}, "")
 		if res.Pass || len(res.Violations) != 1 || !strings.Contains(res.Violations[0].Message, "not measured") || res.Rules[0].Measured || res.Violations[0].Measured || res.Rules[0].Value != 0 {
 			t.Errorf("%+v without its measure: %+v", p, res)
+		}
+	}
+	// A PRL assignment above every best-weight Reid sets max_reid (the gate read "reid"
+	// alone: a tester's file passed max_reid 0.95 with its assignment at 1).
+	withAs := &auditReport{Measures: append(slices.Clone(r.Measures),
+		auditMeasure{Name: "reid_assignment", Source: "prl/em-assignment/masked-to-original", Value: 0.45})}
+	for _, c := range []struct {
+		max  float64
+		want string
+	}{
+		{0.45, ""},
+		{0.42, "max_reid: reid_assignment = 0.45 (prl/em-assignment/masked-to-original) > threshold 0.42"},
+		{0.39, "max_reid: reid_assignment = 0.45 (prl/em-assignment/masked-to-original) > threshold 0.39"},
+	} {
+		res := (&policy{MaxReid: f(c.max)}).check(withAs, "")
+		got := ""
+		if len(res.Violations) > 0 {
+			got = res.Violations[0].Message
+		}
+		if got != c.want || res.Pass != (c.want == "") || res.Rules[0].Value != 0.45 {
+			t.Errorf("max_reid %v with an assignment at 0.45: %q (rule %+v), want %q", c.max, got, res.Rules[0], c.want)
 		}
 	}
 	// A distance of the families re-identifying more by plain DBRL than the ε-bound
