@@ -426,8 +426,12 @@ type auditJob struct {
 
 var prlQuantiles, prlBands = []float64{0.01, 0.1}, []float64{0.1, 0.5}
 
-// prlFallback is the comparison of the audit's PRL when the quantile bands are not usable.
-const prlFallback = "bands at |dz| 0.1, 0.5"
+// prlFallback is the comparison of the audit's PRL when the quantile bands are not usable;
+// prlCategorical, when no attribute is numeric.
+const (
+	prlFallback    = "bands at |dz| 0.1, 0.5"
+	prlCategorical = "categorical attributes, agreeing when equal"
+)
 
 func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	start := time.Now()
@@ -841,9 +845,13 @@ func (a *auditJob) prl(ctx context.Context, e *env, files, dist *pairedFiles, di
 		text             string
 	}{{prlQuantiles, nil, "bands at quantiles 0.01, 0.1 of |dz|"}, {nil, prlBands, prlFallback}} {
 		var err error
-		prob, _, err = prlProblem(files, dir, nil, c.quantiles, c.bands, nil, a.records)
+		var comps []prlComparison
+		prob, comps, err = prlProblem(files, dir, nil, c.quantiles, c.bands, nil, a.records)
 		if err != nil {
 			return auditLinkage{}, weights, err
+		}
+		if !slices.ContainsFunc(comps, func(c prlComparison) bool { return c.Rule != "equal" }) {
+			c.text = prlCategorical // no numeric attribute: no band of |dz| applies
 		}
 		nq := len(prob.TrueOriginal)
 		if dir == linkage.OriginalToMasked {

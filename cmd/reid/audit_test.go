@@ -1088,6 +1088,12 @@ func TestAuditCategoricalAttributes(t *testing.T) {
 	if len(cat.Options.DistanceAttributes) != 0 || len(cat.Linkage) != 4 || reid["prl/supervised/masked-to-original"] != 1 {
 		t.Errorf("categorical only: distance_attributes %v, linkage %v", cat.Options.DistanceAttributes, cat.Linkage)
 	}
+	// No band of |dz| applies (a tester: the comparison named quantiles of |dz|).
+	for _, l := range cat.Linkage {
+		if l.Comparison != prlCategorical {
+			t.Errorf("categorical only: %s compared %q", l.ID, l.Comparison)
+		}
+	}
 	if len(cat.WorstCase) != 4 || slices.ContainsFunc(cat.WorstCase, func(w auditWorstCase) bool { return w.Available || w.Status != "not_available" }) {
 		t.Errorf("categorical only: worst case %+v, want four families not available", cat.WorstCase)
 	}
