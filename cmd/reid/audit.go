@@ -850,7 +850,7 @@ func (a *auditJob) prl(ctx context.Context, e *env, files, dist *pairedFiles, di
 		if err != nil {
 			return auditLinkage{}, weights, err
 		}
-		if !slices.ContainsFunc(comps, func(c prlComparison) bool { return c.Rule != "equal" }) {
+		if !slices.ContainsFunc(comps, func(pc prlComparison) bool { return pc.Rule != "equal" }) {
 			c.text = prlCategorical // no numeric attribute: no band of |dz| applies
 		}
 		nq := len(prob.TrueOriginal)
