@@ -48,7 +48,8 @@ the JSON (--format json) names the files by their base names, and the directory 
 
 An interrupt (Ctrl-C) or SIGTERM stops the demo after the step under way (an audit's
 search within about a second), removes the temporary directory and exits 130; the files
-already written to --dir and the reports already in --out stay.`, least, why),
+already written to --dir and the reports already in --out stay, and the table, printed
+before the audits begin, has been shown.`, least, why),
 		Flags: func(fs *flag.FlagSet, e *env) func([]string) error {
 			records := fs.Int("records", 2000, fmt.Sprintf("number of synthetic `records` (at least %d: %s)", least, why))
 			seed := fs.Uint64("seed", 1, "random seed of the generator and the masking")
@@ -91,12 +92,23 @@ already written to --dir and the reports already in --out stay.`, least, why),
 					}
 					ao = &demoAudit{timeLimit: time.Duration(timeLimit), workLimit: time.Duration(workLimit).Seconds(), out: *out}
 				}
-				res, err := runDemo(e, *records, *seed, *dir, ao)
+				// The text table as soon as the files are measured, before the audits.
+				printed := false
+				measured := func(res *demoResult) error {
+					if *format != "text" {
+						return nil
+					}
+					printed = true
+					return printDemo(e, res, *format)
+				}
+				res, err := runDemo(e, *records, *seed, *dir, ao, measured)
 				if err != nil {
 					return err
 				}
-				if err := printDemo(e, res, *format); err != nil {
-					return err
+				if !printed {
+					if err := printDemo(e, res, *format); err != nil {
+						return err
+					}
 				}
 				if *format == "text" {
 					for _, a := range res.Audits {
@@ -176,11 +188,12 @@ func (d *demoAudit) auditFile(ctx context.Context, e *env, originalPath, maskedP
 	return demoAudit{File: pathText(filepath.Base(maskedPath)), Report: filepath.Join(dir, "report.html"), CI: ciLine(rep)}, nil
 }
 
-// runDemo masks the synthetic data and measures each masked file. An interrupt (Ctrl-C,
+// runDemo masks the synthetic data, measures each masked file, calls measured with the
+// result so far, then audits each file (with audit). An interrupt (Ctrl-C,
 // SIGTERM) stops it after the step under way (an audit's search within about a second),
 // removes its temporary directory (a tester's Ctrl-C left original.csv and mdav_k3.csv
 // in TMPDIR) and ends with exit 130; files already written to --dir or --out stay.
-func runDemo(e *env, records int, seed uint64, dir string, audit *demoAudit) (res *demoResult, err error) {
+func runDemo(e *env, records int, seed uint64, dir string, audit *demoAudit, measured func(*demoResult) error) (res *demoResult, err error) {
 	ctx, release := interruptible(e, "demo")
 	defer func() {
 		if sig := release(); sig != nil {
@@ -218,6 +231,11 @@ func runDemo(e *env, records int, seed uint64, dir string, audit *demoAudit) (re
 	}
 	prog := newProgress(e, "demo", int64(len(jobs)))
 	defer prog.Finish()
+	type maskedFile struct {
+		path, masking string
+		attrs         []string
+	}
+	var files []maskedFile
 	for _, j := range jobs {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -247,17 +265,27 @@ func runDemo(e *env, records int, seed uint64, dir string, audit *demoAudit) (re
 			row.Parameters = fmt.Sprintf("p=%g%%, seed=%d", j.job.p, j.job.seed)
 		}
 		res.Masked = append(res.Masked, row)
-		if audit != nil {
-			masking := "mdav:k=" + strconv.Itoa(j.job.k)
-			if j.job.method == "rankswap" {
-				masking = "rankswap:p=" + strconv.FormatFloat(j.job.p, 'g', -1, 64)
-			}
-			a, err := audit.auditFile(ctx, e, originalPath, maskedPath, masking, summary.Attributes, shown)
-			if err != nil {
-				return nil, err
-			}
-			res.Audits = append(res.Audits, a)
+		masking := "mdav:k=" + strconv.Itoa(j.job.k)
+		if j.job.method == "rankswap" {
+			masking = "rankswap:p=" + strconv.FormatFloat(j.job.p, 'g', -1, 64)
 		}
+		files = append(files, maskedFile{maskedPath, masking, summary.Attributes})
+	}
+	if audit == nil {
+		prog.Add(int64(len(jobs)))
+		return res, nil
+	}
+	// The table first, then the audits (the longer part): one interrupted during an
+	// audit has shown the table (it printed nothing).
+	if err := measured(res); err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		a, err := audit.auditFile(ctx, e, originalPath, f.path, f.masking, f.attrs, shown)
+		if err != nil {
+			return nil, err
+		}
+		res.Audits = append(res.Audits, a)
 		prog.Add(1)
 	}
 	return res, nil

@@ -420,6 +420,39 @@ func TestDemoInterrupted(t *testing.T) {
 	}
 }
 
+// TestDemoInterruptedDuringAudit: the demo measures both files before it audits them, so
+// an interrupt during the first audit has shown the table (a tester's demo stopped there
+// printed nothing) but no audit line, and writes no report of the audit it cut.
+func TestDemoInterruptedDuringAudit(t *testing.T) {
+	var relay chan<- os.Signal
+	var stdout, errBuf bytes.Buffer
+	stderr := writeFunc(func(p []byte) (int, error) {
+		if relay != nil && bytes.Contains(p, []byte("worst case")) {
+			select {
+			case relay <- os.Interrupt:
+			default:
+			}
+		}
+		return errBuf.Write(p)
+	})
+	out := filepath.Join(t.TempDir(), "r")
+	e := &env{stdout: &stdout, stderr: stderr, notify: func(c chan<- os.Signal) { relay = c }}
+	if code := run([]string{"demo", "--records", "40", "--work-limit", "0.5", "--out", out}, e); code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errBuf.String())
+	}
+	for _, want := range []string{"\nmdav_k3.csv ", "\nrankswap_p5.csv "} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks the table's row %q:\n%s", want, stdout.String())
+		}
+	}
+	if strings.Contains(stdout.String(), "report written") {
+		t.Errorf("an audit line after the interrupt:\n%s", stdout.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, "mdav_k3", "report.json")); err == nil {
+		t.Error("a report of the interrupted audit was written")
+	}
+}
+
 // TestMinRecords: the fewest records each masking needs, by hand: rank swapping the
 // smallest n with ⌊p·n/100⌋ ≥ 1, microaggregation two groups of k.
 func TestMinRecords(t *testing.T) {
