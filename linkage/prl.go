@@ -103,6 +103,9 @@ type ModeResult struct {
 	Unavailable bool
 	// Status says whether the mode ran and, for the assignment, how optimality is known.
 	Status string
+	// Certified (assignment): the LP dual proved it optimal over all compared pairs, not
+	// only over the candidates it was solved on.
+	Certified bool
 }
 
 // PRLRecord is what PRL keeps for one query record.
@@ -907,7 +910,7 @@ func (c *comparator) assign(recs []PRLRecord, tops [][]Neighbor, k int, th Thres
 		w := lk.weight(c.pairCode(i, j))
 		m.classify(w, recs[i].True >= 0 && j == recs[i].True, th)
 	}
-	m.Reid = share(m.Correct, withTrue(recs))
+	m.Reid, m.Certified = share(m.Correct, withTrue(recs)), certified
 	if certified && rounds > 0 && priced == 0 {
 		m.Status = fmt.Sprintf("optimal over all compared pairs (top %d candidates per record, certified by the LP dual after a pass over all pairs)", k)
 	} else if certified && rounds > 0 {

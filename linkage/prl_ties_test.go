@@ -248,7 +248,7 @@ func TestPRLAssignmentTiesCertified(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if as := res.Modes[2]; res.TopK != 16 || !strings.Contains(as.Status, "certified by the LP dual") || as.Unassigned != 0 {
+	if as := res.Modes[2]; res.TopK != 16 || !strings.Contains(as.Status, "certified by the LP dual") || !as.Certified || as.Unassigned != 0 {
 		t.Errorf("top %d: %s", res.TopK, as.Status)
 	}
 }

@@ -280,7 +280,8 @@ type auditLinkage struct {
 	// Assignment (PRL, masked to original): the same run's one-to-one assignment of
 	// maximum total weight, as reid link --method prl makes it; reid is best-weight.
 	Assignment *auditAssignment `json:"assignment,omitempty"`
-	// assignmentNote: why the assignment was not computed (a warning), if it was not.
+	// assignmentNote, for a warning: why the assignment was not computed, or that it is
+	// not certified optimal over all pairs.
 	assignmentNote string
 }
 
@@ -435,6 +436,8 @@ const (
 
 func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 	start := time.Now()
+	// ε as the searches use it, also in the report: demo and bench leave it unset.
+	a.epsilon = cmp.Or(a.epsilon, optimize.DefaultEpsilon)
 	steps := map[string]float64{}
 	step := func(name string, t time.Time) { steps[name] = time.Since(t).Seconds() }
 
@@ -472,8 +475,7 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 			Masked:   auditInput{pathText(*pf.masked), files.MaskedSHA256, files.MaskedRecords},
 		},
 		Options: auditOptions{Attributes: files.Pairing.Attributes, DistanceAttributes: dist.Pairing.Attributes, ID: *pf.id, Keys: a.keys, Masking: a.maskingSpec,
-			// ε as the search uses it (demo and bench leave it to optimize's default).
-			TimeLimit: a.timeLimit.String(), WorkLimit: a.workLimit, Epsilon: cmp.Or(a.epsilon, optimize.DefaultEpsilon), Records: a.records, PRLQuantiles: prlQuantiles,
+			TimeLimit: a.timeLimit.String(), WorkLimit: a.workLimit, Epsilon: a.epsilon, Records: a.records, PRLQuantiles: prlQuantiles,
 			Intruder: files.Intruder, ReleasedSample: files.releasedSample(), MaskedScale: files.MaskedScale},
 		Seed:      *pf.seed,
 		Linkage:   []auditLinkage{},
@@ -561,8 +563,7 @@ prl:
 				continue
 			}
 			t = time.Now()
-			mode := map[bool]string{false: "em", true: "supervised"}[sup]
-			run := "prl/" + mode // the masked-to-original runs keep their names of old
+			run := "prl/" + prlFit(sup) // the masked-to-original runs keep their names of old
 			if dir != linkage.MaskedToOriginal {
 				run += "/" + dir.String()
 			}
@@ -598,11 +599,8 @@ prl:
 					r.Warnings = append(r.Warnings, "prl: the bands at quantiles 0.01, 0.1 of |dz| (the absolute differences of z-scores over all pairs) were not usable (attributes with many equal differences), so PRL compared with bands at |dz| 0.1, 0.5; reid link --method prl --bands 0.1,0.5 reproduces it")
 				}
 			}
-			switch as := lk.Assignment; {
-			case lk.assignmentNote != "":
+			if lk.assignmentNote != "" {
 				r.Warnings = append(r.Warnings, lk.assignmentID()+": "+lk.assignmentNote)
-			case as != nil && strings.Contains(as.Status, "not certified"):
-				r.Warnings = append(r.Warnings, lk.assignmentID()+": "+as.Status)
 			}
 			step(run, t)
 		}
@@ -777,10 +775,18 @@ func (a *auditJob) defaultAttributes() (leftOut, maskedOnly []string, err error)
 	return leftOut, maskedOnly, nil
 }
 
+// prlFit names how a PRL run fitted m and u: em, or supervised (from the true pairs).
+func prlFit(supervised bool) string {
+	if supervised {
+		return "supervised"
+	}
+	return "em"
+}
+
 func fromLinkReport(method string, supervised bool, lr *linkReport) auditLinkage {
 	id := method + "/" + lr.Operator + "/" + lr.Direction
 	if method == "prl" {
-		id = "prl/" + map[bool]string{false: "em", true: "supervised"}[supervised] + "/" + lr.Direction
+		id = "prl/" + prlFit(supervised) + "/" + lr.Direction
 	}
 	return auditLinkage{ID: id, Method: method, Direction: lr.Direction, Operator: lr.Operator, Supervised: supervised,
 		N: lr.N, Unmatched: lr.Unmatched, Correct: lr.Correct, Reid: lr.Reid, ReidSets: lr.ReidSets, ReidAtK: lr.ReidAtK, KReid: lr.KReid,
@@ -829,10 +835,9 @@ func nonNilCounts(c []linkage.Count) []linkage.Count {
 }
 
 // prl runs probabilistic record linkage as 'reid link --method prl' does with its default
-// settings, in direction dir, and returns its best-weight run and, masked to original
-// when computed, its one-to-one assignment (a second entry, mode "assignment"), with the weights of true and
-// other pairs for the chart. K.Reid's attack re-runs the masking on the numeric
-// attributes, dist.
+// settings, in direction dir, and returns the run (masked to original with its one-to-one
+// assignment, unless prlEMOnly) and the weights of true and other pairs for the chart.
+// K.Reid's attack re-runs the masking on the numeric attributes, dist.
 func (a *auditJob) prl(ctx context.Context, e *env, files, dist *pairedFiles, dir linkage.Direction, supervised bool) (auditLinkage, [2][]weightCount, error) {
 	var weights [2][]weightCount
 	// Bands at quantiles of |Δz| first; when an attribute has too many equal differences
@@ -853,13 +858,8 @@ func (a *auditJob) prl(ctx context.Context, e *env, files, dist *pairedFiles, di
 		if !slices.ContainsFunc(comps, func(pc prlComparison) bool { return pc.Rule != "equal" }) {
 			c.text = prlCategorical // no numeric attribute: no band of |dz| applies
 		}
-		nq := len(prob.TrueOriginal)
-		if dir == linkage.OriginalToMasked {
-			nq = len(prob.TrueMasked)
-		}
 		// As reid link --method prl reports it, named by the run (four of them).
-		run := "prl/" + map[bool]string{false: "em", true: "supervised"}[supervised] + ", " + dir.String()
-		pass, add, finish := prlProgress(e, nq, run)
+		pass, add, finish := prlProgress(e, prob, dir, "prl/"+prlFit(supervised)+", "+dir.String())
 		res, err = linkage.PRLContext(ctx, prob, linkage.PRLSettings{Threads: a.threads, Supervised: supervised,
 			NoAssignment: dir != linkage.MaskedToOriginal || a.prlEMOnly, Pass: pass, Progress: add})
 		finish()
@@ -899,12 +899,14 @@ func (a *auditJob) prl(ctx context.Context, e *env, files, dist *pairedFiles, di
 		lk.Warning = emWarning(res.Model)
 	}
 	for _, m := range res.Modes {
-		switch {
-		case m.Mode != linkage.ModeAssignment:
-		case m.Unavailable:
-			lk.assignmentNote = m.Status
-		default:
+		if m.Mode != linkage.ModeAssignment {
+			continue
+		}
+		if !m.Unavailable {
 			lk.Assignment = &auditAssignment{Correct: m.Correct, Reid: m.Reid, Status: m.Status, Unassigned: m.Unassigned}
+		}
+		if !m.Certified {
+			lk.assignmentNote = m.Status // not computed, or not certified over all pairs
 		}
 	}
 	return lk, weights, nil

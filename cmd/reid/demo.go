@@ -92,20 +92,19 @@ before the audits begin, has been shown.`, least, why),
 					}
 					ao = &demoAudit{timeLimit: time.Duration(timeLimit), workLimit: time.Duration(workLimit).Seconds(), out: *out}
 				}
-				// The text table as soon as the files are measured, before the audits.
-				printed := false
+				// The text table as soon as the files are measured, before the audits; the
+				// JSON, one document, at the end.
 				measured := func(res *demoResult) error {
 					if *format != "text" {
 						return nil
 					}
-					printed = true
 					return printDemo(e, res, *format)
 				}
 				res, err := runDemo(e, *records, *seed, *dir, ao, measured)
 				if err != nil {
 					return err
 				}
-				if !printed {
+				if *format != "text" {
 					if err := printDemo(e, res, *format); err != nil {
 						return err
 					}
@@ -189,7 +188,7 @@ func (d *demoAudit) auditFile(ctx context.Context, e *env, originalPath, maskedP
 }
 
 // runDemo masks the synthetic data, measures each masked file, calls measured with the
-// result so far, then audits each file (with audit). An interrupt (Ctrl-C,
+// result so far, then audits each file (unless audit is nil). An interrupt (Ctrl-C,
 // SIGTERM) stops it after the step under way (an audit's search within about a second),
 // removes its temporary directory (a tester's Ctrl-C left original.csv and mdav_k3.csv
 // in TMPDIR) and ends with exit 130; files already written to --dir or --out stay.
@@ -271,14 +270,14 @@ func runDemo(e *env, records int, seed uint64, dir string, audit *demoAudit, mea
 		}
 		files = append(files, maskedFile{maskedPath, masking, summary.Attributes})
 	}
-	if audit == nil {
-		prog.Add(int64(len(jobs)))
-		return res, nil
-	}
 	// The table first, then the audits (the longer part): one interrupted during an
 	// audit has shown the table (it printed nothing).
 	if err := measured(res); err != nil {
 		return nil, err
+	}
+	if audit == nil {
+		prog.Add(int64(len(jobs)))
+		return res, nil
 	}
 	for _, f := range files {
 		a, err := audit.auditFile(ctx, e, originalPath, f.path, f.masking, f.attrs, shown)

@@ -745,24 +745,13 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		rest := fs.Args()
 		if len(rest) == 0 || rest[0] == "--" {
-			var empty error
-			fs.Visit(func(f *flag.Flag) {
-				if empty != nil || strings.TrimSpace(f.Value.String()) != "" {
-					return
-				}
-				if f.Name == "attrs" {
-					empty = usagef("--attrs is empty: give at least one column name, or leave the flag out for the default")
-				}
-			})
-			if empty != nil {
-				return nil, empty
+			if attrs := fs.Lookup("attrs"); attrs != nil && flagGiven(fs, "attrs") && strings.TrimSpace(attrs.Value.String()) == "" {
+				return nil, usagef("--attrs is empty: give at least one column name, or leave the flag out for the default")
 			}
-		}
-		if len(rest) == 0 {
-			return positional, nil
-		}
-		if rest[0] == "--" {
-			return append(positional, rest[1:]...), nil
+			if len(rest) > 0 {
+				rest = rest[1:] // after --, every argument is positional
+			}
+			return append(positional, rest...), nil
 		}
 		positional = append(positional, rest[0])
 		args = rest[1:]

@@ -239,45 +239,39 @@ func (p *policy) check(r *auditReport, path string) *policyResult {
 		}
 		res.Violations = append(res.Violations, policyViolation{name, measure, value, measured, threshold, msg})
 	}
-	// max over the measures of that name; source names the largest.
-	maxOf := func(name string) (float64, string, bool) {
-		v, src, found := math.Inf(-1), "", false
-		for _, m := range r.Measures {
-			if m.Name == name && m.Value > v {
-				v, src, found = m.Value, m.Source, true
+	// max over the measures of those names, a later name only where strictly larger;
+	// measure and source name the largest.
+	maxOf := func(names ...string) (v float64, measure, src string, found bool) {
+		v = math.Inf(-1)
+		for _, name := range names {
+			for _, m := range r.Measures {
+				if m.Name == name && m.Value > v {
+					v, measure, src, found = m.Value, name, m.Source, true
+				}
 			}
 		}
-		return v, src, found
+		return v, measure, src, found
 	}
 	// A measure never taken fails its rule (the value would be −∞, and pass a maximum).
-	measured := func(name, measure string, threshold float64, pass func(float64) bool) {
-		if v, src, found := maxOf(measure); found {
+	measured := func(name string, threshold float64, pass func(float64) bool, measures ...string) {
+		if v, measure, src, found := maxOf(measures...); found {
 			rule(name, measure, threshold, v, pass(v), src)
 		} else {
-			rule(name, measure, threshold, 0, false, "")
+			rule(name, measures[0], threshold, 0, false, "")
 		}
 	}
 	if p.MaxReid != nil {
 		// Every linkage's Reid, a PRL run's one-to-one assignment's too (the gate read
 		// "reid" alone and passed at 0.93 a file the assignment links at 1).
-		v, src, found := maxOf("reid")
-		measure := "reid"
-		if a, asrc, ok := maxOf("reid_assignment"); ok && (!found || a > v) {
-			v, src, measure, found = a, asrc, "reid_assignment", true
-		}
-		if found {
-			rule("max_reid", measure, *p.MaxReid, v, v <= *p.MaxReid, src)
-		} else {
-			rule("max_reid", "reid", *p.MaxReid, 0, false, "")
-		}
+		measured("max_reid", *p.MaxReid, func(v float64) bool { return v <= *p.MaxReid }, "reid", "reid_assignment")
 	}
 	if p.MaxWorstCaseReid != nil {
 		name := "worst_case_reid_" + p.worstCaseBy()
-		v, src, found := maxOf(name)
+		v, _, src, found := maxOf(name)
 		// The bound and the incumbent count links with margin ≥ ε; a distance of the
 		// families that re-identifies more by plain DBRL (margins below ε) is a worst case
 		// at least that high, and the gate must not pass below it.
-		if d, dsrc, ok := maxOf("worst_case_reid_dbrl"); found && ok && d > v {
+		if d, _, dsrc, ok := maxOf("worst_case_reid_dbrl"); found && ok && d > v {
 			v, src, name = d, dsrc, "worst_case_reid_dbrl"
 		}
 		if !found {
@@ -293,14 +287,14 @@ func (p *policy) check(r *auditReport, path string) *policyResult {
 			// must not pass on it.
 			rule("max_k_reid", "k_reid", *p.MaxKReid, 0, false, "")
 		} else {
-			measured("max_k_reid", "k_reid", *p.MaxKReid, func(v float64) bool { return v <= *p.MaxKReid })
+			measured("max_k_reid", *p.MaxKReid, func(v float64) bool { return v <= *p.MaxKReid }, "k_reid")
 		}
 	}
 	if p.MaxPPUGivenSU != nil {
-		measured("max_p_pu_given_su", "p_pu_given_su", *p.MaxPPUGivenSU, func(v float64) bool { return v <= *p.MaxPPUGivenSU })
+		measured("max_p_pu_given_su", *p.MaxPPUGivenSU, func(v float64) bool { return v <= *p.MaxPPUGivenSU }, "p_pu_given_su")
 	}
 	if p.MinK != nil {
-		measured("min_k", "k_min", *p.MinK, func(v float64) bool { return v >= *p.MinK })
+		measured("min_k", *p.MinK, func(v float64) bool { return v >= *p.MinK }, "k_min")
 	}
 	return res
 }

@@ -272,11 +272,7 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 	if err != nil {
 		return err
 	}
-	nq := len(prob.TrueOriginal)
-	if dir == linkage.OriginalToMasked {
-		nq = len(prob.TrueMasked)
-	}
-	pass, add, finish := prlProgress(e, nq, "prl")
+	pass, add, finish := prlProgress(e, prob, dir, "prl")
 	res, err := linkage.PRL(prob, linkage.PRLSettings{Threads: o.threads, Supervised: *f.supervised, EstimateP: *f.estimateP,
 		Mu: *f.mu, Lambda: *f.lambda, ErrorRatesGiven: true, TopK: *f.topK, MaxIterations: *f.maxIter, Pass: pass, Progress: add})
 	finish()
@@ -378,12 +374,17 @@ func runPRL(e *env, pf *pairFlags, f *prlFlags, o linkOptions, args []string) er
 
 // prlProgress reports PRL's progress one pass over the pairs at a time (counting the
 // patterns, weighing the pairs, each further pass for the assignment's candidates), each
-// out of the nq query records, so that no line goes past 100 %: how many passes the
+// out of the query records of prob in direction dir, labelled by run, so that no line
+// goes past 100 %: how many passes the
 // assignment needs is known only at its end. Without a terminal, a pass that starts once
 // the run has taken plainEvery gets a line of its own, as its progress lines come only
 // after plainEvery within the pass. PRL calls pass before a pass's goroutines start and
 // after the previous pass's end, so add never sees a progress being replaced.
-func prlProgress(e *env, nq int, run string) (pass func(int, string), add func(int), finish func()) {
+func prlProgress(e *env, prob linkage.PRLProblem, dir linkage.Direction, run string) (pass func(int, string), add func(int), finish func()) {
+	nq := len(prob.TrueOriginal) // the query records: masked ones, or the other way
+	if dir == linkage.OriginalToMasked {
+		nq = len(prob.TrueMasked)
+	}
 	var cur *progress
 	start := time.Now()
 	finish = func() {
