@@ -238,16 +238,64 @@ func TestEMClosedFormSaturated(t *testing.T) {
 	}
 	check("swapped start", r, true)
 	// With p fixed, the re-run after the swap shares the iteration budget: exactly
-	// MaxIterations M-steps in all when every one is run (Tolerance < 0).
+	// MaxIterations M-steps in all when every one is run (Tolerance < 0). The first run
+	// then spends the budget: what is reported is the point EM reached (a naive EM of
+	// budget steps from the start, below), flagged when it is the wrong way round, never
+	// its swapped classes, which are no EM estimate under the fixed p.
+	naive := func(m, u [][]float64, p float64, steps int) (nm, nu [][]float64) {
+		m, u = cloneProbs(m), cloneProbs(u)
+		for range steps {
+			sm, su := [][]float64{{0, 0}, {0, 0}, {0, 0}}, [][]float64{{0, 0}, {0, 0}, {0, 0}}
+			for g, n := range tab.Count {
+				pm, pu := p, 1-p
+				for k := range 3 {
+					pm *= m[k][tab.Pattern[g*3+k]]
+					pu *= u[k][tab.Pattern[g*3+k]]
+				}
+				post := pm / (pm + pu)
+				for k := range 3 {
+					sm[k][tab.Pattern[g*3+k]] += n * post
+					su[k][tab.Pattern[g*3+k]] += n * (1 - post)
+				}
+			}
+			for k := range 3 {
+				normalise(sm[k])
+				normalise(su[k])
+			}
+			m, u = sm, su
+		}
+		return m, u
+	}
+	wrongWay := 0
 	for _, budget := range []int{1, 2, 7} {
 		r, err = EM(tab, EMSettings{P: 0.3, MaxIterations: budget, Tolerance: -1, StartM: set.StartM, StartU: set.StartU})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !r.LabelSwitched || r.Iterations != budget || r.P != 0.3 {
-			t.Errorf("budget %d: %d iterations, switched %v, p %v", budget, r.Iterations, r.LabelSwitched, r.P)
+		m, u := naive(set.StartM, set.StartU, 0.3, budget)
+		reversed := orientation(m, u) < 0
+		if reversed {
+			wrongWay++
+		}
+		if r.LabelSwitched || r.Iterations != budget || r.P != 0.3 || reversed != strings.Contains(r.Warning, "iterations were spent") {
+			t.Errorf("budget %d: %d iterations, switched %v, p %v, warning %q (wrong way round: %v)", budget, r.Iterations, r.LabelSwitched, r.P, r.Warning, reversed)
+		}
+		for k := range 3 {
+			if math.Abs(r.M[k][0]-m[k][0]) > 1e-12 || math.Abs(r.U[k][0]-u[k][0]) > 1e-12 {
+				t.Errorf("budget %d: attribute %d: m %v u %v, naive EM %v %v", budget, k, r.M[k][0], r.U[k][0], m[k][0], u[k][0])
+			}
 		}
 	}
+	if wrongWay == 0 {
+		t.Error("no budget ended the wrong way round: the case tests nothing")
+	}
+	// With iterations left, the swapped classes are fitted again with the fixed p: the
+	// generating model (p = 0.3 is its own).
+	r, err = EM(tab, EMSettings{P: 0.3, MaxIterations: 100000, Tolerance: 1e-16, StartM: set.StartM, StartU: set.StartU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("swapped start, fixed p", r, true)
 }
 
 // TestEMRecoversFSModel samples 10^6 pairs from a Fellegi–Sunter model (4 attributes, 3

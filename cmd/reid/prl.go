@@ -26,8 +26,9 @@ counted by agreement pattern, EM on the counts estimates m, u and the match prop
 and false pairs: the worst case; EM starts twice, from m favouring the first level and
 from the closest pairs taken as matches; a fit whose match class does not favour
 agreement, Σ_k log(m_k(first level)/u_k(first level)) ≤ 0, has its classes swapped
-(label_switched, EM run again from there when p is fixed), and one still the wrong way
-round carries a warning; of the two fits, one without that warning is kept over one with
+(label_switched, EM run again from there when p is fixed and the --max-iterations, shared
+by the two runs, are not spent; when they are, the fit is kept unswapped, with a warning),
+and one still the wrong way round carries a warning; of the two fits, one without that warning is kept over one with
 it whatever their likelihoods, else the first unless the
 second's log-likelihood is higher by more than the convergence tolerance: em_start), weights are log2(m/u) summed over attributes, and the
 Fellegi-Sunter thresholds follow from --mu = P(link | non-match) and --lambda =
