@@ -1,7 +1,9 @@
 package datasets
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -116,6 +118,15 @@ func TestArrowMoreTypes(t *testing.T) {
 		}
 		return b.NewArray()
 	}
+	decKeys := func() arrow.Array {
+		// DECIMAL(20, 2) account numbers beyond 2^53: float64 would make the first two one.
+		b := array.NewDecimal128Builder(mem, &arrow.Decimal128Type{Precision: 20, Scale: 2})
+		defer b.Release()
+		for _, v := range []int64{900719925474099301, 900719925474099302, 700} {
+			b.Append(decimal128.FromI64(v))
+		}
+		return b.NewArray()
+	}
 	half := func() arrow.Array {
 		b := array.NewFloat16Builder(mem)
 		defer b.Release()
@@ -169,6 +180,8 @@ func TestArrowMoreTypes(t *testing.T) {
 	}{
 		{"decimal128", dec, "45554.12\n-0.10\n0.33\n", Numeric, "45554.12,-0.1,0.33"},
 		{"decimal identifiers", decID, "7\n9007199254740993\n", Categorical, "7,9007199254740993"},
+		// (In CSV a decimal point marks a measurement: these would be numbers, rounded.)
+		{"decimal identifiers with cents", decKeys, "", Categorical, "9007199254740993.01,9007199254740993.02,7"},
 		{"float16", half, "1.5\n-2\n0.25\n", Numeric, "1.5,-2,0.25"},
 		{"date32", date, "2024-03-01\n1999-12-31\n2024-03-01\n", Categorical, "2024-03-01,1999-12-31,2024-03-01"},
 		{"dictionary of int64", intDict, "", Categorical, "8001,8001,42"},
@@ -199,5 +212,68 @@ func TestArrowMoreTypes(t *testing.T) {
 				t.Errorf("arrow %v %s %v; csv %v %s %v", c.Kind, labelsOf(c), c.Values, w.Kind, labelsOf(w), w.Values)
 			}
 		})
+	}
+}
+
+// TestArrowDictionaryNotFinite: a dictionary of numbers whose entry NaN or +Inf a row
+// uses is refused naming that row, as a column of numbers is (read as a label, NaN was a
+// category that a CSV copy of the file then refused); an entry no row uses is harmless.
+func TestArrowDictionaryNotFinite(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	dir := t.TempDir()
+	dict := func(indices []int8) arrow.Array {
+		idx := array.NewInt8Builder(mem)
+		defer idx.Release()
+		idx.AppendValues(indices, nil)
+		vals := array.NewFloat64Builder(mem)
+		defer vals.Release()
+		vals.AppendValues([]float64{1.5, math.NaN(), math.Inf(1)}, nil)
+		ia, va := idx.NewArray(), vals.NewArray()
+		defer ia.Release()
+		defer va.Release()
+		return array.NewDictionaryArray(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.PrimitiveTypes.Float64}, ia, va)
+	}
+	for _, tc := range []struct {
+		indices []int8
+		want    string // the error's end, "" for none
+	}{
+		{[]int8{0, 0, 1}, `column "d", row 3: value is not finite (NaN or ±Inf): NaN in a dictionary of numbers (a missing value is a null)`},
+		{[]int8{0, 2, 1}, `column "d", row 2: value is not finite (NaN or ±Inf): +Inf in a dictionary of numbers (a missing value is a null)`},
+		{[]int8{0, 0, 0}, ""},
+	} {
+		p := filepath.Join(dir, fmt.Sprintf("dict%v.arrows", tc.indices))
+		writeIPCBatches(t, p, []arrow.RecordBatch{column(t, "d", dict(tc.indices))})
+		tab, err := Load(p, LoadOptions{})
+		switch {
+		case tc.want == "" && (err != nil || labelsOf(tab.Column("d")) != "1.5,1.5,1.5"):
+			t.Errorf("%v: %v", tc.indices, err)
+		case tc.want != "" && (!errors.Is(err, ErrNotFinite) || !strings.HasSuffix(fmt.Sprint(err), tc.want)):
+			t.Errorf("%v: err %v\nwant ...%s", tc.indices, err, tc.want)
+		}
+	}
+}
+
+// TestInexactDecimal: the DECIMAL values float64 cannot tell apart are identifiers:
+// integer parts beyond 2^53 it does not hold, and fractions from 2^53 on (float64's
+// spacing there is 2); below 2^53 a fraction is a measurement's.
+func TestInexactDecimal(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"9007199254740993", true},
+		{"-9007199254740993.00", true},
+		{"9007199254740992", false}, // 2^53 itself
+		{"9007199254740992.00", false},
+		{"9007199254740992.5", true},
+		{"-9007199254740992.5", true},
+		{"9007199254740991.5", false}, // below 2^53, where float64 holds halves
+		{"1000000000000000.5", false},
+		{"123.456", false},
+		{"0009007199254740993.10", true},
+	} {
+		if got := inexactDecimal(tc.s); got != tc.want {
+			t.Errorf("inexactDecimal(%q) = %v, want %v", tc.s, got, tc.want)
+		}
 	}
 }

@@ -146,13 +146,15 @@ func TestOneColumnMissingCSV(t *testing.T) {
 	}
 }
 
-// TestOneColumnEmptyLabelCSV: a one-column categorical table with an empty label (from
-// Arrow or Parquet), or an empty column name, wrote an empty line: a row lost, or a file
-// that does not read back. Both are written as "".
+// TestOneColumnEmptyLabelCSV: a one-column categorical table with a missing value, or an
+// empty column name, wrote an empty line: a row lost, or a file that does not read back.
+// Both are written as "". (An empty label, a category in Arrow or Parquet, is refused for
+// CSV: TestWriteCSVRefusesMissingTokens.)
 func TestOneColumnEmptyLabelCSV(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"s", ""} {
-		tab := &Table{Source: "t", Columns: []Column{{Name: name, Kind: Categorical, Codes: []int32{0, 1, 2}, Levels: []string{"a", "", "b"}}}}
+		tab := &Table{Source: "t", Columns: []Column{{Name: name, Kind: Categorical, Codes: []int32{0, 1, 2}, Levels: []string{"a", "c", "b"},
+			Valid: []bool{true, false, true}}}}
 		p := filepath.Join(dir, "t.csv")
 		if err := Write(p, tab, FormatAuto); err != nil {
 			t.Fatal(err)

@@ -11,8 +11,15 @@ import (
 
 // Sentinel errors a caller may branch on with errors.Is.
 var (
-	ErrEmptyFile       = errors.New("empty file")
-	ErrNoRecords       = errors.New("no records (header only)")
+	ErrEmptyFile = errors.New("empty file")
+	ErrNoRecords = errors.New("no records (header only)")
+	ErrNoColumns = errors.New("no columns")
+	// ErrMissingLabel: a category a CSV output cannot hold, since CSV reads it back as a
+	// missing value ("" or NA); Arrow and Parquet keep it.
+	ErrMissingLabel = errors.New("a category that CSV reads back as a missing value")
+	// ErrNotRegular: a named pipe or a device given as an input; the loader reads a file
+	// more than once (its first bytes for the format, then its records).
+	ErrNotRegular      = errors.New("not a regular file (a named pipe or a device): save the data to a file first")
 	ErrTooFewRecords   = errors.New("fewer than two records")
 	ErrNotNumeric      = errors.New("not a number")
 	ErrNotFinite       = errors.New("value is not finite (NaN or ±Inf)")

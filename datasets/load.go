@@ -327,6 +327,10 @@ func load(path string, opts LoadOptions, mem memory.Allocator) (*Table, error) {
 			return nil, err
 		}
 	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		// Before opening: a named pipe's open waits for a writer.
+		return nil, &InputError{File: path, Err: ErrNotRegular}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &InputError{File: path, Err: err}
@@ -338,6 +342,10 @@ func load(path string, opts LoadOptions, mem memory.Allocator) (*Table, error) {
 	}
 	if st.IsDir() {
 		return nil, &InputError{File: path, Err: errors.New("is a directory")}
+	}
+	if !st.Mode().IsRegular() {
+		// A pipe has size 0 here and was called empty (its writer then got SIGPIPE).
+		return nil, &InputError{File: path, Err: ErrNotRegular}
 	}
 	if st.Size() == 0 {
 		return nil, &InputError{File: path, Err: ErrEmptyFile}
@@ -393,6 +401,11 @@ type loader struct {
 // plan matches the file's column names against the selection and creates the builders.
 // It returns, for each output column, its index in the file.
 func (ld *loader) plan(fileNames []string) ([]int, error) {
+	if len(fileNames) == 0 {
+		// An Arrow or Parquet schema of no fields (its rows were called "no records", or
+		// the file corrupt).
+		return nil, &InputError{File: ld.path, Err: ErrNoColumns}
+	}
 	names := make([]string, len(fileNames)) // as labels are: LabelText
 	for i, n := range fileNames {
 		if strings.TrimSpace(n) == "" {
@@ -1212,7 +1225,8 @@ func isNonFinite(s string) bool {
 
 // inexactInteger reports whether s (a number by parseNumber) is an integer, written as
 // digits alone, that float64 cannot hold exactly. Such long integers are identifiers: as
-// float64, 90071992547409921 and 90071992547409922 would be one value.
+// float64, 90071992547409921 and 90071992547409922 would be one value. (In CSV a decimal
+// point marks a measurement: 90071992547409921.0 is a number, rounded.)
 func inexactInteger(s string) bool {
 	s = strings.TrimSpace(s)
 	if s != "" && (s[0] == '+' || s[0] == '-') {
@@ -1230,6 +1244,25 @@ func inexactInteger(s string) bool {
 	n, _ := new(big.Int).SetString(s, 10)
 	_, acc := new(big.Float).SetInt(n).Float64() // SetInt keeps every bit of n
 	return acc != big.Exact
+}
+
+// inexactDecimal reports whether s, the text of an Arrow or Parquet DECIMAL, is a value
+// float64 cannot tell from its neighbours: an integer part float64 cannot hold, or a
+// fraction at or beyond 2^53, where float64 holds none. A DECIMAL is exact by its type, so
+// such values are identifiers (Spark's DECIMAL(20, 2) account numbers: as float64,
+// 9007199254740993.01 and 9007199254740993.02 would be one value).
+func inexactDecimal(s string) bool {
+	whole, frac, _ := strings.Cut(strings.TrimLeft(s, "+-"), ".")
+	if inexactInteger(whole) {
+		return true
+	}
+	if strings.Trim(frac, "0") == "" || len(strings.TrimLeft(whole, "0")) <= 15 {
+		return false
+	}
+	// A fraction is lost at and beyond 2^53; below it (16 digits from 10^15) float64
+	// still holds halves and quarters.
+	n, ok := new(big.Int).SetString(whole, 10)
+	return ok && n.Cmp(new(big.Int).Lsh(big.NewInt(1), 53)) >= 0
 }
 
 // exactInt64 and exactUint64 report whether float64 holds v exactly.
@@ -1292,6 +1325,15 @@ func (b *columnBuilder) append(arr arrow.Array, start int) error {
 					labels[i] = num.text(i)
 				} else {
 					labels[i] = formatFloat(num.get(i))
+				}
+			}
+			// NaN and ±Inf are refused in a dictionary of numbers as in any column of
+			// numbers (read as a label, NaN was a category, and a CSV copy of it refused).
+			for i := 0; i < n; i++ {
+				if x := a.GetValueIndex(i); !a.IsNull(i) && !dict.IsNull(x) {
+					if v := num.get(x); math.IsNaN(v) || math.IsInf(v, 0) {
+						return b.fail(start+i+1, ErrNotFinite, formatFloat(v)+" in a dictionary of numbers (a missing value is a null)")
+					}
 				}
 			}
 		} else {
@@ -1489,19 +1531,20 @@ func numericGetter(arr arrow.Array) (numericArray, bool) {
 	case *array.Decimal32, *array.Decimal64, *array.Decimal128, *array.Decimal256:
 		// Money as databases and Spark write it: the decimal's exact text, read as a CSV
 		// cell is (correctly rounded), so the same column gives the same numbers.
-		num := numericArray{get: func(i int) float64 {
-			v, err := strconv.ParseFloat(arr.ValueStr(i), 64)
-			if err != nil && !errors.Is(err, strconv.ErrRange) {
-				return math.NaN() // not a decimal's text: reported as not finite
-			}
-			return v
-		}}
-		if typ, ok := arr.DataType().(arrow.DecimalType); ok && typ.GetScale() == 0 {
-			// DECIMAL(20, 0): the long identifiers of Spark and databases, as int64's.
-			num.text = arr.ValueStr
-			num.inexact = func(i int) bool { return inexactInteger(arr.ValueStr(i)) }
-		}
-		return num, true
+		// DECIMAL(20, 0) and DECIMAL(20, 2) beyond 2^53: the long identifiers of Spark and
+		// databases, labelled by their exact digits as int64's are (rounded to float64,
+		// 9007199254740993.01 and .02 were one key).
+		return numericArray{
+			get: func(i int) float64 {
+				v, err := strconv.ParseFloat(arr.ValueStr(i), 64)
+				if err != nil && !errors.Is(err, strconv.ErrRange) {
+					return math.NaN() // not a decimal's text: reported as not finite
+				}
+				return v
+			},
+			text:    func(i int) string { return decimalLabel(arr.ValueStr(i)) },
+			inexact: func(i int) bool { return inexactDecimal(arr.ValueStr(i)) },
+		}, true
 	case *array.Int8:
 		return smallInt(a.Value), true
 	case *array.Int16:
@@ -1528,6 +1571,16 @@ func numericGetter(arr arrow.Array) (numericArray, bool) {
 		}, true
 	}
 	return numericArray{}, false
+}
+
+// decimalLabel is a decimal's text without the zeros its scale pads it with ("5.00" is
+// "5"), as formatFloat labels the same value below 2^53: the labels of a column that
+// turns categorical in a later batch stay one per value.
+func decimalLabel(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
 }
 
 // float32Decimal is v as the decimal it was written from: the shortest decimal that

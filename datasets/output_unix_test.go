@@ -101,3 +101,17 @@ func TestWriteAtomicDescriptor(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadNamedPipe: a named pipe as an input is refused as no regular file, at once
+// whether or not a writer has opened it (a pipe's open waits for one); it was called an
+// empty file and its writer got SIGPIPE.
+func TestLoadNamedPipe(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "pipe.csv")
+	if err := unix.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("no named pipe here: %v", err)
+	}
+	_, err := Load(p, LoadOptions{})
+	if !errors.Is(err, ErrNotRegular) || err.Error() != p+": "+ErrNotRegular.Error() {
+		t.Errorf("err = %v, want %s: %v", err, p, ErrNotRegular)
+	}
+}

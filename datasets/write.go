@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -138,6 +139,14 @@ func Encode(f io.Writer, t *Table, format Format, name string) error {
 		return fmt.Errorf("%s: no columns to write", name)
 	}
 	asText := format == FormatCSV
+	if asText {
+		for j := range t.Columns {
+			if row, label := csvMissingLabel(&t.Columns[j]); row >= 0 {
+				return &InputError{File: name, Column: t.Columns[j].Name, Row: row + 1, Err: ErrMissingLabel,
+					Detail: strconv.Quote(label) + " (write Arrow or Parquet, .arrow or .parquet, which keep it)"}
+			}
+		}
+	}
 	schema := writeSchema(t, asText)
 	w := bufio.NewWriterSize(f, 1<<20)
 	var err error
@@ -326,6 +335,26 @@ func writeCSVHeader(w *bufio.Writer, cw *csv.Writer, header []string) error {
 	}
 	_, err := w.WriteString(`"` + strings.ReplaceAll(header[0], `"`, `""`) + "\"\n")
 	return err
+}
+
+// csvMissingLabel returns the first row of a categorical column whose label a CSV reader
+// takes for a missing value ("" or NA, blanks around them allowed), and the label; −1
+// when none. Arrow and Parquet hold such categories (an empty string is one there); a
+// CSV copy would turn them into missing values without a word.
+func csvMissingLabel(c *Column) (int, string) {
+	if c.Kind != Categorical {
+		return -1, ""
+	}
+	tokens := defaultMissingTokens()
+	if !slices.ContainsFunc(c.Levels, func(l string) bool { return slices.Contains(tokens, strings.TrimSpace(l)) }) {
+		return -1, ""
+	}
+	for i, code := range c.Codes {
+		if !c.Missing(i) && slices.Contains(tokens, strings.TrimSpace(c.Levels[code])) {
+			return i, c.Levels[code]
+		}
+	}
+	return -1, ""
 }
 
 // csvText is the text of row i of c in a CSV output: a label read from bytes that are not

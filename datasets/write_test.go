@@ -2,8 +2,10 @@ package datasets
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -137,6 +139,52 @@ func TestWriteCSVHugeNumbersReadBackAsNumbers(t *testing.T) {
 	for i, v := range values {
 		if x.Values[i] != v {
 			t.Errorf("row %d: %v, want %v", i+1, x.Values[i], v)
+		}
+	}
+}
+
+// TestWriteCSVRefusesMissingTokens: categories that CSV reads back as missing values (""
+// and NA, blanks around them allowed) are refused for a CSV output, naming the first row
+// that holds one, and no file is left; Arrow keeps them, and a missing row (written as an
+// empty cell) or a level no row uses is no reason to refuse.
+func TestWriteCSVRefusesMissingTokens(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		levels []string
+		codes  []int32
+		valid  []bool
+		want   string // the error's end, "" for none
+	}{
+		{[]string{"x", "NA", ""}, []int32{0, 0, 1, 2}, nil, `column "s", row 3: a category that CSV reads back as a missing value: "NA" (write Arrow or Parquet, .arrow or .parquet, which keep it)`},
+		{[]string{"x", " ", "y"}, []int32{0, 2, 1, 0}, nil, `column "s", row 3: a category that CSV reads back as a missing value: " " (write Arrow or Parquet, .arrow or .parquet, which keep it)`},
+		{[]string{"x", "NA"}, []int32{0, 1, 0, 0}, []bool{true, false, true, true}, ""},
+		{[]string{"x", "y", "NA"}, []int32{0, 1, 0, 1}, nil, ""},
+		{[]string{"x", "n/a"}, []int32{0, 1, 0, 1}, nil, ""},
+	} {
+		tab := &Table{Source: "t", Columns: []Column{
+			{Name: "a", Kind: Numeric, Values: []float64{1, 2, 3, 4}},
+			{Name: "s", Kind: Categorical, Levels: tc.levels, Codes: tc.codes, Valid: tc.valid},
+		}}
+		p := filepath.Join(dir, "out.csv")
+		err := Write(p, tab, FormatAuto)
+		_, statErr := os.Stat(p)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", tc.levels, err)
+			}
+			os.Remove(p)
+		} else if !errors.Is(err, ErrMissingLabel) || !strings.HasSuffix(err.Error(), tc.want) || !os.IsNotExist(statErr) {
+			t.Errorf("%q: err %v (file left: %v)\nwant ...%s", tc.levels, err, statErr == nil, tc.want)
+		}
+		if tc.want != "" {
+			q := filepath.Join(dir, "out.arrow")
+			if err := Write(q, tab, FormatAuto); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Load(q, LoadOptions{})
+			if err != nil || labelsOf(got.Column("s")) != labelsOf(&tab.Columns[1]) {
+				t.Errorf("%q: arrow read back %v", tc.levels, err)
+			}
 		}
 	}
 }
