@@ -79,7 +79,8 @@ marked "prl:" with dbrl, --operator and --params with prl) rather than ignored.
 --records-out with --method prl: record, true, ties, true_rank and known as above (ranks
 and ties by weight), and best (the best-weight candidate's row), best_weight,
 true_weight, links and clerical (the record's pairs at or above the upper threshold and
-between the thresholds), assigned (its partner in the one-to-one assignment), and
+strictly between the thresholds: a pair at the lower threshold, the weight of the
+highest non-link pattern, is a non-link), assigned (its partner in the one-to-one assignment), and
 correct_best, correct_threshold, correct_assignment (1 when that mode links it
 correctly, else 0; correct_assignment is empty for a record left unassigned).`
 
