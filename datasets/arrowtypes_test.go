@@ -277,3 +277,33 @@ func TestInexactDecimal(t *testing.T) {
 		}
 	}
 }
+
+// TestFloat16Decimal: a half float reads as the shortest decimal that rounds back to it
+// (0x2e66 is 0.0999755859375, written from 0.1), for every finite bit pattern (the
+// nearest half float to the decimal, among its neighbours by bits, is the one read), and
+// subnormals keep their value (arrow-go's Float32 of 0x0001 is 1.1e-41, not 2^-24).
+func TestFloat16Decimal(t *testing.T) {
+	for _, tc := range []struct {
+		bits uint16
+		want float64
+	}{{0x2e66, 0.1}, {0xae66, -0.1}, {0x3c00, 1}, {0x3555, 0.3333}, {0x0001, 6e-08}, {0x7bff, 65504}} {
+		if got := float16Decimal(float16.FromBits(tc.bits)); got != tc.want {
+			t.Errorf("%#04x: %v, want %v", tc.bits, got, tc.want)
+		}
+	}
+	if v := halfValue(0x0001); v != math.Ldexp(1, -24) {
+		t.Errorf("smallest subnormal %v, want 2^-24", v)
+	}
+	for b := 0; b < 0x7c00; b++ {
+		d := float16Decimal(float16.FromBits(uint16(b)))
+		nearest, gap := -1, math.Inf(1)
+		for c := max(0, b-3); c < min(0x7c00, b+4); c++ {
+			if e := math.Abs(halfValue(uint16(c)) - d); e < gap {
+				nearest, gap = c, e
+			}
+		}
+		if nearest != b {
+			t.Fatalf("%#04x (%v) reads as %v, nearest to %#04x", b, halfValue(uint16(b)), d, nearest)
+		}
+	}
+}

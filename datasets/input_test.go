@@ -838,6 +838,19 @@ func TestNamedTextErrors(t *testing.T) {
 			t.Errorf("% x: err = %v", bom, err)
 		}
 	}
+	// Without the mark (a tester's UTF-16BE file read with names "\x00a\x00"), little-
+	// and big-endian: the NUL byte beside the first character says it.
+	for _, text := range []string{"\x00a\x00,\x00b\x00\n\x001\x00,\x002\x00\n", "a\x00,\x00b\x00\n\x001\x00,\x002\x00\n\x00"} {
+		p := writeFile(t, dir, "u16.csv", text)
+		if _, err := Load(p, LoadOptions{}); !strings.HasSuffix(fmt.Sprint(err), "UTF-16 text without a byte-order mark?): save the file as UTF-8") {
+			t.Errorf("%q: err = %v", text[:4], err)
+		}
+	}
+	// A CSV's own text names what it holds: "inf" is said as the file says it.
+	q := writeFile(t, dir, "inftext.csv", "a,b\n1,2\ninf,3\n")
+	if _, err := Load(q, LoadOptions{}); !strings.HasSuffix(fmt.Sprint(err), `row 2: value is not finite (NaN or ±Inf): "inf"`) {
+		t.Errorf("inf: err = %v", err)
+	}
 }
 
 // TestFirstBadCellInReadingOrder: of several bad cells in a batch, the error names the

@@ -20,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	arrowcsv "github.com/apache/arrow-go/v18/arrow/csv"
+	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/memory/mallocator"
@@ -796,6 +797,11 @@ func csvPrologue(f *os.File) (start int64, crOnly bool, err error) {
 	if b, _ := br.Peek(2); string(b) == "\xff\xfe" || string(b) == "\xfe\xff" {
 		return 0, false, errors.New("UTF-16 text (its byte-order mark): save the file as UTF-8")
 	}
+	if b, _ := br.Peek(2); len(b) == 2 && (b[0] == 0) != (b[1] == 0) {
+		// A header's first character with a NUL byte beside it: UTF-16 without its mark
+		// read as UTF-8 gave names such as "\x00a\x00".
+		return 0, false, errors.New("a NUL byte in the first character (UTF-16 text without a byte-order mark?): save the file as UTF-8")
+	}
 	if b, _ := br.Peek(3); string(b) == "\ufeff" {
 		start = 3
 		br.Discard(3)
@@ -1500,9 +1506,14 @@ func (b *columnBuilder) appendText(n, start int, isNull func(int) bool, value fu
 		if !b.override && math.Abs(v) >= 1<<53 && inexactInteger(s) {
 			return b.inexact(start+i, strings.TrimSpace(s))
 		}
-		if math.IsInf(v, 0) && !isNonFinite(strings.TrimSpace(s)) {
-			// Name the text: 1e400 is beyond float64, reported as +Inf it was not found.
-			return b.fail(start+i+1, ErrNotFinite, strconv.Quote(strings.TrimSpace(s))+" (beyond the range of a number, ±1.8e308)")
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			// Name the text, as for other bad values: 1e400 is beyond float64 (reported as
+			// +Inf it was not found), and "inf" is what the file says.
+			detail := strconv.Quote(strings.TrimSpace(s))
+			if !isNonFinite(strings.TrimSpace(s)) {
+				detail += " (beyond the range of a number, ±1.8e308)"
+			}
+			return b.fail(start+i+1, ErrNotFinite, detail)
 		}
 		if err := b.numeric(start+i, v); err != nil {
 			return err
@@ -1527,7 +1538,7 @@ func numericGetter(arr arrow.Array) (numericArray, bool) {
 	case *array.Float32:
 		return numericArray{get: func(i int) float64 { return float32Decimal(a.Value(i)) }}, true
 	case *array.Float16:
-		return numericArray{get: func(i int) float64 { return float64(a.Value(i).Float32()) }}, true
+		return numericArray{get: func(i int) float64 { return float16Decimal(a.Value(i)) }}, true
 	case *array.Decimal32, *array.Decimal64, *array.Decimal128, *array.Decimal256:
 		// Money as databases and Spark write it: the decimal's exact text, read as a CSV
 		// cell is (correctly rounded), so the same column gives the same numbers.
@@ -1593,6 +1604,50 @@ func float32Decimal(v float32) float64 {
 	}
 	w, _ := strconv.ParseFloat(strconv.FormatFloat(float64(v), 'g', -1, 32), 64)
 	return w
+}
+
+// float16Decimal is v as the decimal it was written from, as float32Decimal: the shortest
+// decimal that rounds to v at half precision (0.1, not 0.0999755859375). (arrow-go's
+// float16.New truncates, so the test is against the midpoints to v's neighbours.)
+func float16Decimal(v float16.Num) float64 {
+	bits := v.Uint16()
+	sign, mag := bits&0x8000, bits&0x7fff
+	w := halfValue(sign | mag)
+	if w == math.Trunc(w) || math.IsInf(w, 0) || math.IsNaN(w) {
+		return w // integers (every float16 from 2048 on): their shortest decimal is themselves
+	}
+	lo, hi := (w+halfValue(sign|(mag-1)))/2, (w+halfValue(sign|(mag+1)))/2 // mag > 0: w is no integer
+	if lo > hi {
+		lo, hi = hi, lo
+	}
+	for digits := 1; digits < 6; digits++ { // five significant digits tell every float16 apart
+		d, _ := strconv.ParseFloat(strconv.FormatFloat(w, 'g', digits, 64), 64)
+		if lo < d && d < hi {
+			return d
+		}
+	}
+	return w
+}
+
+// halfValue is the IEEE 754 binary16 number of bits h, exactly.
+func halfValue(h uint16) float64 {
+	exp, frac := int(h>>10)&0x1f, float64(h&0x3ff)
+	var v float64
+	switch exp {
+	case 0x1f:
+		v = math.Inf(1)
+		if frac != 0 {
+			v = math.NaN()
+		}
+	case 0:
+		v = math.Ldexp(frac, -24) // subnormal
+	default:
+		v = math.Ldexp(1024+frac, exp-25)
+	}
+	if h&0x8000 != 0 {
+		v = -v
+	}
+	return v
 }
 
 // smallInt reads an integer array of at most 32 bits, which float64 always holds exactly.

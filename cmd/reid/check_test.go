@@ -527,6 +527,9 @@ func TestErrorsNameTheFlags(t *testing.T) {
 		// A label in a column read as numbers, even one mask does not change (a tester's).
 		{[]string{"mask", "--method", "noise", "--p", "10", "--attrs", "a", "--out", filepath.Join(dir, "t.csv"), writeCSV(t, dir, "text.csv", "a,b\n1,2\n2,3\n3,x\n4,5\n")},
 			`column "b", row 3: not a number: "x" (--types b:categorical reads the column as labels)`, ""},
+		// Not when --types asked for numbers (a tester's boolean column): the user chose so.
+		{[]string{"describe", "--types", "b:numeric", writeCSV(t, dir, "yes.csv", "a,b\n1,yes\n2,no\n3,yes\n")},
+			`column "b", row 1: not a number: "yes"`, "reads the column as labels"},
 	} {
 		code, _, stderr := runReid(t, tc.args...)
 		if code != exitInput || !strings.Contains(stderr, tc.want) || tc.dont != "" && strings.Contains(stderr, tc.dont) {

@@ -260,15 +260,23 @@ func flagHints(err error, name string, fs *flag.FlagSet) error {
 		// A column read as numbers in one file and as labels in the other (CSV infers
 		// each file's types): one --types entry reads both alike.
 		ie.Detail += fmt.Sprintf(" (--types %s:numeric or %s:categorical reads both files alike)", ie.Column, ie.Column)
-	case ie.Err == datasets.ErrNotNumeric && ie.Column != "" && fs.Lookup("types") != nil:
+	case ie.Err == datasets.ErrNotNumeric && ie.Column != "" && fs.Lookup("types") != nil && !typeGiven(fs, ie.Column):
 		// A column CSV inferred as numbers (most of its first values are), with a label
 		// further down: a column of codes or labels the user may not mean to link on, or
-		// not even to mask (mask reads every column).
+		// not even to mask (mask reads every column). Not when --types made it numeric
+		// (a boolean column read as numbers): the user chose so.
 		ie.Detail += fmt.Sprintf(" (--types %s:categorical reads the column as labels)", ie.Column)
 	case ie.Err == datasets.ErrConstantColumn && fs.Lookup("drop-constant") != nil:
 		ie.Err = hintedError{datasets.ErrConstantColumn, "constant column (--drop-constant leaves it out)"}
 	}
 	return err
+}
+
+// typeGiven reports whether the command's --types names column.
+func typeGiven(fs *flag.FlagSet, column string) bool {
+	types, _ := parseTypes(fs.Lookup("types").Value.String())
+	_, ok := types[column]
+	return ok
 }
 
 // hintedError is a sentinel error of the loader in the words of a command's flags.

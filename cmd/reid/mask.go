@@ -193,34 +193,42 @@ func (l *loadFlags) options() (datasets.LoadOptions, error) {
 	default:
 		return opts, usagef("--missing must be error or keep, not %q", *l.missing)
 	}
-	items, err := splitItems("types", *l.types, true)
+	types, err := parseTypes(*l.types)
+	opts.Types = types
+	return opts, err
+}
+
+// parseTypes reads --types: name:type entries, nil for none.
+func parseTypes(value string) (map[string]datasets.Kind, error) {
+	items, err := splitItems("types", value, true)
 	if err != nil {
-		return opts, err
+		return nil, err
 	}
+	var types map[string]datasets.Kind
 	for _, item := range items {
 		// At the last colon: a type has none, a column name may (a:b:categorical).
 		cut := strings.LastIndex(item, ":")
 		if cut < 0 {
-			return opts, usagef("--types entry %q is not name:type", item)
+			return nil, usagef("--types entry %q is not name:type", item)
 		}
 		name, kind := strings.TrimSpace(item[:cut]), strings.TrimSpace(item[cut+1:])
 		if name == "" {
-			return opts, usagef("--types entry %q has an empty name", item)
+			return nil, usagef("--types entry %q has an empty name", item)
 		}
 		k, err := datasets.ParseKind(kind)
 		if err != nil {
-			return opts, usagef("--types: %v", err)
+			return nil, usagef("--types: %v", err)
 		}
-		if opts.Types == nil {
-			opts.Types = map[string]datasets.Kind{}
+		if types == nil {
+			types = map[string]datasets.Kind{}
 		}
-		if _, twice := opts.Types[name]; twice {
+		if _, twice := types[name]; twice {
 			// The last one won: AGI:categorical,AGI:numeric read AGI as numbers.
-			return opts, usagef("--types names %q twice", name)
+			return nil, usagef("--types names %q twice", name)
 		}
-		opts.Types[name] = k
+		types[name] = k
 	}
-	return opts, nil
+	return types, nil
 }
 
 // checkNameList refuses an empty name or a name given twice in the list of --flag, as a
