@@ -32,7 +32,9 @@ CSV to CSV as the same text ("007" stays 007, "1.50" stays 1.50), otherwise as v
 
 Methods (numeric attributes unless said otherwise; --attrs defaults to every numeric
 column, or every categorical column for pram):
-  mdav       multivariate MDAV microaggregation, groups of k..2k-1 records (--k)
+  mdav       multivariate MDAV microaggregation, groups of k..2k-1 records formed on the
+             attributes' z-scores (sample sd), as sdcMicro's, each record replaced by
+             its group's mean (--k)
   indrank    individual-ranking microaggregation, per attribute (--k)
   noise      additive noise, sd = p % of each attribute's sd (--p, --seed)
   corrnoise  correlated noise, covariance = p % of the data's covariance (--p, --seed)
@@ -41,7 +43,8 @@ column, or every categorical column for pram):
              otherwise changed to one of the other categories uniformly (--p, --seed),
              or a transition matrix from --matrix FILE (JSON array of rows, a row and a
              column per category in bytewise sorted order of the labels: 1, 10, 2; row i
-             gives the chances of each category for a value of the i-th)
+             gives the chances of each category for a value of the i-th; a row summing
+             to 1 within 1e-6, as one rounded to six decimals does, is divided by its sum)
 
 --k (default 3) must be at least 2. --p has no default: it is required (except for pram
 with --matrix) and must be above 0, at most 100 for rankswap and pram. k = 1 or p = 0
@@ -68,9 +71,9 @@ A summary of what was done is printed on stdout (--format text|json).`,
 			method := fs.String("method", "", "masking `method`: mdav, indrank, noise, corrnoise, rankswap or pram")
 			k := fs.Int("k", 3, "group size for mdav and indrank")
 			p := fs.Float64("p", 0, "percentage parameter, required for noise, corrnoise, rankswap and pram (no default)")
-			seed := fs.Uint64("seed", 1, "random seed")
+			seed := fs.Uint64("seed", 1, "random seed (noise, corrnoise, rankswap, pram; mdav and indrank draw nothing)")
 			attrs := fs.String("attrs", "", "comma-separated `attributes` to mask (default: see above); a name holding a comma in double quotes")
-			out := fs.String("out", "", "output `file` (.csv, .arrow/.feather/.ipc, .arrows for an IPC stream, .parquet/.pq)")
+			out := fs.String("out", "", "output `file` (.csv/.txt, .arrow/.feather/.ipc, .arrows for an IPC stream, .parquet/.pq)")
 			matrix := fs.String("matrix", "", "PRAM transition matrix `file` (JSON)")
 			format := fs.String("format", "text", "summary format: text or json")
 			load := addLoadFlags(fs)
@@ -717,8 +720,13 @@ func (m *maskJob) pram(tab *datasets.Table, attrs []string) error {
 				rows[i] = append(rows[i], *v)
 				sum += *v
 			}
-			if math.Abs(sum-1) > 1e-9 {
+			if math.Abs(sum-1) > 1e-6 {
 				return at(fmt.Errorf("the row sums to %v: a row holds the chances of each category and sums to 1", sum))
+			}
+			// Rounded to six decimals, [1/3, 1/3, 1/3] sums to 0.999999 (a tester's):
+			// within 1e-6 the row is made to sum to 1.
+			for j := range rows[i] {
+				rows[i][j] /= sum
 			}
 		}
 		if len(rows[0]) != len(rows) {

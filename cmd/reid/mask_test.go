@@ -100,6 +100,21 @@ func TestMaskParameterRequired(t *testing.T) {
 	if code, stdout, stderr := runReid(t, "mask", "--out", out, in, "--method", "pram", "--matrix", matrix, "--attrs", "region", "--seed", "4"); code != exitOK || !strings.Contains(stdout, "with pram (matrix="+matrix+" seed=4)") {
 		t.Errorf("pram with a matrix: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
+	// A row rounded to six decimals sums to 1 within 1e-6 and is divided by its sum: the
+	// swap matrix written so gives the exact one's output (a tester's [1/3]×3 refused).
+	rounded := writeCSV(t, dir, "rounded.json", "[[0,1],[0.9999995,0]]")
+	var outputs []string
+	for _, mx := range []string{matrix, rounded} {
+		out := filepath.Join(t.TempDir(), "out.csv")
+		if code, _, stderr := runReid(t, "mask", "--out", out, in, "--method", "pram", "--matrix", mx, "--attrs", "region"); code != exitOK {
+			t.Fatalf("%s: exit %d: %s", mx, code, stderr)
+		}
+		b, _ := os.ReadFile(out)
+		outputs = append(outputs, string(b))
+	}
+	if outputs[0] != outputs[1] {
+		t.Errorf("the rounded matrix's output differs from the exact one's:\n%s\n%s", outputs[1], outputs[0])
+	}
 	// The smallest valid values are accepted.
 	for _, args := range [][]string{
 		{"--method", "rankswap", "--p", "14.29", "--attrs", "a"},
