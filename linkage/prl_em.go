@@ -84,7 +84,8 @@ type EMResult struct {
 // Label switching guard: the match class must favour agreement, Σ_k log(m_k(0)/u_k(0)) > 0.
 // When the fit ends the other way round the classes are swapped (p ↔ 1 − p) and, when p is
 // fixed, EM is run again from the swapped point with the fixed p, within what is left of
-// MaxIterations; when nothing is left, the fit is kept as EM left it, with a warning.
+// MaxIterations; when nothing is left, the swapped classes are kept with a warning (no EM
+// estimate).
 //
 // Without EMSettings.StartM, EM runs from two starts, the geometric one (m_k(l) ∝ 2^(−3l))
 // and the closest pairs taken as the matches (closestStart), and keeps the fit the guard
@@ -146,13 +147,17 @@ func EM(t PatternTable, s EMSettings) (EMResult, error) {
 }
 
 // better reports whether fit c is to be kept over fit r: an oriented fit over one the
-// guard could not orient, then a log-likelihood higher by more than the convergence
+// guard could not orient, then one without a warning over one with (classes swapped
+// after the last iteration, not fitted again), then a log-likelihood higher by more than the convergence
 // test's tolerance (tol, 1e-12 when not positive) relative to r's. Two fits that stopped
 // near one maximum differ in the last digits of their likelihoods (2e-14 relative on
 // EIA's first 500 records, m and u 1e-6 apart); a plain comparison let rounding choose
 // between them, so that any change in the order of the E-step's sums could move m and u
 // by 1e-6 and change em_start.
 func better(c, r EMResult, tol float64) bool {
+	if co, ro := orientation(c.M, c.U) >= 0, orientation(r.M, r.U) >= 0; co != ro {
+		return co // weights that favour agreement, as an intruder's would
+	}
 	if (c.Warning == "") != (r.Warning == "") {
 		return c.Warning == ""
 	}
@@ -170,11 +175,14 @@ func (t *PatternTable) fit(m, u [][]float64, s EMSettings) EMResult {
 	}
 	maxIt, it := s.maxIterations(), r.Iterations
 	if !s.EstimateP && it >= maxIt {
-		// With p fixed, the swapped classes are no EM estimate until EM has run from them
-		// (one step from a swapped point moved u by 0.81 on 60 CENSUS records), and the
-		// budget is spent: the fit stays where EM left it, flagged, so that the other
-		// start's fit is kept over it unless it is flagged too.
-		r.Warning = fmt.Sprintf("the match class does not favour agreement and the %d iterations were spent before the classes could be swapped and fitted again: raise the iteration limit", maxIt)
+		// With p fixed, swapped classes are no EM estimate until EM has run from them (one
+		// step from a swapped point moved u by 0.81 on 60 CENSUS records), and the budget
+		// is spent. They are kept, since weights that favour agreement are the intruder's,
+		// but flagged and not converged, so that another start's fit wins over them.
+		r.M, r.U = r.U, r.M
+		r.LabelSwitched, r.Converged = true, false
+		r.LogLikelihood = t.logLikelihood(r.M, r.U, r.P, s.Threads)
+		r.Warning = fmt.Sprintf("the match class did not favour agreement when the %d iterations were spent: the classes were swapped but not fitted again, so m and u are no EM estimate (raise the iteration limit)", maxIt)
 		return r
 	}
 	r.M, r.U, r.P = r.U, r.M, 1-r.P

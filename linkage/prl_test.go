@@ -240,8 +240,21 @@ func TestEMClosedFormSaturated(t *testing.T) {
 	// With p fixed, the re-run after the swap shares the iteration budget: exactly
 	// MaxIterations M-steps in all when every one is run (Tolerance < 0). The first run
 	// then spends the budget: what is reported is the point EM reached (a naive EM of
-	// budget steps from the start, below), flagged when it is the wrong way round, never
-	// its swapped classes, which are no EM estimate under the fixed p.
+	// budget steps from the start, below), its classes swapped when it ended the wrong
+	// way round, which is then flagged as no EM estimate (it was reported as a fit) and
+	// carries the likelihood of the point reported.
+	logLik := func(m, u [][]float64, p float64) float64 {
+		ll := 0.0
+		for g, n := range tab.Count {
+			pm, pu := p, 1-p
+			for k := range 3 {
+				pm *= m[k][tab.Pattern[g*3+k]]
+				pu *= u[k][tab.Pattern[g*3+k]]
+			}
+			ll += n * math.Log(pm+pu)
+		}
+		return ll
+	}
 	naive := func(m, u [][]float64, p float64, steps int) (nm, nu [][]float64) {
 		m, u = cloneProbs(m), cloneProbs(u)
 		for range steps {
@@ -276,9 +289,13 @@ func TestEMClosedFormSaturated(t *testing.T) {
 		reversed := orientation(m, u) < 0
 		if reversed {
 			wrongWay++
+			m, u = u, m
 		}
-		if r.LabelSwitched || r.Iterations != budget || r.P != 0.3 || reversed != strings.Contains(r.Warning, "iterations were spent") {
-			t.Errorf("budget %d: %d iterations, switched %v, p %v, warning %q (wrong way round: %v)", budget, r.Iterations, r.LabelSwitched, r.P, r.Warning, reversed)
+		ll := logLik(m, u, 0.3)
+		if r.LabelSwitched != reversed || r.Converged || r.Iterations != budget || r.P != 0.3 ||
+			reversed != strings.Contains(r.Warning, "swapped but not fitted again") || math.Abs(r.LogLikelihood-ll) > 1e-9*math.Abs(ll) {
+			t.Errorf("budget %d: %d iterations, switched %v, converged %v, p %v, log-likelihood %v (naive %v), warning %q (wrong way round: %v)",
+				budget, r.Iterations, r.LabelSwitched, r.Converged, r.P, r.LogLikelihood, ll, r.Warning, reversed)
 		}
 		for k := range 3 {
 			if math.Abs(r.M[k][0]-m[k][0]) > 1e-12 || math.Abs(r.U[k][0]-u[k][0]) > 1e-12 {
@@ -288,6 +305,24 @@ func TestEMClosedFormSaturated(t *testing.T) {
 	}
 	if wrongWay == 0 {
 		t.Error("no budget ended the wrong way round: the case tests nothing")
+	}
+	// Of two fits, one favouring agreement is kept over one that does not, then one
+	// without a warning over one with, then the higher likelihood.
+	oriented := EMResult{M: [][]float64{{0.9, 0.1}}, U: [][]float64{{0.2, 0.8}}, LogLikelihood: -10}
+	notRefitted := oriented
+	notRefitted.Warning, notRefitted.LogLikelihood = "swapped but not fitted again", -1
+	reversedFit := EMResult{M: [][]float64{{0.2, 0.8}}, U: [][]float64{{0.9, 0.1}}, LogLikelihood: -0.5, Warning: "even after swapping"}
+	for _, tc := range []struct {
+		c, r EMResult
+		want bool
+	}{
+		{notRefitted, reversedFit, true}, {reversedFit, notRefitted, false},
+		{oriented, notRefitted, true}, {notRefitted, oriented, false},
+		{EMResult{M: oriented.M, U: oriented.U, LogLikelihood: -9}, oriented, true},
+	} {
+		if got := better(tc.c, tc.r, 0); got != tc.want {
+			t.Errorf("better(%q %v, %q %v) = %v", tc.c.Warning, tc.c.LogLikelihood, tc.r.Warning, tc.r.LogLikelihood, got)
+		}
 	}
 	// With iterations left, the swapped classes are fitted again with the fixed p: the
 	// generating model (p = 0.3 is its own).

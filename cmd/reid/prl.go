@@ -25,11 +25,12 @@ counted by agreement pattern, EM on the counts estimates m, u and the match prop
 (fixed at |true pairs| / |pairs| unless --estimate-p; --supervised takes them from the true
 and false pairs: the worst case; EM starts twice, from m favouring the first level and
 from the closest pairs taken as matches; a fit whose match class does not favour
-agreement, Σ_k log(m_k(first level)/u_k(first level)) ≤ 0, has its classes swapped
+agreement, Σ_k log(m_k(first level)/u_k(first level)) < 0, has its classes swapped
 (label_switched, EM run again from there when p is fixed and the --max-iterations, shared
-by the two runs, are not spent; when they are, the fit is kept unswapped, with a warning),
-and one still the wrong way round carries a warning; of the two fits, one without that warning is kept over one with
-it whatever their likelihoods, else the first unless the
+by the two runs, are not spent; when they are, the swapped classes are kept with a warning
+that they are no EM estimate), and one still the wrong way round carries a warning; of the
+two fits, one favouring agreement is kept over one that does not, then one without a
+warning over one with, whatever their likelihoods, else the first unless the
 second's log-likelihood is higher by more than the convergence tolerance: em_start), weights are log2(m/u) summed over attributes, and the
 Fellegi-Sunter thresholds follow from --mu = P(link | non-match) and --lambda =
 P(non-link | match) (0 is allowed: with EM, --mu 0 leaves no link and --lambda 0 no
