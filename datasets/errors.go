@@ -37,7 +37,10 @@ var (
 	ErrRowMismatch     = errors.New("the files have different numbers of records")
 	ErrUnsupportedType = errors.New("unsupported column type")
 	ErrInexactInteger  = errors.New("integer beyond the exact range of a number (±2^53)")
-	ErrGroupedNumber   = errors.New("number written with a comma (thousands separator or decimal comma)")
+	// ErrInexactDecimal: a DECIMAL identifier (a fraction float64 does not hold, from
+	// 10^15 on) in a later batch than the first, which made the column numeric.
+	ErrInexactDecimal = errors.New("decimal beyond the exact range of a number (a fraction float64 does not hold)")
+	ErrGroupedNumber  = errors.New("number written with a comma (thousands separator or decimal comma)")
 	// ErrNotCommaSeparated: a CSV header that is one column holding ';' or a tab, the
 	// delimiters of other exports (Excel's in many European locales): read as commas, every
 	// record would be one label.

@@ -315,11 +315,18 @@ func ColumnNames(path string, opts LoadOptions) ([]string, error) {
 var errNamesRead = errors.New("datasets: column names read")
 
 // load is Load with Arrow's buffers taken from mem (tests measure them).
+// notRegular are the file modes of inputs that cannot be read twice (named pipes,
+// devices, sockets); not every irregular file (Windows reports cloud placeholders so).
+const notRegular = os.ModeNamedPipe | os.ModeDevice | os.ModeCharDevice | os.ModeSocket
+
 func load(path string, opts LoadOptions, mem memory.Allocator) (*Table, error) {
 	// A directory first: its name has no extension ("data/"), which FormatOf would call an
-	// unknown format.
+	// unknown format. A named pipe or a device before opening: a pipe's open waits for a
+	// writer.
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return nil, &InputError{File: path, Err: errors.New("is a directory")}
+	} else if err == nil && st.Mode()&notRegular != 0 {
+		return nil, &InputError{File: path, Err: ErrNotRegular}
 	}
 	format := opts.Format
 	if format == FormatAuto {
@@ -327,10 +334,6 @@ func load(path string, opts LoadOptions, mem memory.Allocator) (*Table, error) {
 		if format, err = FormatOf(path); err != nil {
 			return nil, err
 		}
-	}
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
-		// Before opening: a named pipe's open waits for a writer.
-		return nil, &InputError{File: path, Err: ErrNotRegular}
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -344,7 +347,7 @@ func load(path string, opts LoadOptions, mem memory.Allocator) (*Table, error) {
 	if st.IsDir() {
 		return nil, &InputError{File: path, Err: errors.New("is a directory")}
 	}
-	if !st.Mode().IsRegular() {
+	if st.Mode()&notRegular != 0 {
 		// A pipe has size 0 here and was called empty (its writer then got SIGPIPE).
 		return nil, &InputError{File: path, Err: ErrNotRegular}
 	}
@@ -1252,23 +1255,26 @@ func inexactInteger(s string) bool {
 	return acc != big.Exact
 }
 
-// inexactDecimal reports whether s, the text of an Arrow or Parquet DECIMAL, is a value
-// float64 cannot tell from its neighbours: an integer part float64 cannot hold, or a
-// fraction at or beyond 2^53, where float64 holds none. A DECIMAL is exact by its type, so
-// such values are identifiers (Spark's DECIMAL(20, 2) account numbers: as float64,
-// 9007199254740993.01 and 9007199254740993.02 would be one value).
+// inexactDecimal reports whether s, the exact text of an Arrow or Parquet DECIMAL, is a
+// value float64 cannot tell from its neighbours: an integer part float64 cannot hold, or,
+// from 10^15 on, a fraction it does not hold exactly (its spacing there is 1/8, from 2^53
+// on 2). A DECIMAL is exact by its type, so such values are identifiers (Spark's
+// DECIMAL(20, 2) account numbers: as float64, 1000000000000000.01 and .02 would be one
+// value); below 10^15 a fraction is a measurement's.
 func inexactDecimal(s string) bool {
 	whole, frac, _ := strings.Cut(strings.TrimLeft(s, "+-"), ".")
 	if inexactInteger(whole) {
 		return true
 	}
-	if strings.Trim(frac, "0") == "" || len(strings.TrimLeft(whole, "0")) <= 15 {
+	if strings.Trim(frac, "0") == "" || len(strings.TrimLeft(whole, "0")) < 16 {
 		return false
 	}
-	// A fraction is lost at and beyond 2^53; below it (16 digits from 10^15) float64
-	// still holds halves and quarters.
-	n, ok := new(big.Int).SetString(whole, 10)
-	return ok && n.Cmp(new(big.Int).Lsh(big.NewInt(1), 53)) >= 0
+	exact, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return false
+	}
+	v, _ := exact.Float64()
+	return new(big.Rat).SetFloat64(v).Cmp(exact) != 0
 }
 
 // exactInt64 and exactUint64 report whether float64 holds v exactly.
@@ -1336,10 +1342,15 @@ func (b *columnBuilder) append(arr arrow.Array, start int) error {
 			// NaN and ±Inf are refused in a dictionary of numbers as in any column of
 			// numbers (read as a label, NaN was a category, and a CSV copy of it refused).
 			for i := 0; i < n; i++ {
-				if x := a.GetValueIndex(i); !a.IsNull(i) && !dict.IsNull(x) {
-					if v := num.get(x); math.IsNaN(v) || math.IsInf(v, 0) {
-						return b.fail(start+i+1, ErrNotFinite, formatFloat(v)+" in a dictionary of numbers (a missing value is a null)")
+				x := a.GetValueIndex(i)
+				if a.IsNull(i) || dict.IsNull(x) {
+					if b.ld.opts.Missing == MissingError {
+						break // appendText names this row first, as the first bad cell
 					}
+					continue
+				}
+				if v := num.get(x); math.IsNaN(v) || math.IsInf(v, 0) {
+					return b.fail(start+i+1, ErrNotFinite, formatFloat(v)+" in a dictionary of numbers (a missing value is a null)")
 				}
 			}
 		} else {
@@ -1365,6 +1376,12 @@ func (b *columnBuilder) append(arr arrow.Array, start int) error {
 	// batches' sizes are the writer's choice). The integers read before are exact.
 	for i := 0; b.kind == Numeric && !b.override && num.inexact != nil && i < n; i++ {
 		if !arr.IsNull(i) && num.inexact(i) {
+			if num.fraction && start > 0 {
+				// Decimals read before as float64s have lost digits: refused as in CSV,
+				// whose first batch decides.
+				return b.fail(start+i+1, ErrInexactDecimal, strconv.Quote(num.text(i))+
+					" after the first batch made the column numeric (read it as categorical if it holds identifiers, or as numeric to round it)")
+			}
 			b.toLabels()
 		}
 	}
@@ -1446,19 +1463,19 @@ func censusOf(n int, isNull func(int) bool, value func(int) string) textCensus {
 // numbers reports whether the batch is mostly numbers: more than half its present cells.
 func (c textCensus) numbers() bool { return 2*c.parsed > c.present }
 
+// readsAsMissing reports whether a CSV cell of text v is a missing value: one of tokens
+// (trimmed), as it is or padded with blanks or tabs. The writer asks it too (csvMissingLabel).
+func readsAsMissing(v string, tokens map[string]bool) bool {
+	return tokens[v] || v != "" && (v[0] == ' ' || v[0] == '\t' || v[len(v)-1] == ' ' || v[len(v)-1] == '\t') && tokens[strings.TrimSpace(v)]
+}
+
 // appendText adds text values, deciding the kind of an undecided (CSV) column from this
 // batch: numeric when more than half of its non-missing values parse as numbers and none
 // is an integer float64 cannot hold (an identifier, see inexactInteger).
 func (b *columnBuilder) appendText(n, start int, isNull func(int) bool, value func(int) string) error {
 	if padded := b.ld.paddedMissing; padded != nil {
 		exact := isNull
-		isNull = func(i int) bool {
-			if exact(i) {
-				return true
-			}
-			v := value(i)
-			return v != "" && (v[0] == ' ' || v[0] == '\t' || v[len(v)-1] == ' ' || v[len(v)-1] == '\t') && padded[strings.TrimSpace(v)]
-		}
+		isNull = func(i int) bool { return exact(i) || readsAsMissing(value(i), padded) }
 	}
 	if !b.decided {
 		c := censusOf(n, isNull, value)
@@ -1528,6 +1545,10 @@ type numericArray struct {
 	get     func(int) float64
 	text    func(int) string
 	inexact func(int) bool
+	// fraction: values may have a fraction (DECIMAL with a scale), so the float64s read
+	// before an identifier cannot be relabelled exactly (1234567890123456.78 is
+	// 1234567890123456.8 as float64).
+	fraction bool
 }
 
 // numericGetter returns the accessors of Arrow's numeric arrays.
@@ -1539,23 +1560,14 @@ func numericGetter(arr arrow.Array) (numericArray, bool) {
 		return numericArray{get: func(i int) float64 { return float32Decimal(a.Value(i)) }}, true
 	case *array.Float16:
 		return numericArray{get: func(i int) float64 { return float16Decimal(a.Value(i)) }}, true
-	case *array.Decimal32, *array.Decimal64, *array.Decimal128, *array.Decimal256:
-		// Money as databases and Spark write it: the decimal's exact text, read as a CSV
-		// cell is (correctly rounded), so the same column gives the same numbers.
-		// DECIMAL(20, 0) and DECIMAL(20, 2) beyond 2^53: the long identifiers of Spark and
-		// databases, labelled by their exact digits as int64's are (rounded to float64,
-		// 9007199254740993.01 and .02 were one key).
-		return numericArray{
-			get: func(i int) float64 {
-				v, err := strconv.ParseFloat(arr.ValueStr(i), 64)
-				if err != nil && !errors.Is(err, strconv.ErrRange) {
-					return math.NaN() // not a decimal's text: reported as not finite
-				}
-				return v
-			},
-			text:    func(i int) string { return decimalLabel(arr.ValueStr(i)) },
-			inexact: func(i int) bool { return inexactDecimal(arr.ValueStr(i)) },
-		}, true
+	case *array.Decimal32:
+		return decimalArray(a.Value, a.DataType().(arrow.DecimalType)), true
+	case *array.Decimal64:
+		return decimalArray(a.Value, a.DataType().(arrow.DecimalType)), true
+	case *array.Decimal128:
+		return decimalArray(a.Value, a.DataType().(arrow.DecimalType)), true
+	case *array.Decimal256:
+		return decimalArray(a.Value, a.DataType().(arrow.DecimalType)), true
 	case *array.Int8:
 		return smallInt(a.Value), true
 	case *array.Int16:
@@ -1584,14 +1596,35 @@ func numericGetter(arr arrow.Array) (numericArray, bool) {
 	return numericArray{}, false
 }
 
-// decimalLabel is a decimal's text without the zeros its scale pads it with ("5.00" is
-// "5"), as formatFloat labels the same value below 2^53: the labels of a column that
-// turns categorical in a later batch stay one per value.
-func decimalLabel(s string) string {
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+// decimalArray reads an Arrow DECIMAL column (money as databases and Spark write it) from
+// each value's exact digits (ToString: never an exponent, where arrow-go's ValueStr
+// writes 1.5e-10): get is that text read as a CSV cell is (correctly rounded), so the same
+// column gives the same numbers; text the digits without the zeros the scale pads them
+// with ("5.00" is 5, as formatFloat labels the number); inexact marks identifiers
+// (inexactDecimal), labelled by their exact digits as int64's are.
+func decimalArray[T interface{ ToString(int32) string }](value func(int) T, typ arrow.DecimalType) numericArray {
+	scale := typ.GetScale()
+	digits := func(i int) string { return value(i).ToString(scale) }
+	get := func(i int) float64 {
+		v, err := strconv.ParseFloat(digits(i), 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return math.NaN() // not a decimal's text: reported as not finite
+		}
+		return v
 	}
-	return s
+	return numericArray{
+		get: get,
+		text: func(i int) string {
+			s := digits(i)
+			if strings.Contains(s, ".") {
+				s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+			}
+			return s
+		},
+		// Below 10^15 no decimal is an identifier: the text is read once per cell there.
+		inexact:  func(i int) bool { return math.Abs(get(i)) >= 1e15 && inexactDecimal(digits(i)) },
+		fraction: scale > 0,
+	}
 }
 
 // float32Decimal is v as the decimal it was written from: the shortest decimal that

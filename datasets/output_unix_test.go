@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -110,7 +111,22 @@ func TestLoadNamedPipe(t *testing.T) {
 	if err := unix.Mkfifo(p, 0o600); err != nil {
 		t.Skipf("no named pipe here: %v", err)
 	}
-	_, err := Load(p, LoadOptions{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := Load(p, LoadOptions{})
+		done <- err
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		// Opened before the check: the open waits for a writer. Be one, so the test ends.
+		if w, werr := os.OpenFile(p, os.O_WRONLY, 0); werr == nil {
+			w.Close()
+		}
+		err = <-done
+		t.Errorf("Load waited for a writer on the pipe (then: %v)", err)
+	}
 	if !errors.Is(err, ErrNotRegular) || err.Error() != p+": "+ErrNotRegular.Error() {
 		t.Errorf("err = %v, want %s: %v", err, p, ErrNotRegular)
 	}

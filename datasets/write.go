@@ -140,11 +140,8 @@ func Encode(f io.Writer, t *Table, format Format, name string) error {
 	}
 	asText := format == FormatCSV
 	if asText {
-		for j := range t.Columns {
-			if row, label := csvMissingLabel(&t.Columns[j]); row >= 0 {
-				return &InputError{File: name, Column: t.Columns[j].Name, Row: row + 1, Err: ErrMissingLabel,
-					Detail: strconv.Quote(label) + " (write Arrow or Parquet, .arrow or .parquet, which keep it)"}
-			}
+		if err := CheckCSVLabels(t, name); err != nil {
+			return err
 		}
 	}
 	schema := writeSchema(t, asText)
@@ -337,20 +334,42 @@ func writeCSVHeader(w *bufio.Writer, cw *csv.Writer, header []string) error {
 	return err
 }
 
+// CheckCSVLabels returns an error wrapping ErrMissingLabel, naming name (the CSV output),
+// the column and the row, when a categorical column of t holds a label a CSV reader takes
+// for a missing value; Encode refuses such a table for CSV. A command can call it before
+// its work, on the table it will write.
+func CheckCSVLabels(t *Table, name string) error {
+	for j := range t.Columns {
+		if row, label := csvMissingLabel(&t.Columns[j]); row >= 0 {
+			return &InputError{File: name, Column: t.Columns[j].Name, Row: row + 1, Err: ErrMissingLabel,
+				Detail: strconv.Quote(label) + " (write Arrow or Parquet, .arrow or .parquet, which keep it)"}
+		}
+	}
+	return nil
+}
+
 // csvMissingLabel returns the first row of a categorical column whose label a CSV reader
-// takes for a missing value ("" or NA, blanks around them allowed), and the label; −1
-// when none. Arrow and Parquet hold such categories (an empty string is one there); a
-// CSV copy would turn them into missing values without a word.
+// takes for a missing value ("" or NA, blanks or tabs around them allowed: the loader's
+// readsAsMissing), and the label; −1 when none. Arrow and Parquet hold such categories (an
+// empty string is one there); a CSV copy would turn them into missing values without a
+// word.
 func csvMissingLabel(c *Column) (int, string) {
 	if c.Kind != Categorical {
 		return -1, ""
 	}
-	tokens := defaultMissingTokens()
-	if !slices.ContainsFunc(c.Levels, func(l string) bool { return slices.Contains(tokens, strings.TrimSpace(l)) }) {
+	tokens := map[string]bool{}
+	for _, tok := range defaultMissingTokens() {
+		tokens[tok] = true
+	}
+	missing := make([]bool, len(c.Levels)) // per level: the rows need no text compared
+	for x, l := range c.Levels {
+		missing[x] = readsAsMissing(l, tokens)
+	}
+	if !slices.Contains(missing, true) {
 		return -1, ""
 	}
 	for i, code := range c.Codes {
-		if !c.Missing(i) && slices.Contains(tokens, strings.TrimSpace(c.Levels[code])) {
+		if missing[code] && !c.Missing(i) {
 			return i, c.Levels[code]
 		}
 	}

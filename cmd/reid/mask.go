@@ -115,6 +115,13 @@ A summary of what was done is printed on stdout (--format text|json).`,
 				if err != nil {
 					return err
 				}
+				if f, _ := datasets.OutputFormatOf(*out); f == datasets.FormatCSV {
+					// Before the work: an Arrow or Parquet category "" or NA, which a CSV
+					// would read back as missing (the writer refuses it too).
+					if err := datasets.CheckCSVLabels(tab, *out); err != nil {
+						return err
+					}
+				}
 				summary, err := m.apply(tab)
 				if err != nil {
 					return err

@@ -726,3 +726,32 @@ func TestTypesNameWithColon(t *testing.T) {
 		t.Errorf("--types a:b:categorical: exit %d, %q", code, stderr)
 	}
 }
+
+// TestMaskCSVRefusesMissingLabels: an Arrow category "NA" (or "") would read back from a
+// CSV output as a missing value: mask refuses it before the work, naming column and row,
+// and writes nothing; to Arrow it is kept.
+func TestMaskCSVRefusesMissingLabels(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.arrow")
+	tab := &datasets.Table{Source: "in", Columns: []datasets.Column{
+		{Name: "a", Kind: datasets.Numeric, Values: []float64{1, 2, 3, 4}},
+		{Name: "s", Kind: datasets.Categorical, Levels: []string{"x", "NA"}, Codes: []int32{0, 1, 0, 0}},
+	}}
+	if err := datasets.Write(in, tab, datasets.FormatAuto); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.csv")
+	code, _, stderr := runReid(t, "mask", "--method", "noise", "--p", "10", "--attrs", "a", "--out", out, in)
+	expectInputError(t, code, stderr, out+`: column "s", row 2: a category that CSV reads back as a missing value: "NA"`)
+	if _, err := os.Stat(out); err == nil {
+		t.Error("output written")
+	}
+	kept := filepath.Join(dir, "out.arrow")
+	if code, _, stderr := runReid(t, "mask", "--method", "noise", "--p", "10", "--attrs", "a", "--out", kept, in); code != exitOK {
+		t.Fatalf("to Arrow: exit %d: %s", code, stderr)
+	}
+	back, err := datasets.Load(kept, datasets.LoadOptions{})
+	if err != nil || back.Column("s").String(1) != "NA" {
+		t.Errorf("to Arrow: %v", err)
+	}
+}
