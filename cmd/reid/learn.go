@@ -66,7 +66,8 @@ Reid(bilinear) ≥ Reid(WM) on every proven bound: a violation is an internal er
 --time-limit stops the search (e.g. 10m; default none) with status time_limit, the best
 parameters found and the proven bound. An interrupt (Ctrl-C) or SIGTERM stops it the
 same way within about a second, with status interrupted, and learn exits with code 130
-after writing its results (a second interrupt aborts at once; a reid started with
+after writing its results (a second interrupt aborts at once, removing what --export-mps
+had begun to write; a reid started with
 SIGINT ignored, as a script's background job is, keeps ignoring it: send SIGTERM). Without a time limit the
 search runs until it proves its optimum, which on files with many near ties may not
 happen in hours: give a time limit or interrupt it.
@@ -201,7 +202,7 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 				// The search writes the model into a directory of its own beside
 				// --export-mps; it is moved into place with the other outputs, or removed
 				// with them when learn fails.
-				mps := ""
+				mps, cleanups := "", []func(){}
 				if *exportMPS != "" {
 					dir := filepath.Dir(*exportMPS)
 					if _, fd := datasets.Descriptor(*exportMPS); fd {
@@ -212,11 +213,12 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 						return err
 					}
 					defer os.RemoveAll(tmp)
+					cleanups = append(cleanups, func() { os.RemoveAll(tmp) }) // a second interrupt's
 					mps = filepath.Join(tmp, filepath.Base(*exportMPS))
 				}
 				job := learnJob{files: files, family: fam, direction: dir, records: *records, threads: *threads, hierarchy: *hierarchy,
 					settings: optimize.Settings{Epsilon: *epsilon, TimeLimit: *timeLimit, WorkLimit: workLimit.Seconds(), Seed: int64(*pf.seed), Threads: *threads, ExportMPS: mps}}
-				ctx, release := interruptible(e, "learn")
+				ctx, release := interruptible(e, "learn", cleanups...)
 				r, op, err := job.run(ctx, e)
 				sig := release()
 				if err != nil {

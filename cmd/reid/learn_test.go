@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -411,5 +412,36 @@ func TestLearnProofsAgreeAcrossWorkLimits(t *testing.T) {
 				t.Errorf("optimal at %d links with --work-limit %s, at %d with %s", a.links, a.limit, b.links, b.limit)
 			}
 		}
+	}
+}
+
+// A second interrupt aborts at once, and first removes what --export-mps had begun to
+// write: a tester's second SIGTERM while learn wrote its model left .reid-learn-*/ with up
+// to 49 MB of it. Here the first interrupt comes as learn listens, the second as it says
+// it is stopping; abort, which in main ends the process, records the signal and whether
+// the model's directory was still there.
+func TestLearnSecondInterruptRemovesModel(t *testing.T) {
+	orig, _, swap := fixture(t)
+	dir := t.TempDir()
+	var relay chan<- os.Signal
+	var errOut lockedBuffer
+	stderr := writeFunc(func(p []byte) (int, error) {
+		if relay != nil && bytes.Contains(p, []byte("stopping with the best results")) {
+			relay <- syscall.SIGTERM
+		}
+		return errOut.Write(p)
+	})
+	var aborted []os.Signal
+	var left []string
+	e := &env{stdout: io.Discard, stderr: stderr, notify: func(c chan<- os.Signal) {
+		relay = c
+		c <- os.Interrupt
+	}, abort: func(s os.Signal) {
+		aborted = append(aborted, s)
+		left, _ = filepath.Glob(filepath.Join(dir, ".reid-learn-*"))
+	}}
+	run([]string{"learn", "--operator", "wm", "--attrs", demoNumeric, "--time-limit", "30s", "--export-mps", filepath.Join(dir, "model.mps"), orig, swap}, e)
+	if len(aborted) != 1 || aborted[0] != syscall.SIGTERM || len(left) != 0 {
+		t.Errorf("aborted by %v with %q left; stderr %s", aborted, left, errOut.String())
 	}
 }

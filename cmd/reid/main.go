@@ -29,6 +29,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/reid-sdc/reid/datasets"
 	"github.com/reid-sdc/reid/linkage"
@@ -76,6 +77,21 @@ type env struct {
 	// kill the summary printed after the files are in place (exit 143 with the files
 	// written read as nothing written).
 	releaseHold func() os.Signal
+	// abort ends the process at a second interrupt (see interruptible), after the
+	// command's temporary files are removed: by the signal itself in main (dieBy); tests
+	// record it instead. Nil: the second interrupt only removes them.
+	abort func(os.Signal)
+}
+
+// dieBy ends the process by signal s, as its default action would have: a shell reads the
+// status of a process killed by SIGINT (130) or SIGTERM (143). Where a process cannot
+// signal itself, it exits 130.
+func dieBy(s os.Signal) {
+	signal.Reset(s)
+	if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(s) == nil {
+		time.Sleep(time.Second) // the signal ends the process on its way
+	}
+	os.Exit(exitInterrupted)
 }
 
 // errWriter passes writes on to w until one fails, then keeps that error and returns it
@@ -125,7 +141,7 @@ func main() {
 		}
 	}()
 	e := &env{stdout: os.Stdout, stderr: os.Stderr, interactive: stderrIsTerminal(),
-		notify: notifyInterrupts}
+		notify: notifyInterrupts, abort: dieBy}
 	os.Exit(run(os.Args[1:], e))
 }
 
@@ -348,23 +364,39 @@ func notifyInterrupts(c chan<- os.Signal) {
 }
 
 // interruptible returns a context that is cancelled at the first interrupt signal (see
-// env.notify), after which the signals kill the process again, so that a second
-// interrupt aborts; release stops listening and returns the signal received, if any (it
-// may be called again, with the same answer).
-func interruptible(e *env, cmd string) (ctx context.Context, release func() os.Signal) {
+// env.notify); a second interrupt aborts: the cleanups run (the command's temporary files,
+// which a kill left behind: a tester's second SIGTERM while learn wrote its MPS model left
+// .reid-learn-*/ with 6–49 MB of it), then env.abort ends the process. release stops
+// listening and returns the signal received, if any (it may be called again, with the
+// same answer).
+func interruptible(e *env, cmd string, cleanups ...func()) (ctx context.Context, release func() os.Signal) {
 	ctx, cancel := context.WithCancel(context.Background())
 	if e.notify == nil {
 		return ctx, func() os.Signal { cancel(); return nil }
 	}
-	c := make(chan os.Signal, 1)
+	c := make(chan os.Signal, 2)
 	e.notify(c)
 	var got os.Signal // written before done is closed
-	done := make(chan struct{})
+	done, released := make(chan struct{}), make(chan struct{})
+	var second sync.WaitGroup
 	handle := func(s os.Signal) {
-		signal.Stop(c)
 		got = s
 		fmt.Fprintf(e.stderr, "reid %s: %v: stopping with the best results found (the same signal again aborts)\n", cmd, s)
 		cancel()
+		second.Add(1)
+		go func() {
+			defer second.Done()
+			select {
+			case s := <-c:
+				for _, f := range cleanups {
+					f()
+				}
+				if e.abort != nil {
+					e.abort(s)
+				}
+			case <-released:
+			}
+		}()
 	}
 	select {
 	case s := <-c:
@@ -390,10 +422,15 @@ func interruptible(e *env, cmd string) (ctx context.Context, release func() os.S
 			}
 		}()
 	}
+	var once sync.Once
 	release = func() os.Signal {
-		signal.Stop(c)
-		cancel()
-		<-done
+		once.Do(func() {
+			signal.Stop(c)
+			cancel()
+			<-done
+			close(released)
+			second.Wait()
+		})
 		return got
 	}
 	return ctx, release
