@@ -174,6 +174,11 @@ func PRL(p PRLProblem, s PRLSettings) (*PRLResult, error) {
 // no result and an error wrapping ctx.Err() (errors.Is(err, context.Canceled) after an
 // interrupt), never a linkage counted on part of the pairs.
 func PRLContext(ctx context.Context, p PRLProblem, s PRLSettings) (*PRLResult, error) {
+	if ctx.Err() != nil {
+		// Done before it starts: not a pass (an interrupted audit started its four runs,
+		// 48 s on a million records, each stopping only in its first pass).
+		return nil, fmt.Errorf("linkage: prl stopped: %w", context.Cause(ctx))
+	}
 	res, err := prl(ctx, p, s)
 	if ctx.Err() != nil {
 		// Checked last as well: a pass cut short can make any later step's result wrong.

@@ -41,6 +41,15 @@ func TestPRLContextStops(t *testing.T) {
 			t.Errorf("cancelled in pass %d: a later pass (%d) started", at, pass)
 		}
 	}
+	// Done before the call: no pass starts (an interrupted audit began its four PRL
+	// runs' first passes, 48 s on a tester's million records).
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	started := 0
+	res, err := PRLContext(ctx, p, PRLSettings{Threads: threads, Pass: func(int, string) { started++ }})
+	if res != nil || !errors.Is(err, context.Canceled) || started != 0 {
+		t.Errorf("done before: result %v, error %v, %d passes started", res != nil, err, started)
+	}
 	want, err := PRL(p, PRLSettings{Threads: threads})
 	if err != nil {
 		t.Fatal(err)

@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"html"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -1751,5 +1754,39 @@ func TestAuditReportPathIsDirectory(t *testing.T) {
 	late := fmt.Errorf("writing: %w", &os.LinkError{Op: "rename", Old: "a.tmp", New: "a", Err: syscall.EEXIST})
 	if code := report(late, &command{Name: "audit"}, &env{stderr: &buf}); code != exitInput {
 		t.Errorf("a failed rename: exit %d (%s), want %d", code, buf.String(), exitInput)
+	}
+}
+
+// A worst-case family whose rows would not fit (Choquet's on 4,000 records of 13
+// attributes: a tester's audit ended with exit 2 and no report after the other searches)
+// is reported not available with the reason, named in a warning, and the audit goes on.
+// Here every family's rows are bounded by 1 byte.
+func TestAuditFamilyTooLarge(t *testing.T) {
+	orig, _, swap := fixture(t)
+	pf := addPairFlags(flag.NewFlagSet("audit", flag.ContinueOnError))
+	*pf.original, *pf.masked, *pf.attrs = orig, swap, demoNumeric
+	a := auditJob{pf: pf, records: 40, workLimit: 0.5, maxRowBytes: 1}
+	var stderr bytes.Buffer
+	r, err := a.run(context.Background(), &env{stdout: io.Discard, stderr: &stderr})
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	if len(r.WorstCase) != 4 {
+		t.Fatalf("%d worst-case entries, want 4: %+v", len(r.WorstCase), r.WorstCase)
+	}
+	for _, w := range r.WorstCase {
+		if w.Available || w.Status != "not_available" || !strings.Contains(w.Reason, "problem too large") {
+			t.Errorf("%s: available %v, status %q, reason %q", w.Operator, w.Available, w.Status, w.Reason)
+		}
+		found := false
+		for _, warn := range r.Warnings {
+			found = found || strings.HasPrefix(warn, "worst_case/"+w.Operator+" not searched: optimize: problem too large")
+		}
+		if !found {
+			t.Errorf("%s: no warning in %q", w.Operator, r.Warnings)
+		}
+	}
+	if len(r.Linkage) == 0 || r.Summary.WorstCaseReidBound != nil {
+		t.Errorf("%d linkage entries, worst-case bound %v: want the linkage measured and no worst case", len(r.Linkage), r.Summary.WorstCaseReidBound)
 	}
 }

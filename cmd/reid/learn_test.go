@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -443,5 +445,29 @@ func TestLearnSecondInterruptRemovesModel(t *testing.T) {
 	run([]string{"learn", "--operator", "wm", "--attrs", demoNumeric, "--time-limit", "30s", "--export-mps", filepath.Join(dir, "model.mps"), orig, swap}, e)
 	if len(aborted) != 1 || aborted[0] != syscall.SIGTERM || len(left) != 0 {
 		t.Errorf("aborted by %v with %q left; stderr %s", aborted, left, errOut.String())
+	}
+}
+
+// A time limit the Euclidean linkage before the search uses up is said in those words:
+// the search's own note then speaks of its limit, 1 ms (a tester's 5 s on 100,000
+// records, which that linkage took).
+func TestLearnLimitSpentByEuclidean(t *testing.T) {
+	orig, _, swap := fixture(t)
+	code, stdout, stderr := runReid(t, "learn", "--operator", "wm", "--attrs", demoNumeric, "--time-limit", "1ns", "--format", "json", orig, swap)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		N        int      `json:"n"`
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("the Euclidean linkage of every pair (%d × %d records) took ", doc.N, doc.N)
+	if !slices.ContainsFunc(doc.Warnings, func(w string) bool {
+		return strings.HasPrefix(w, want) && strings.Contains(w, "of the time limit of 1ns")
+	}) {
+		t.Errorf("no warning %q... in %q", want, doc.Warnings)
 	}
 }
