@@ -1249,8 +1249,13 @@ func ciLine(r *auditReport) string {
 			verdict = fmt.Sprintf("FAIL (%d of %d rules violated)", len(p.Violations), len(p.Rules))
 		}
 	}
-	line := fmt.Sprintf("reid audit %s: %s max_reid=%.4f (%s) worst_case_reid_bound=%s worst_case_reid_incumbent=%s max_k_reid=%.4f",
-		verdict, filepath.Base(string(r.Inputs.Masked.File)), s.MaxReid, s.MaxReidSource, optF(s.WorstCaseReidBound), optF(s.WorstCaseReidIncumbent), s.MaxKReid)
+	maxReid := fmt.Sprintf("%.4f (%s)", s.MaxReid, s.MaxReidSource)
+	if s.MaxReidSource == "" {
+		// No linkage ran (an interrupt before DBRL): 0 would read as a measurement.
+		maxReid = "- (not measured)"
+	}
+	line := fmt.Sprintf("reid audit %s: %s max_reid=%s worst_case_reid_bound=%s worst_case_reid_incumbent=%s max_k_reid=%.4f",
+		verdict, filepath.Base(string(r.Inputs.Masked.File)), maxReid, optF(s.WorstCaseReidBound), optF(s.WorstCaseReidIncumbent), s.MaxKReid)
 	if s.KMin != nil {
 		line += fmt.Sprintf(" p_pu_given_su=%s k_min=%d", optF(s.PPUGivenSU), *s.KMin)
 	}
