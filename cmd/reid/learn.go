@@ -465,7 +465,10 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 					lastLine = now
 					step := phase
 					if step == "" {
-						step = "reductions"
+						// Before the family's first report: its reductions, or, when they
+						// stopped at the limit, the re-count of the starting point (a full
+						// pass of the pairwise core: 15 s on 100,000 records).
+						step = "reductions or re-count"
 					}
 					fmt.Fprintf(e.stderr, "reid: learning %v: %s under way, %s in all\n", family, step, now.Sub(began).Round(time.Second))
 				}
@@ -492,8 +495,16 @@ func (j *learnJob) run(ctx context.Context, e *env) (*learnReport, distances.Ope
 	spent := "" // a warning when the Euclidean linkage took the whole time limit
 	if euclideanLinks == nil {
 		start := time.Now()
+		// Named in the heartbeat's lines, which called it the reductions (15 s of them on
+		// a tester's 100,000 records, where the reductions had not begun).
+		lineMu.Lock()
+		phase = "the Euclidean linkage"
+		lineMu.Unlock()
 		eu, err := linkage.DBRL(linkage.Problem{Original: om, Masked: mm, TrueMasked: trueMasked, TrueOriginal: trueOriginal,
 			Operator: distances.NewEuclidean(len(om)), Direction: j.direction}, linkage.Settings{Threads: j.threads})
+		lineMu.Lock()
+		phase = ""
+		lineMu.Unlock()
 		if err != nil {
 			return nil, nil, err
 		}
