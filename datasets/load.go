@@ -314,11 +314,11 @@ func ColumnNames(path string, opts LoadOptions) ([]string, error) {
 // errNamesRead stops a load once ColumnNames has its names.
 var errNamesRead = errors.New("datasets: column names read")
 
-// load is Load with Arrow's buffers taken from mem (tests measure them).
 // notRegular are the file modes of inputs that cannot be read twice (named pipes,
 // devices, sockets); not every irregular file (Windows reports cloud placeholders so).
 const notRegular = os.ModeNamedPipe | os.ModeDevice | os.ModeCharDevice | os.ModeSocket
 
+// load is Load with Arrow's buffers taken from mem (tests measure them).
 func load(path string, opts LoadOptions, mem memory.Allocator) (*Table, error) {
 	// A directory first: its name has no extension ("data/"), which FormatOf would call an
 	// unknown format. A named pipe or a device before opening: a pipe's open waits for a
@@ -346,10 +346,6 @@ func load(path string, opts LoadOptions, mem memory.Allocator) (*Table, error) {
 	}
 	if st.IsDir() {
 		return nil, &InputError{File: path, Err: errors.New("is a directory")}
-	}
-	if st.Mode()&notRegular != 0 {
-		// A pipe has size 0 here and was called empty (its writer then got SIGPIPE).
-		return nil, &InputError{File: path, Err: ErrNotRegular}
 	}
 	if st.Size() == 0 {
 		return nil, &InputError{File: path, Err: ErrEmptyFile}
@@ -644,10 +640,7 @@ func (ld *loader) csv(f *os.File, size int64) error {
 	if tokens == nil {
 		tokens = defaultMissingTokens()
 	}
-	ld.paddedMissing = map[string]bool{}
-	for _, tok := range tokens {
-		ld.paddedMissing[strings.TrimSpace(tok)] = true
-	}
+	ld.paddedMissing = tokenSet(tokens)
 	batchRows := ld.opts.BatchRows
 	if batchRows <= 0 {
 		batchRows = 1 << 16
@@ -1462,6 +1455,15 @@ func censusOf(n int, isNull func(int) bool, value func(int) string) textCensus {
 
 // numbers reports whether the batch is mostly numbers: more than half its present cells.
 func (c textCensus) numbers() bool { return 2*c.parsed > c.present }
+
+// tokenSet is the set of missing-value tokens, trimmed, that readsAsMissing takes.
+func tokenSet(tokens []string) map[string]bool {
+	set := make(map[string]bool, len(tokens))
+	for _, tok := range tokens {
+		set[strings.TrimSpace(tok)] = true
+	}
+	return set
+}
 
 // readsAsMissing reports whether a CSV cell of text v is a missing value: one of tokens
 // (trimmed), as it is or padded with blanks or tabs. The writer asks it too (csvMissingLabel).

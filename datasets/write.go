@@ -339,8 +339,9 @@ func writeCSVHeader(w *bufio.Writer, cw *csv.Writer, header []string) error {
 // for a missing value; Encode refuses such a table for CSV. A command can call it before
 // its work, on the table it will write.
 func CheckCSVLabels(t *Table, name string) error {
+	tokens := tokenSet(defaultMissingTokens())
 	for j := range t.Columns {
-		if row, label := csvMissingLabel(&t.Columns[j]); row >= 0 {
+		if row, label := csvMissingLabel(&t.Columns[j], tokens); row >= 0 {
 			return &InputError{File: name, Column: t.Columns[j].Name, Row: row + 1, Err: ErrMissingLabel,
 				Detail: strconv.Quote(label) + " (write Arrow or Parquet, .arrow or .parquet, which keep it)"}
 		}
@@ -349,17 +350,13 @@ func CheckCSVLabels(t *Table, name string) error {
 }
 
 // csvMissingLabel returns the first row of a categorical column whose label a CSV reader
-// takes for a missing value ("" or NA, blanks or tabs around them allowed: the loader's
+// takes for a missing value (one of tokens, blanks or tabs around it allowed: the loader's
 // readsAsMissing), and the label; −1 when none. Arrow and Parquet hold such categories (an
 // empty string is one there); a CSV copy would turn them into missing values without a
 // word.
-func csvMissingLabel(c *Column) (int, string) {
+func csvMissingLabel(c *Column, tokens map[string]bool) (int, string) {
 	if c.Kind != Categorical {
 		return -1, ""
-	}
-	tokens := map[string]bool{}
-	for _, tok := range defaultMissingTokens() {
-		tokens[tok] = true
 	}
 	missing := make([]bool, len(c.Levels)) // per level: the rows need no text compared
 	for x, l := range c.Levels {

@@ -531,10 +531,6 @@ func (a *auditJob) run(ctx context.Context, e *env) (*auditReport, error) {
 		if len(dist.Pairing.Attributes) == 0 {
 			break
 		}
-		if ctx.Err() != nil {
-			r.Warnings = append(r.Warnings, "dbrl/euclidean/"+dir.String()+" not run: interrupted")
-			continue
-		}
 		t = time.Now()
 		job := linkJob{ctx: ctx, files: dist, operator: "euclidean", direction: dir, knowledge: a.knowledge, records: a.records, threads: a.threads}
 		lr, _, err := job.run(e)
@@ -573,12 +569,6 @@ prl:
 			run := "prl/" + prlFit(sup) // the masked-to-original runs keep their names of old
 			if dir != linkage.MaskedToOriginal {
 				run += "/" + dir.String()
-			}
-			if ctx.Err() != nil {
-				// Interrupted before this run: not started (its problem and progress lines
-				// took seconds each on a million records).
-				r.Warnings = append(r.Warnings, run+" not run: interrupted")
-				continue
 			}
 			lk, weights, err := a.prl(ctx, e, files, dist, dir, sup)
 			if err != nil && ctx.Err() != nil {

@@ -202,7 +202,7 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 				// The search writes the model into a directory of its own beside
 				// --export-mps; it is moved into place with the other outputs, or removed
 				// with them when learn fails.
-				mps, cleanups := "", []func(){}
+				mps, cleanups := "", []func(){} // cleanups: a second interrupt's
 				if *exportMPS != "" {
 					dir := filepath.Dir(*exportMPS)
 					if _, fd := datasets.Descriptor(*exportMPS); fd {
@@ -212,8 +212,9 @@ on how far it got, and one proven optimal may end on other optimal parameters.`,
 					if err != nil {
 						return err
 					}
-					defer os.RemoveAll(tmp)
-					cleanups = append(cleanups, func() { os.RemoveAll(tmp) }) // a second interrupt's
+					remove := func() { os.RemoveAll(tmp) }
+					defer remove()
+					cleanups = append(cleanups, remove)
 					mps = filepath.Join(tmp, filepath.Base(*exportMPS))
 				}
 				job := learnJob{files: files, family: fam, direction: dir, records: *records, threads: *threads, hierarchy: *hierarchy,
